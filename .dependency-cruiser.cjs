@@ -1,0 +1,52 @@
+/**
+ * Architecture rules (DESIGN.md §1): the core depends on ports only; transports never reach storage.
+ * `npm run lint` fails on any violation.
+ */
+const transportsAndDrivers = [
+  '^(pg|pg-pool|@electric-sql/pglite|postgres)$',
+  '^(hono|@hono/.*|openapi-backend|graphql|graphql-yoga|@graphql-yoga/.*|@escape\\.tech/.*|dataloader)$',
+  '^(@connectrpc/.*|@grpc/.*|@bufbuild/protobuf)$',
+  '^(pino|prom-client)$',
+].join('|');
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-transport-and-driver-free',
+      comment: 'src/core holds the rules; it talks to ports, never to a transport, a storage driver or generated stubs.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        path: `^(generated/|src/(store|http|rest|graphql|grpc)/|src/main\\.ts)|node_modules/(${transportsAndDrivers.replaceAll('^', '').replaceAll('$', '')})/`,
+      },
+    },
+    {
+      name: 'core-has-no-generated-types',
+      comment: 'Generated wire types belong to the transports that map them; the core has its own domain types.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^generated/' },
+    },
+    {
+      name: 'transports-do-not-reach-storage',
+      comment: 'Handlers only map: they call the core, never the store or a database driver.',
+      severity: 'error',
+      from: { path: '^src/(http|rest|graphql|grpc)/' },
+      to: { path: '^src/store/|node_modules/(pg|@electric-sql/pglite)/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    exclude: { path: '\\.test\\.ts$' },
+  },
+};

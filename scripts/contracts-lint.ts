@@ -1,0 +1,49 @@
+/**
+ * Lints the three contracts: the proto (buf lint, buf format), the OpenAPI document (Redocly's recommended
+ * rules, configured in redocly.yaml) and the GraphQL schema with the committed operation documents
+ * (schema validation, then every operation validated against the schema). Runs every check, then fails
+ * if any failed.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildSchema, parse, validate, validateSchema } from 'graphql';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function run(label: string, command: string, args: string[]): boolean {
+  try {
+    execFileSync(command, args, { cwd: root, stdio: 'inherit' });
+    console.log(`ok   ${label}`);
+    return true;
+  } catch {
+    console.error(`FAIL ${label}`);
+    return false;
+  }
+}
+
+function lintGraphql(): boolean {
+  const problems: string[] = [];
+  const schema = buildSchema(readFileSync(path.join(root, 'contracts/schema.graphql'), 'utf8'));
+  problems.push(...validateSchema(schema).map((e) => `schema.graphql: ${e.message}`));
+  const dir = path.join(root, 'contracts/operations');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.graphql'))) {
+    try {
+      const errors = validate(schema, parse(readFileSync(path.join(dir, file), 'utf8')));
+      problems.push(...errors.map((e) => `operations/${file}: ${e.message}`));
+    } catch (error) {
+      problems.push(`operations/${file}: ${(error as Error).message}`);
+    }
+  }
+  for (const problem of problems) console.error(`  ${problem}`);
+  console.log(problems.length === 0 ? 'ok   graphql schema and operations' : 'FAIL graphql schema and operations');
+  return problems.length === 0;
+}
+
+const results = [
+  run('buf lint', 'buf', ['lint']),
+  run('buf format', 'buf', ['format', '--diff', '--exit-code']),
+  run('openapi (redocly recommended)', 'redocly', ['lint', '--format', 'stylish', 'contracts/openapi.yaml']),
+  lintGraphql(),
+];
+if (results.includes(false)) process.exit(1);

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+
+const environment = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  GRPC_PORT: port.default(50_051),
+  GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  SEED_DEMO: flag.optional(),
+  ADMIN_API_KEY: z.string().min(16).optional(),
+  CURSOR_SECRET: z.string().min(32).optional(),
+  VAT_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  REQUEST_TIMEOUT_MS: positiveInt.default(2000),
+  INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),
+  INTERNAL_TOKEN: z.string().min(16).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GRAPHQL_PERSISTED_ONLY: flag.default(false),
+  GRAPHQL_INTROSPECTION: flag.default(true),
+  GRAPHQL_MAX_DEPTH: positiveInt.default(10),
+  GRAPHQL_MAX_COST: positiveInt.default(5000),
+  GRAPHQL_MAX_ALIASES: positiveInt.default(15),
+  GRAPHQL_MAX_TOKENS: positiveInt.default(3000),
+  GRAPHQL_TIMEOUT_MS: positiveInt.default(5000),
+});
+
+/** The server's settings, read once from the environment by the composition root. */
+export type Config = ReturnType<typeof loadConfig>;
+
+/** Reads and checks the environment; a bad value stops the start with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = environment.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const settings = parsed.data;
+  // Demo data belongs to the embedded database; a real server is seeded only on request.
+  const seedDemo = settings.SEED_DEMO ?? settings.DATABASE_URL === undefined;
+  return { ...settings, SEED_DEMO: seedDemo };
+}

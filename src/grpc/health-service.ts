@@ -1,0 +1,43 @@
+import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import {
+  Health,
+  type HealthCheckResponse,
+  HealthCheckResponse_ServingStatus,
+  HealthCheckResponseSchema,
+} from '../../generated/proto/grpc/health/v1/health_pb.js';
+
+/** What the health service reports: the served service names and whether the server takes calls. */
+export interface HealthServiceOptions {
+  services: readonly string[];
+  isServing: () => boolean;
+}
+
+/**
+ * Registers the standard `grpc.health.v1.Health` service. The empty name stands for the whole server;
+ * while the server drains on shutdown every service reports NOT_SERVING.
+ */
+export function healthRoutes({ services, isServing }: HealthServiceOptions) {
+  const known = new Set(['', ...services]);
+  const statusOf = (service: string): HealthCheckResponse => {
+    if (!known.has(service))
+      return create(HealthCheckResponseSchema, { status: HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN });
+    const status = isServing()
+      ? HealthCheckResponse_ServingStatus.SERVING
+      : HealthCheckResponse_ServingStatus.NOT_SERVING;
+    return create(HealthCheckResponseSchema, { status });
+  };
+
+  return (router: ConnectRouter) =>
+    router.service(Health, {
+      check(request) {
+        if (!known.has(request.service)) throw new ConnectError(`unknown service "${request.service}"`, Code.NotFound);
+        return statusOf(request.service);
+      },
+      // The status of a running server changes only when it starts draining, which ends the stream anyway.
+      async *watch(request, context: HandlerContext) {
+        yield statusOf(request.service);
+        await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    });
+}

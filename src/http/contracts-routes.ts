@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Hono } from 'hono';
+import { etag } from 'hono/etag';
+import Negotiator from 'negotiator';
+import { problemResponse } from './problem.js';
+
+/** Where the contracts live on disk; the composition root passes the project root. */
+export interface ContractsRoutesOptions {
+  projectRoot: string;
+}
+
+interface Published {
+  /** Media type -> body, first entry is the default for `Accept: *\/*`. */
+  representations: Array<[string, string]>;
+}
+
+async function loadPublished(projectRoot: string): Promise<Record<string, Published>> {
+  const read = (file: string) => readFile(path.join(projectRoot, file), 'utf8');
+  const [openapiJson, openapiYaml, schema, proto] = await Promise.all([
+    read('generated/contracts/openapi.json'),
+    read('contracts/openapi.yaml'),
+    read('contracts/schema.graphql'),
+    read('contracts/inventory/v1/inventory.proto'),
+  ]);
+  return {
+    openapi: {
+      representations: [
+        ['application/json', openapiJson],
+        ['application/yaml', openapiYaml],
+        ['application/openapi+yaml', openapiYaml],
+        ['text/yaml', openapiYaml],
+      ],
+    },
+    graphql: { representations: [['text/plain', schema]] },
+    inventory: { representations: [['text/plain', proto]] },
+  };
+}
+
+/**
+ * Publishes the contracts without file extensions in their URLs (spec §1 rule 3); the `Accept` header
+ * chooses the representation: `/contracts/openapi` is JSON by default and YAML on request.
+ */
+export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): Promise<Hono> {
+  const published = await loadPublished(projectRoot);
+  const app = new Hono();
+  app.use('*', etag());
+  app.get('/:name', (c) => {
+    const contract = published[c.req.param('name')];
+    if (!contract) {
+      return problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: 'No such contract.' });
+    }
+    const types = contract.representations.map(([type]) => type);
+    const accept = c.req.header('accept') ?? '*/*';
+    const chosen = new Negotiator({ headers: { accept } }).mediaType(types);
+    const representation = contract.representations.find(([type]) => type === chosen);
+    if (!representation) {
+      return problemResponse(c, {
+        status: 406,
+        code: 'NOT_ACCEPTABLE',
+        title: 'Not acceptable',
+        detail: `This contract is available as: ${types.join(', ')}.`,
+      });
+    }
+    const [type, body] = representation;
+    c.header('Vary', 'Accept');
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.body(body, 200, { 'content-type': `${type}; charset=utf-8` });
+  });
+  return app;
+}

@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import type { Logger } from 'pino';
+import { contractsRoutes } from './contracts-routes.js';
+import { type HealthCheck, healthRoutes } from './health-routes.js';
+import { problemResponse } from './problem.js';
+import { requestLogger } from './request-logger.js';
+
+/** What the public HTTP app is built from. */
+export interface HttpAppDeps {
+  projectRoot: string;
+  logger: Logger;
+  healthChecks: Record<string, HealthCheck>;
+}
+
+/**
+ * Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, and
+ * (as they land) REST under `/v1` and GraphQL at `/graphql`. Every response carries `X-Request-Id`.
+ */
+export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
+  const app = new Hono();
+  app.use('*', requestId());
+  app.use('*', requestLogger(deps.logger));
+  app.route('/health', healthRoutes(deps.healthChecks));
+  app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
+  app.notFound((c) =>
+    problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: `No resource at ${c.req.path}.` }),
+  );
+  app.onError((error, c) => {
+    // Internals stay in the log, tied to the request id the client received.
+    deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+    return problemResponse(c, {
+      status: 500,
+      code: 'INTERNAL',
+      title: 'Internal server error',
+      detail: 'The server failed to answer; the request id identifies the failure in the logs.',
+    });
+  });
+  return app;
+}

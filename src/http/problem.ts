@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+
+/** Base of every problem `type` URI; each code has a page under it (RFC 9457 §3.1.1). */
+export const PROBLEM_TYPE_BASE = 'https://order-api.example.com/problems/';
+
+/** One violation in a validation problem. */
+export interface ProblemViolation {
+  in: 'path' | 'query' | 'header' | 'body';
+  name: string;
+  message: string;
+}
+
+/** What a handler says about a failure; the problem document is built from it. */
+export interface ProblemInput {
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  errors?: ProblemViolation[];
+}
+
+/** Answers with an `application/problem+json` document (RFC 9457) carrying the stable `code`. */
+export function problemResponse(c: Context, input: ProblemInput, headers: Record<string, string> = {}): Response {
+  const body = {
+    type: PROBLEM_TYPE_BASE + input.code.toLowerCase().replaceAll('_', '-'),
+    title: input.title,
+    status: input.status,
+    detail: input.detail ?? input.title,
+    instance: new URL(c.req.url).pathname,
+    code: input.code,
+    requestId: c.get('requestId'),
+    ...(input.errors ? { errors: input.errors } : {}),
+  };
+  return new Response(JSON.stringify(body), {
+    status: input.status,
+    headers: { 'content-type': 'application/problem+json', ...headers },
+  });
+}

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import type { RunningServer } from '../../src/main.js';
+import { checkedFetch, expectContract, see } from '../support/contract.js';
+import { startTestServer } from '../support/server.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const contractFile = (file: string) => readFileSync(path.join(root, file), 'utf8');
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('the running server', () => {
+  it('answers /health as the contract documents, with a request id', async () => {
+    const { status, headers, body } = await checkedFetch(server.httpUrl, '/health');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'ok' });
+    expect(headers.get('x-request-id')).toMatch(/\S+/);
+  });
+
+  it('echoes a caller-supplied X-Request-Id', async () => {
+    const response = await fetch(`${server.httpUrl}/health`, { headers: { 'x-request-id': 'trace-abc-123' } });
+    expect(response.headers.get('x-request-id')).toBe('trace-abc-123');
+  });
+
+  it('publishes the OpenAPI contract as JSON by default, equal to contracts/openapi.yaml', async () => {
+    const response = await fetch(`${server.httpUrl}/contracts/openapi`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual(parseYaml(contractFile('contracts/openapi.yaml')));
+  });
+
+  it('publishes the OpenAPI contract as YAML when asked, byte for byte', async () => {
+    const response = await fetch(`${server.httpUrl}/contracts/openapi`, { headers: { accept: 'application/yaml' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(response.headers.get('vary')).toMatch(/accept/i);
+    expect(await response.text()).toBe(contractFile('contracts/openapi.yaml'));
+  });
+
+  it('publishes the GraphQL schema and the inventory proto as text', async () => {
+    const schema = await fetch(`${server.httpUrl}/contracts/graphql`);
+    expect(schema.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await schema.text()).toBe(contractFile('contracts/schema.graphql'));
+    const proto = await fetch(`${server.httpUrl}/contracts/inventory`);
+    expect(await proto.text()).toBe(contractFile('contracts/inventory/v1/inventory.proto'));
+  });
+
+  it('answers 406 with a problem document when no published representation is acceptable', async () => {
+    const seen = await see(await fetch(`${server.httpUrl}/contracts/openapi`, { headers: { accept: 'image/png' } }));
+    expect(seen.status).toBe(406);
+    expect(seen.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(seen.text)).toMatchObject({ status: 406, code: 'NOT_ACCEPTABLE' });
+  });
+
+  it('answers unknown paths, including file-extension URLs, with a 404 problem document', async () => {
+    for (const url of ['/no-such-thing', '/contracts/openapi.json', '/contracts/unknown']) {
+      const seen = await see(await fetch(`${server.httpUrl}${url}`));
+      const body = await expectContract('GET', url, seen);
+      expect(seen.status, url).toBe(404);
+      expect(body).toMatchObject({ status: 404, code: 'NOT_FOUND', instance: url });
+      expect(seen.headers.get('x-request-id')).toMatch(/\S+/);
+    }
+  });
+
+  it('serves the standard gRPC health service on the internal port to an independent gRPC client', async () => {
+    const definition = protoLoader.loadSync(path.join(root, 'contracts/grpc/health/v1/health.proto'));
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+      grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+    };
+    const client = new loaded.grpc.health.v1.Health(
+      new URL(server.grpcUrl).host,
+      grpc.credentials.createInsecure(),
+    ) as grpc.Client & Record<string, (...args: unknown[]) => void>;
+    const check = (service: string) =>
+      new Promise<{ status: string }>((resolve, reject) =>
+        client.Check({ service }, { deadline: Date.now() + 2000 }, (error: Error | null, reply: { status: string }) =>
+          error ? reject(error) : resolve(reply),
+        ),
+      );
+    try {
+      await expect(check('')).resolves.toEqual({ status: 'SERVING' });
+      await expect(check('no.such.Service')).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Checks real HTTP responses against contracts/openapi.yaml: the operation exists, the status is one the
+ * operation documents, the content type is documented for that status, the body matches its schema and
+ * the documented required headers are present. Every REST test goes through `checkedJson`/`expectContract`.
+ */
+import path from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { expect } from 'vitest';
+
+const contractPath = path.resolve(import.meta.dirname, '../../contracts/openapi.yaml');
+
+interface ContractChecker {
+  api: OpenAPIBackend;
+  validatorFor(schema: object): ValidateFunction;
+}
+
+let checker: Promise<ContractChecker> | undefined;
+
+function loadChecker(): Promise<ContractChecker> {
+  checker ??= (async () => {
+    const api = new OpenAPIBackend({ definition: contractPath, validate: false, quick: false });
+    await api.init();
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats.default(ajv);
+    const compiled = new WeakMap<object, ValidateFunction>();
+    return {
+      api,
+      validatorFor(schema) {
+        let validate = compiled.get(schema);
+        if (!validate) {
+          validate = ajv.compile(schema);
+          compiled.set(schema, validate);
+        }
+        return validate;
+      },
+    };
+  })();
+  return checker;
+}
+
+type ResponseObject = {
+  content?: Record<string, { schema?: object }>;
+  headers?: Record<string, { required?: boolean }>;
+};
+
+function documentedResponse(operation: Operation, status: number): ResponseObject | undefined {
+  const responses = (operation.responses ?? {}) as Record<string, ResponseObject>;
+  return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+}
+
+/** A response as the test saw it, with the body already read. */
+export interface SeenResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** Reads a fetch Response once so that it can be both checked and inspected. */
+export async function see(response: Response): Promise<SeenResponse> {
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/**
+ * Fails the test unless the response is what the contract documents for `method path`; returns the parsed
+ * JSON body (or undefined when there is none). Unknown routes must answer a documented Problem document.
+ */
+export async function expectContract(method: string, url: string, seen: SeenResponse): Promise<unknown> {
+  const { api, validatorFor } = await loadChecker();
+  const pathname = new URL(url, 'http://localhost').pathname;
+  const operation = api.router.matchOperation({ method, path: pathname, headers: {} });
+  const mediaType = seen.headers.get('content-type')?.split(';')[0]?.trim();
+  const body = seen.text && mediaType?.endsWith('json') ? JSON.parse(seen.text) : undefined;
+
+  if (!operation) {
+    // Routes outside the contract (unknown paths, wrong methods) still answer with a documented Problem.
+    expect([404, 405], `${method} ${pathname} is not in the contract but answered ${seen.status}`).toContain(
+      seen.status,
+    );
+    expect(mediaType).toBe('application/problem+json');
+    const problem = (api.definition.components?.schemas as Record<string, object>).Problem as object;
+    const validate = validatorFor(problem);
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    return body;
+  }
+
+  const label = `${operation.operationId} answered ${seen.status}`;
+  const documented = documentedResponse(operation, seen.status);
+  expect(documented, `${label}, which the contract does not document`).toBeDefined();
+  if (!documented) return body;
+
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (header.required) expect(seen.headers.has(name), `${label} without required header ${name}`).toBe(true);
+  }
+  if (!documented.content || seen.status === 204 || seen.status === 304) {
+    expect(seen.text, `${label} with a body the contract does not document`).toBe('');
+    return undefined;
+  }
+  expect(mediaType, `${label} without a content type`).toBeDefined();
+  const media = documented.content[mediaType as string];
+  expect(media, `${label} as ${mediaType}, documented: ${Object.keys(documented.content).join(', ')}`).toBeDefined();
+  if (media?.schema) {
+    const validate = validatorFor(media.schema);
+    expect(validate(body), `${label}: ${JSON.stringify(validate.errors, null, 2)}`).toBe(true);
+  }
+  return body;
+}
+
+/** Fetches, checks the response against the contract and returns status, headers and parsed body. */
+export async function checkedFetch(
+  baseUrl: string,
+  pathWithQuery: string,
+  init: RequestInit = {},
+): Promise<{ status: number; headers: Headers; body: unknown }> {
+  const method = init.method ?? 'GET';
+  const seen = await see(await fetch(new URL(pathWithQuery, baseUrl), init));
+  const body = await expectContract(method, pathWithQuery, seen);
+  return { status: seen.status, headers: seen.headers, body };
+}

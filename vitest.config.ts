@@ -1,0 +1,18 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+  resolve: {
+    // One copy of graphql for the code under test and graphql-yoga (STACK.md: two copies mask GraphQLErrors).
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each file boots its own embedded database (~700 MB, ~3 s); two at a time fits this 2-core machine.
+    maxWorkers: 2,
+  },
+});

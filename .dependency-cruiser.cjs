@@ -1,6 +1,7 @@
 /**
  * Architecture rules (DESIGN.md §1): the core depends on ports only; transports never reach storage.
- * `npm run lint` fails on any violation.
+ * `npm run lint` fails on any violation. Paths match `src/…` anywhere so that the fixture under
+ * test/fixtures/architecture proves the rules fire.
  */
 const transportsAndDrivers = [
   '^(pg|pg-pool|@electric-sql/pglite|postgres)$',
@@ -13,9 +14,10 @@ module.exports = {
   forbidden: [
     {
       name: 'core-is-transport-and-driver-free',
-      comment: 'src/core holds the rules; it talks to ports, never to a transport, a storage driver or generated stubs.',
+      comment:
+        'src/core holds the rules; it talks to ports, never to a transport, a storage driver or generated stubs.',
       severity: 'error',
-      from: { path: '^src/core/' },
+      from: { path: '(^|/)src/core/' },
       to: {
         dependencyTypesNot: ['type-only'],
         path: `^(generated/|src/(store|http|rest|graphql|grpc)/|src/main\\.ts)|node_modules/(${transportsAndDrivers.replaceAll('^', '').replaceAll('$', '')})/`,
@@ -25,14 +27,14 @@ module.exports = {
       name: 'core-has-no-generated-types',
       comment: 'Generated wire types belong to the transports that map them; the core has its own domain types.',
       severity: 'error',
-      from: { path: '^src/core/' },
+      from: { path: '(^|/)src/core/' },
       to: { path: '^generated/' },
     },
     {
       name: 'transports-do-not-reach-storage',
       comment: 'Handlers only map: they call the core, never the store or a database driver.',
       severity: 'error',
-      from: { path: '^src/(http|rest|graphql|grpc)/' },
+      from: { path: '(^|/)src/(http|rest|graphql|grpc)/' },
       to: { path: '^src/store/|node_modules/(pg|@electric-sql/pglite)/' },
     },
     {

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import { contractsRoutes } from './contracts-routes.js';
+import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
 import { problemResponse } from './problem.js';
 import { requestLogger } from './request-logger.js';
@@ -14,7 +15,8 @@ export interface HttpAppDeps {
 }
 
 /**
- * Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, and
+ * Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, the
+ * reference page at `/docs`, and
  * (as they land) REST under `/v1` and GraphQL at `/graphql`. Every response carries `X-Request-Id`.
  */
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
@@ -23,6 +25,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.use('*', requestLogger(deps.logger));
   app.route('/health', healthRoutes(deps.healthChecks));
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
+  app.route('/docs', await docsRoutes());
   app.notFound((c) =>
     problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: `No resource at ${c.req.path}.` }),
   );

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /** Base of every problem `type` URI; each code has a page under it (RFC 9457 §3.1.1). */
 export const PROBLEM_TYPE_BASE = 'https://order-api.example.com/problems/';
@@ -31,8 +32,9 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     requestId: c.get('requestId'),
     ...(input.errors ? { errors: input.errors } : {}),
   };
-  return new Response(JSON.stringify(body), {
-    status: input.status,
-    headers: { 'content-type': 'application/problem+json', ...headers },
+  // Through the context, so that headers set by middleware (X-Request-Id) are kept.
+  return c.body(JSON.stringify(body), input.status as ContentfulStatusCode, {
+    ...headers,
+    'content-type': 'application/problem+json',
   });
 }

@@ -72,18 +72,38 @@ describe('the running server', () => {
     }
   });
 
+  it('renders the API reference at /docs from local assets only', async () => {
+    const page = await fetch(`${server.httpUrl}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    expect(sources.length).toBeGreaterThanOrEqual(3);
+    for (const source of sources) {
+      expect(source, 'an asset from another host').toMatch(/^\/docs\/assets\//);
+      expect((await fetch(`${server.httpUrl}${source}`)).status, source).toBe(200);
+    }
+  });
+
   it('serves the standard gRPC health service on the internal port to an independent gRPC client', async () => {
-    const definition = protoLoader.loadSync(path.join(root, 'contracts/grpc/health/v1/health.proto'));
+    const definition = protoLoader.loadSync(path.join(root, 'contracts/grpc/health/v1/health.proto'), {
+      enums: String,
+    });
     const loaded = grpc.loadPackageDefinition(definition) as unknown as {
       grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
     };
     const client = new loaded.grpc.health.v1.Health(
       new URL(server.grpcUrl).host,
       grpc.credentials.createInsecure(),
-    ) as grpc.Client & Record<string, (...args: unknown[]) => void>;
+    ) as unknown as grpc.Client & {
+      Check(
+        request: { service: string },
+        options: grpc.CallOptions,
+        callback: (error: grpc.ServiceError | null, reply: { status: string }) => void,
+      ): void;
+    };
     const check = (service: string) =>
       new Promise<{ status: string }>((resolve, reject) =>
-        client.Check({ service }, { deadline: Date.now() + 2000 }, (error: Error | null, reply: { status: string }) =>
+        client.Check({ service }, { deadline: Date.now() + 2000 }, (error, reply) =>
           error ? reject(error) : resolve(reply),
         ),
       );

@@ -1,0 +1,33 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..');
+const run = promisify(execFile);
+
+async function depcruise(target: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await run('npx', ['depcruise', target, '--config', '.dependency-cruiser.cjs'], { cwd: root });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, output: failed.stdout };
+  }
+}
+
+describe('architecture rules (.dependency-cruiser.cjs)', () => {
+  it('fail a core module that imports a driver, a transport or generated stubs', async () => {
+    const { code, output } = await depcruise('test/fixtures/architecture');
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/core-is-transport-and-driver-free: .*imports-a-driver\.ts → node_modules\/pg\//);
+    expect(output).toMatch(/core-is-transport-and-driver-free: .*imports-a-driver\.ts → node_modules\/hono\//);
+    expect(output).toMatch(/core-has-no-generated-types: .*imports-a-driver\.ts → generated\/openapi\/schema\.d\.ts/);
+  });
+
+  it('hold for the source tree', async () => {
+    const { code, output } = await depcruise('src');
+    expect(output).toContain('no dependency violations found');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+
+type Json = Record<string, any>;
+
+const root = path.resolve(import.meta.dirname, '../..');
+const document: Json = parseYaml(readFileSync(path.join(root, 'contracts/openapi.yaml'), 'utf8'));
+const methods = ['get', 'put', 'post', 'patch', 'delete'] as const;
+const operations = Object.entries(document.paths as Json).flatMap(([route, item]) =>
+  methods.filter((method) => item[method]).map((method) => ({ route, method, operation: item[method] as Json })),
+);
+
+function resolve(value: Json): Json {
+  if (typeof value?.$ref !== 'string') return value;
+  const target = (value.$ref as string)
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node: Json, key) => node[key], document);
+  return resolve(target);
+}
+
+describe('contracts/openapi.yaml', () => {
+  it('is OpenAPI 3.1 with every operation under /v1 except the unversioned /health', () => {
+    expect(document.openapi).toBe('3.1.0');
+    for (const { route } of operations) expect(route === '/health' || route.startsWith('/v1/'), route).toBe(true);
+  });
+
+  it('gives every operation a unique operationId, a summary, a description and tags', () => {
+    const ids = operations.map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { route, method, operation } of operations) {
+      const label = `${method.toUpperCase()} ${route}`;
+      expect(operation.operationId, label).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(operation.summary, label).toBeTruthy();
+      expect(operation.description, label).toBeTruthy();
+      expect(operation.tags?.length, label).toBeGreaterThan(0);
+    }
+  });
+
+  it('documents a problem+json response for 400, 406 and 500 on every operation', () => {
+    for (const { route, method, operation } of operations) {
+      for (const status of ['400', '406', '500']) {
+        if (route === '/health' && status === '400') continue;
+        const response = operation.responses[status] && resolve(operation.responses[status]);
+        expect(response?.content?.['application/problem+json'], `${method} ${route} ${status}`).toBeDefined();
+      }
+    }
+  });
+
+  it('documents 401 on every operation that needs a credential and 404 on every operation with an id', () => {
+    for (const { route, method, operation } of operations) {
+      const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
+      if (!isPublic) expect(operation.responses['401'], `${method} ${route}`).toBeDefined();
+      if (route.includes('{')) expect(operation.responses['404'], `${method} ${route}`).toBeDefined();
+    }
+  });
+
+  it('keeps the error code a plain string, so that adding a code is not a breaking change', () => {
+    const code = document.components.schemas.Problem.properties.code;
+    expect(code.type).toBe('string');
+    expect(code.enum).toBeUndefined();
+  });
+
+  it('keeps the legacy Order.amount as a number, not deprecated, beside the opt-in amountDetail', () => {
+    const order = document.components.schemas.Order;
+    expect(resolve(order.properties.amount).type).toBe('number');
+    expect(order.properties.amount.deprecated).toBeUndefined();
+    expect(order.required).toContain('amount');
+    expect(order.required).not.toContain('amountDetail');
+  });
+
+  it('follows the spec naming rules: plural kebab-case nouns, no file extensions, at most one level of nesting', () => {
+    for (const { route } of operations) {
+      const segments = route.split('/').filter(Boolean);
+      const nouns = segments.filter((segment) => !segment.startsWith('{') && segment !== 'v1');
+      for (const noun of nouns) expect(noun, route).toMatch(/^[a-z]+(-[a-z]+)*$/);
+      expect(route, route).not.toMatch(/\.[a-z]+$/);
+      expect(segments.filter((segment) => segment.startsWith('{')).length, route).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('answers every list with the envelope {items, nextCursor, hasNext, totalCount}, never a bare array', () => {
+    const lists = operations.filter(({ operation }) => /^list|^search/.test(operation.operationId));
+    expect(lists.map(({ operation }) => operation.operationId).sort()).toEqual(
+      ['listOrderItems', 'listOrders', 'listProducts', 'listUsers', 'searchOrders'].sort(),
+    );
+    for (const { operation } of lists) {
+      const schema = resolve(operation.responses['200'].content['application/json'].schema);
+      expect(schema.type, operation.operationId).toBe('object');
+      expect(Object.keys(schema.properties).sort()).toEqual(['hasNext', 'items', 'nextCursor', 'totalCount']);
+      expect(schema.required).toEqual(['items', 'hasNext']);
+    }
+  });
+
+  it('offers cursor paging only, with size, withTotal and a sort parameter on every list', () => {
+    const lists = operations.filter(({ operation }) => operation.operationId.startsWith('list'));
+    for (const { operation } of lists) {
+      const names = operation.parameters.map((parameter: Json) => resolve(parameter).name);
+      expect(names, operation.operationId).toEqual(expect.arrayContaining(['cursor', 'size', 'withTotal', 'sort']));
+      for (const offsetParameter of ['page', 'offset', 'limit']) expect(names).not.toContain(offsetParameter);
+    }
+  });
+
+  it('rejects unknown members in every request body', () => {
+    for (const { route, method, operation } of operations) {
+      for (const media of Object.values((operation.requestBody?.content ?? {}) as Json)) {
+        expect(resolve(media.schema).additionalProperties, `${method} ${route}`).toBe(false);
+      }
+    }
+  });
+});

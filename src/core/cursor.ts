@@ -1,0 +1,78 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { DomainError } from './errors.js';
+
+/** The sort-key values of the last item of a page: strings, numbers, or ISO timestamps. */
+export type KeyValues = Array<string | number>;
+
+interface CursorPayload {
+  v: 1;
+  /** The sort the cursor was made with. */
+  s: string;
+  /** A digest of the filters the cursor was made with. */
+  f: string;
+  /** The last item's sort-key values. */
+  k: KeyValues;
+}
+
+/** Reads and writes the opaque, signed page cursors shared by REST and GraphQL. */
+export interface CursorCodec {
+  encode(sort: string, filterDigest: string, keys: KeyValues): string;
+  decode(token: string, sort: string, filterDigest: string): KeyValues;
+}
+
+const invalidCursor = (detail: string) =>
+  new DomainError('INVALID_CURSOR', detail, [{ in: 'query', name: 'cursor', message: detail }]);
+
+/**
+ * Creates the cursor codec. A cursor is `base64url(json).base64url(hmac)`: the signature makes it
+ * tamper-evident, the sort and filter digest inside bind it to the query that made it, and the key is
+ * shared by every instance, so any instance can continue any page (spec §1 rule 2).
+ */
+export function createCursorCodec(secret: string): CursorCodec {
+  const sign = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, 16);
+  return {
+    encode(sort, filterDigest, keys) {
+      const payload: CursorPayload = { v: 1, s: sort, f: filterDigest, k: keys };
+      const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+      return `${body}.${sign(body).toString('base64url')}`;
+    },
+    decode(token, sort, filterDigest) {
+      const [body, signature, extra] = token.split('.');
+      if (!body || !signature || extra !== undefined) throw invalidCursor('The cursor is malformed.');
+      const expected = sign(body);
+      const given = Buffer.from(signature, 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw invalidCursor('The cursor was altered or was not made by this API.');
+      }
+      let payload: CursorPayload;
+      try {
+        payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      } catch {
+        throw invalidCursor('The cursor is malformed.');
+      }
+      if (payload.v !== 1 || !Array.isArray(payload.k)) throw invalidCursor('The cursor is malformed.');
+      if (payload.s !== sort || payload.f !== filterDigest) {
+        throw invalidCursor('The cursor was made for other filters or another sort; start again without a cursor.');
+      }
+      return payload.k;
+    },
+  };
+}
+
+/** A stable digest of normalized filters: the same filters, in any order or form, give the same digest. */
+export function filterDigest(filters: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(filters)).digest('base64url').slice(0, 22);
+}
+
+/** JSON with sorted object keys and without undefined members, for fingerprints and digests. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, member]) => member !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

@@ -1,0 +1,117 @@
+import { DomainError } from './errors.js';
+import type { Reservation, Stock } from './model.js';
+import type { CallOptions, InventoryPort, Store } from './ports.js';
+
+/** How long a reservation whose order never appeared holds stock (DESIGN.md §9). */
+export const RESERVATION_TTL_MS = 10 * 60 * 1000;
+
+/** The inventory rules: reserve, release, adjust and report stock per SKU. */
+export type InventoryService = ReturnType<typeof createInventoryService>;
+
+const parseOrderId = (orderId: string): number => {
+  if (!/^[1-9]\d{0,15}$/.test(orderId)) {
+    throw new DomainError('VALIDATION_FAILED', 'order_id must be a positive integer as a decimal string.');
+  }
+  return Number(orderId);
+};
+
+const requireSku = (sku: string): string => {
+  if (sku.trim() === '') throw new DomainError('VALIDATION_FAILED', 'sku is required.');
+  return sku;
+};
+
+/** Creates the inventory service over the store; `now` is injectable for expiry tests. */
+export function createInventoryService(store: Store, now: () => Date = () => new Date()) {
+  return {
+    /** Holds stock for one order line; idempotent per (order, SKU) for the same quantity. */
+    async reserve(
+      orderId: string,
+      sku: string,
+      quantity: number,
+    ): Promise<{ reservation: Reservation; stock: Stock; replayed: boolean }> {
+      const id = parseOrderId(orderId);
+      requireSku(sku);
+      if (!Number.isInteger(quantity) || quantity < 1) {
+        throw new DomainError('VALIDATION_FAILED', 'quantity must be a positive integer.');
+      }
+      const outcome = await store.inventory.reserve(id, sku, quantity, new Date(now().getTime() + RESERVATION_TTL_MS));
+      switch (outcome.kind) {
+        case 'reserved':
+          return outcome;
+        case 'unknown-sku':
+          throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
+        case 'insufficient':
+          throw new DomainError(
+            'INSUFFICIENT_STOCK',
+            `Only ${outcome.stock.onHand - outcome.stock.reserved} of ${sku} are available; ${quantity} were requested.`,
+          );
+        case 'mismatch':
+          throw new DomainError(
+            'RESERVATION_MISMATCH',
+            `Order ${orderId} already holds ${outcome.reservation.quantity} of ${sku}; a retry must ask for the same quantity.`,
+          );
+      }
+    },
+
+    /** Gives back what an order holds (one SKU or all); releasing twice is not an error. */
+    async release(orderId: string, sku?: string): Promise<Reservation[]> {
+      const id = parseOrderId(orderId);
+      const released = await store.inventory.release(id, sku || undefined);
+      if (released.length === 0) {
+        throw new DomainError(
+          'RESERVATION_NOT_FOUND',
+          `Order ${orderId} holds no reservation${sku ? ` of ${sku}` : ''}.`,
+        );
+      }
+      return released;
+    },
+
+    /** Reports the stock of one SKU. */
+    async stock(sku: string): Promise<Stock> {
+      const stock = await store.inventory.stock(requireSku(sku));
+      if (!stock) throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
+      return stock;
+    },
+
+    /** Applies a signed change to the on-hand quantity. */
+    async adjust(sku: string, delta: number): Promise<Stock> {
+      requireSku(sku);
+      if (!Number.isInteger(delta) || delta === 0)
+        throw new DomainError('VALIDATION_FAILED', 'delta must be a non-zero integer.');
+      const result = await store.inventory.adjust(sku, delta);
+      if (result === 'unknown-sku') throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
+      if (result === 'below-reserved') {
+        throw new DomainError(
+          'STOCK_BELOW_RESERVED',
+          `Changing ${sku} by ${delta} would take on-hand stock below what is reserved.`,
+        );
+      }
+      return result;
+    },
+
+    /** Releases reservations whose order never appeared within the time-to-live. */
+    expireStale: () => store.inventory.expire(now()),
+  };
+}
+
+/**
+ * The in-process adapter of the inventory port: the same service the gRPC server exposes, called
+ * directly. It honours the caller's abort signal, as a remote call would.
+ */
+export function inProcessInventory(service: InventoryService): InventoryPort {
+  const guard = (options: CallOptions) => {
+    if (options.signal?.aborted) throw new DomainError('UPSTREAM_TIMEOUT', 'The inventory call ran out of time.');
+  };
+  return {
+    async reserve(request, options) {
+      guard(options);
+      await service.reserve(request.orderId, request.sku, request.quantity);
+    },
+    async release(request, options) {
+      guard(options);
+      await service.release(request.orderId, request.sku).catch((error: unknown) => {
+        if (!(error instanceof DomainError && error.code === 'RESERVATION_NOT_FOUND')) throw error;
+      });
+    },
+  };
+}

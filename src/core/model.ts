@@ -1,0 +1,124 @@
+import type { Minor } from './money.js';
+import type { OrderStatus } from './order-state.js';
+
+/** A postal address. */
+export interface Address {
+  zipCode: string;
+  line1: string;
+  line2: string | null;
+}
+
+/** A user; `version` changes with every write and makes the ETag. */
+export interface User {
+  id: number;
+  name: string;
+  email: string;
+  phone: string | null;
+  address: Address | null;
+  nickname: string | null;
+  marketingAgreed: boolean;
+  createdAt: Date;
+  lastLoginAt: Date | null;
+  version: number;
+}
+
+/** A product of the catalog, with its aggregate rating. */
+export interface Product {
+  id: number;
+  name: string;
+  imageUrl: string | null;
+  sku: string;
+  price: Minor;
+  rating: number | null;
+  ratingCount: number;
+  createdAt: Date;
+}
+
+/** One line of an order, priced when the order was placed. */
+export interface OrderItem {
+  id: number;
+  orderId: number;
+  productId: number;
+  sku: string;
+  quantity: number;
+  unitPrice: Minor;
+  amount: Minor;
+}
+
+/** An order; `amount` is the VAT-inclusive total in minor units. */
+export interface Order {
+  id: number;
+  userId: number;
+  items: OrderItem[];
+  amount: Minor;
+  status: OrderStatus;
+  shippingAddress: Address;
+  note: string | null;
+  couponCode: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
+/** The states of a shipment. */
+export type ShipmentStatus = 'PREPARING' | 'SHIPPED' | 'DELIVERED';
+
+/** The shipment of a paid order. */
+export interface Shipment {
+  id: number;
+  orderId: number;
+  status: ShipmentStatus;
+  carrier: string | null;
+  trackingNumber: string | null;
+  shippedAt: Date | null;
+  deliveredAt: Date | null;
+}
+
+/** The record of an order's cancellation. */
+export interface Cancellation {
+  id: number;
+  orderId: number;
+  reason: string | null;
+  refundAmount: Minor;
+  createdAt: Date;
+}
+
+/** Stock of one SKU. */
+export interface Stock {
+  sku: string;
+  onHand: number;
+  reserved: number;
+}
+
+/** The states of a reservation. */
+export type ReservationState = 'HELD' | 'RELEASED' | 'CONSUMED';
+
+/** Stock of one SKU held for one order. */
+export interface Reservation {
+  orderId: number;
+  sku: string;
+  quantity: number;
+  state: ReservationState;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/** A line of a draft. */
+export interface DraftItem {
+  productId: number;
+  sku: string;
+  quantity: number;
+  unitPrice: Minor;
+  amount: Minor;
+}
+
+/** A basket not yet ordered. */
+export interface OrderDraft {
+  id: number;
+  userId: number;
+  items: DraftItem[];
+  amount: Minor;
+  status: 'OPEN' | 'ORDERED';
+  orderId: number | null;
+  createdAt: Date;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from './errors.js';
+import { fromMinor, splitVat, toMinor } from './money.js';
+
+describe('splitVat', () => {
+  it.each([
+    // total, rate, vat: round_half_up(total × rate / (1 + rate))
+    [1, 0.1, 0], // 0.0909… rounds down
+    [6, 0.1, 1], // 0.5454… rounds up
+    [11, 0.1, 1],
+    [999, 0.1, 91], // 90.818…
+    [1000, 0.1, 91], // 90.909…
+    [1_000_001, 0.1, 90_909], // 90909.18…
+    [99_00, 0.1, 9_00],
+    [1, 0.2, 0], // 0.1666…
+    [3, 0.2, 1], // 0.5 exactly: half rounds up
+    [1_000_001, 0.19, 159_664], // 159663.99…
+    [12_345, 0, 0],
+  ])('splits %i minor units at rate %d into vat %i, and supply + vat == total', (total, rate, vat) => {
+    const split = splitVat(total, rate);
+    expect(split.vat).toBe(vat);
+    expect(split.supply + split.vat).toBe(total);
+    expect(split.total).toBe(total);
+  });
+
+  it('stays exact for totals far beyond float precision of the product', () => {
+    const total = 9_007_199_254_740; // ~9e12 minor units; total × 1000 exceeds 2^53
+    const split = splitVat(total, 0.1);
+    expect(split.supply + split.vat).toBe(total);
+    expect(split.vat).toBe(818_836_295_885);
+  });
+});
+
+describe('toMinor / fromMinor', () => {
+  it('converts two-decimal amounts exactly, including ones that are inexact in binary', () => {
+    expect(toMinor(0.1)).toBe(10);
+    expect(toMinor(49.5)).toBe(4950);
+    expect(toMinor(1.005 + 0.005)).toBe(101);
+    expect(fromMinor(4950)).toBe(49.5);
+    expect(fromMinor(toMinor(19.99))).toBe(19.99);
+  });
+
+  it('rejects more than two decimals with a validation error naming the field', () => {
+    expect(() => toMinor(1.001, 'price')).toThrow(DomainError);
+    expect(() => toMinor(1.001, 'price')).toThrow(/price must be a number with at most two decimals/);
+    expect(() => toMinor(Number.NaN)).toThrow(DomainError);
+  });
+});

@@ -1,0 +1,362 @@
+import { type Caller, canSee, requireAdmin } from './caller.js';
+import { type CursorCodec, filterDigest } from './cursor.js';
+import { DomainError, invalidInput } from './errors.js';
+import type { Address, Cancellation, Order, OrderItem, Shipment, ShipmentStatus } from './model.js';
+import { isPaid, type OrderStatus, transition } from './order-state.js';
+import { formatSort, type Page, pageSize, parseSort } from './paging.js';
+import type { CallOptions, InventoryPort, NewOrder, OrderChange, OrderFilters, Store } from './ports.js';
+
+/** A line to order. */
+export interface OrderLine {
+  productId: number;
+  quantity: number;
+}
+
+/** What placing an order takes (exactly one of `items` or `draftId`). */
+export interface PlaceOrderInput {
+  items?: OrderLine[];
+  draftId?: number;
+  userId?: number;
+  shippingAddress?: Address;
+  note?: string;
+  couponCode?: string;
+}
+
+/** A merge patch of an order: absent = unchanged, `null` clears. */
+export interface OrderPatch {
+  status?: OrderStatus;
+  shippingAddress?: Address;
+  note?: string | null;
+  couponCode?: string | null;
+}
+
+/** The full writable state of an order (PUT). */
+export interface OrderReplacement {
+  status: OrderStatus;
+  shippingAddress: Address;
+  note?: string | null;
+  couponCode?: string | null;
+}
+
+/** A list request of orders. */
+export interface OrderListInput {
+  filters?: OrderFilters;
+  sort?: string;
+  cursor?: string;
+  size?: number;
+  withTotal?: boolean;
+}
+
+/** Sort keys of the order list and the columns' values they page on. */
+export const ORDER_SORT_FIELDS = ['createdAt', 'amount', 'id'] as const;
+
+const shipmentStatusOf: Partial<Record<OrderStatus, ShipmentStatus>> = {
+  PAID: 'PREPARING',
+  SHIPPED: 'SHIPPED',
+  DELIVERED: 'DELIVERED',
+};
+
+/** Dependencies of the order service. */
+export interface OrderServiceDeps {
+  store: Store;
+  inventory: InventoryPort;
+  cursors: CursorCodec;
+  /** Budget of an order placement when the caller gives no deadline of its own. */
+  requestTimeoutMs: number;
+}
+
+/** The order rules: placing with stock reservation, reading, listing, status changes, cancellation. */
+export type OrderService = ReturnType<typeof createOrderService>;
+
+/** Creates the order service. */
+export function createOrderService({ store, inventory, cursors, requestTimeoutMs }: OrderServiceDeps) {
+  async function visibleOrder(caller: Caller, id: number): Promise<Order> {
+    const order = await store.orders.get(id);
+    // Another user's order is "not found", so that ids cannot be probed (DESIGN.md §4).
+    if (!order || !canSee(caller, order.userId)) throw new DomainError('ORDER_NOT_FOUND', `There is no order ${id}.`);
+    return order;
+  }
+
+  async function linesFor(caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> {
+    if (input.draftId !== undefined) {
+      const draft = await store.drafts.get(input.draftId);
+      if (!draft || !canSee(caller, draft.userId) || draft.userId !== userId) {
+        throw new DomainError('DRAFT_NOT_FOUND', `There is no order draft ${input.draftId}.`);
+      }
+      if (draft.status === 'ORDERED') {
+        throw new DomainError(
+          'DRAFT_ALREADY_ORDERED',
+          `Draft ${draft.id} was already placed as order ${draft.orderId}.`,
+        );
+      }
+      return draft.items.map(({ productId, sku, quantity, unitPrice, amount }) => ({
+        productId,
+        sku,
+        quantity,
+        unitPrice,
+        amount,
+      }));
+    }
+    return priceLines(store, input.items ?? []);
+  }
+
+  /** Reserves every line, or releases what was reserved and rethrows (no transaction spans the calls). */
+  async function reserveAll(orderId: number, lines: NewOrder['items'], deadline: number, signal?: AbortSignal) {
+    try {
+      for (const line of lines) {
+        const options = callOptions(deadline, signal);
+        await inventory.reserve({ orderId: String(orderId), sku: line.sku, quantity: line.quantity }, options);
+      }
+    } catch (error) {
+      await compensate(orderId);
+      throw asTimeout(error, deadline);
+    }
+  }
+
+  /** Best-effort release with a short budget of its own; what it misses expires (RESERVATION_TTL_MS). */
+  async function compensate(orderId: number): Promise<void> {
+    await inventory
+      .release({ orderId: String(orderId) }, { timeoutMs: 1000, signal: AbortSignal.timeout(1000) })
+      .catch(() => undefined);
+  }
+
+  return {
+    /** Places an order: reserve every line, then write the order; all or nothing. */
+    async place(caller: Caller, input: PlaceOrderInput, options: CallOptions = {}): Promise<Order> {
+      const deadline = Date.now() + (options.timeoutMs ?? requestTimeoutMs);
+      if ((input.items === undefined) === (input.draftId === undefined)) {
+        throw invalidInput('items', 'or draftId must be given, exactly one of the two');
+      }
+      const userId = orderingUser(caller, input.userId);
+      const user = await store.users.get(userId);
+      if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
+      const shippingAddress = input.shippingAddress ?? user.address;
+      if (!shippingAddress) throw invalidInput('shippingAddress', 'is required: the user has no address on file');
+      const items = await linesFor(caller, input, userId);
+
+      const orderId = await store.orders.allocateId();
+      await reserveAll(orderId, items, deadline, options.signal);
+      try {
+        const written = await store.orders.insert({
+          id: orderId,
+          userId,
+          items,
+          amount: items.reduce((sum, line) => sum + line.amount, 0),
+          shippingAddress,
+          note: input.note ?? null,
+          couponCode: input.couponCode ?? null,
+          ...(input.draftId === undefined ? {} : { draftId: input.draftId }),
+        });
+        if (written === 'draft-already-ordered') {
+          throw new DomainError('DRAFT_ALREADY_ORDERED', `Draft ${input.draftId} was already placed.`);
+        }
+        return written;
+      } catch (error) {
+        await compensate(orderId);
+        throw error;
+      }
+    },
+
+    /** One order of the caller (any order for an admin). */
+    get: visibleOrder,
+
+    /** A page of orders, keyset-paged over a whitelisted sort. */
+    async list(caller: Caller, input: OrderListInput = {}): Promise<Page<Order>> {
+      const sort = parseSort(input.sort, ORDER_SORT_FIELDS, '-createdAt');
+      const limit = pageSize(input.size);
+      const filters = scopeFilters(caller, input.filters ?? {});
+      if (!filters) return { items: [], hasNext: false, ...(input.withTotal ? { totalCount: 0 } : {}) };
+      const sortText = formatSort(sort);
+      const digest = filterDigest(filters as Record<string, unknown>);
+      const after = input.cursor === undefined ? undefined : cursors.decode(input.cursor, sortText, digest);
+      const [rows, totalCount] = await Promise.all([
+        store.orders.list({ filters, sort, limit: limit + 1, ...(after ? { after } : {}) }),
+        input.withTotal ? store.orders.count(filters) : Promise.resolve(undefined),
+      ]);
+      const items = rows.slice(0, limit);
+      const hasNext = rows.length > limit;
+      const last = items.at(-1);
+      return {
+        items,
+        hasNext,
+        ...(hasNext && last ? { nextCursor: cursors.encode(sortText, digest, orderKeys(last, sort)) } : {}),
+        ...(totalCount === undefined ? {} : { totalCount }),
+      };
+    },
+
+    /** Changes an order (merge patch); status moves follow the state machine. */
+    async update(caller: Caller, id: number, patch: OrderPatch, ifMatchVersion?: number): Promise<Order> {
+      const order = await visibleOrder(caller, id);
+      return applyChange(
+        caller,
+        order,
+        {
+          status: patch.status ?? order.status,
+          shippingAddress: patch.shippingAddress ?? order.shippingAddress,
+          note: patch.note === undefined ? order.note : patch.note,
+          couponCode: patch.couponCode === undefined ? order.couponCode : patch.couponCode,
+        },
+        ifMatchVersion,
+      );
+    },
+
+    /** Replaces the writable state of an order; `note` and `couponCode` are cleared when absent. */
+    async replace(caller: Caller, id: number, replacement: OrderReplacement, ifMatchVersion?: number): Promise<Order> {
+      const order = await visibleOrder(caller, id);
+      return applyChange(
+        caller,
+        order,
+        {
+          status: replacement.status,
+          shippingAddress: replacement.shippingAddress,
+          note: replacement.note ?? null,
+          couponCode: replacement.couponCode ?? null,
+        },
+        ifMatchVersion,
+      );
+    },
+
+    /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */
+    async cancel(caller: Caller, id: number, reason?: string): Promise<Cancellation> {
+      const order = await visibleOrder(caller, id);
+      if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);
+      await applyChange(caller, order, { ...order, status: 'CANCELED' }, undefined, reason ?? null);
+      const record = await store.orders.cancellation(id);
+      if (!record) throw new Error(`order ${id} was canceled without a cancellation record`);
+      return record;
+    },
+
+    /** Deletes a PENDING or CANCELED order (admins only) and releases its stock. */
+    async remove(caller: Caller, id: number, ifMatchVersion?: number): Promise<void> {
+      const order = await visibleOrder(caller, id);
+      requireAdmin(caller, 'delete orders');
+      if (order.status !== 'PENDING' && order.status !== 'CANCELED') {
+        throw new DomainError('INVALID_TRANSITION', `A ${order.status} order cannot be deleted; cancel it first.`);
+      }
+      checkVersion(order, ifMatchVersion);
+      if ((await store.orders.delete(id, order.version)) === 'stale') throw stale(id);
+    },
+
+    /** The items of an order. */
+    async items(caller: Caller, orderId: number): Promise<OrderItem[]> {
+      return (await visibleOrder(caller, orderId)).items;
+    },
+
+    /** The shipment of an order; not found while PENDING or when canceled before payment. */
+    async shipment(caller: Caller, orderId: number): Promise<Shipment> {
+      await visibleOrder(caller, orderId);
+      const shipment = await store.orders.shipment(orderId);
+      if (!shipment) throw new DomainError('SHIPMENT_NOT_FOUND', `Order ${orderId} has no shipment yet.`);
+      return shipment;
+    },
+
+    /** The cancellation record of an order. */
+    async cancellation(caller: Caller, orderId: number): Promise<Cancellation> {
+      await visibleOrder(caller, orderId);
+      const record = await store.orders.cancellation(orderId);
+      if (!record) throw new DomainError('CANCELLATION_NOT_FOUND', `Order ${orderId} was not canceled.`);
+      return record;
+    },
+  };
+
+  async function applyChange(
+    caller: Caller,
+    order: Order,
+    next: Pick<Order, 'status' | 'shippingAddress' | 'note' | 'couponCode'>,
+    ifMatchVersion: number | undefined,
+    reason: string | null = null,
+  ): Promise<Order> {
+    checkVersion(order, ifMatchVersion);
+    const move = transition(order.status, next.status);
+    if (move.kind === 'invalid') {
+      throw new DomainError('INVALID_TRANSITION', `An order cannot move from ${order.status} to ${next.status}.`);
+    }
+    if (move.kind === 'forward') requireAdmin(caller, 'move an order forward; customers may only cancel');
+    const unchanged =
+      move.kind === 'unchanged' &&
+      next.note === order.note &&
+      next.couponCode === order.couponCode &&
+      sameAddress(next.shippingAddress, order.shippingAddress);
+    if (unchanged) return order;
+
+    const change: OrderChange = { orderId: order.id, version: order.version, ...next };
+    if (move.kind === 'forward') {
+      const status = shipmentStatusOf[next.status];
+      if (status) change.shipment = { status, create: !isPaid(order.status) };
+      if (next.status === 'SHIPPED' || next.status === 'DELIVERED') change.reservations = 'consume';
+    }
+    if (move.kind === 'cancel') {
+      change.cancellation = { reason, refundAmount: isPaid(order.status) ? order.amount : 0 };
+      change.reservations = 'release';
+    }
+    const updated = await store.orders.change(change);
+    if (updated === 'stale') throw stale(order.id);
+    return updated;
+  }
+}
+
+function orderingUser(caller: Caller, userId: number | undefined): number {
+  if (caller.role === 'admin') {
+    if (userId === undefined) throw invalidInput('userId', 'is required when an admin places an order');
+    return userId;
+  }
+  if (userId !== undefined && userId !== caller.userId) {
+    throw new DomainError('FORBIDDEN', 'Customers place orders only for themselves.');
+  }
+  return caller.userId;
+}
+
+/** Prices lines at today's prices; lines of the same product are merged. */
+export async function priceLines(store: Store, lines: readonly { productId: number; quantity: number }[]) {
+  if (lines.length === 0) throw invalidInput('items', 'must hold at least one line');
+  const merged = new Map<number, number>();
+  for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
+  const products = new Map((await store.products.getMany([...merged.keys()])).map((product) => [product.id, product]));
+  return [...merged].map(([productId, quantity]) => {
+    const product = products.get(productId);
+    if (!product) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${productId}.`);
+    return { productId, sku: product.sku, quantity, unitPrice: product.price, amount: product.price * quantity };
+  });
+}
+
+/** Restricts a customer to their own orders; `undefined` means "nothing can match". */
+function scopeFilters(caller: Caller, filters: OrderFilters): OrderFilters | undefined {
+  if (caller.role === 'admin') return filters;
+  if (filters.userId !== undefined && filters.userId !== caller.userId) return undefined;
+  return { ...filters, userId: caller.userId };
+}
+
+function orderKeys(order: Order, sort: ReturnType<typeof parseSort>): Array<string | number> {
+  return sort.map(({ field }) =>
+    field === 'createdAt' ? order.createdAt.toISOString() : field === 'amount' ? order.amount : order.id,
+  );
+}
+
+function callOptions(deadline: number, signal?: AbortSignal): CallOptions {
+  const timeoutMs = Math.max(0, deadline - Date.now());
+  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
+  return { timeoutMs, signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
+}
+
+function asTimeout(error: unknown, deadline: number): unknown {
+  if (error instanceof DomainError) return error;
+  if (
+    Date.now() >= deadline ||
+    (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
+  ) {
+    return new DomainError('UPSTREAM_TIMEOUT', 'Stock could not be reserved in time; no order was placed.');
+  }
+  return error;
+}
+
+function checkVersion(order: Order, ifMatchVersion: number | undefined): void {
+  if (ifMatchVersion !== undefined && ifMatchVersion !== order.version) throw stale(order.id);
+}
+
+function stale(id: number): DomainError {
+  return new DomainError('PRECONDITION_FAILED', `Order ${id} changed since it was read.`);
+}
+
+function sameAddress(a: Address, b: Address): boolean {
+  return a.zipCode === b.zipCode && a.line1 === b.line1 && (a.line2 ?? null) === (b.line2 ?? null);
+}

@@ -1,0 +1,146 @@
+import type { KeyValues } from './cursor.js';
+import type {
+  Address,
+  Cancellation,
+  DraftItem,
+  Order,
+  OrderDraft,
+  OrderItem,
+  Product,
+  Reservation,
+  Shipment,
+  ShipmentStatus,
+  Stock,
+  User,
+} from './model.js';
+import type { Minor } from './money.js';
+import type { OrderStatus } from './order-state.js';
+import type { SortKey } from './paging.js';
+
+/** Normalized order filters (REST query, search body and GraphQL filter all become this). */
+export interface OrderFilters {
+  status?: OrderStatus[];
+  userId?: number;
+  from?: Date;
+  to?: Date;
+  minAmount?: Minor;
+  hasCoupon?: boolean;
+  q?: string;
+  ids?: number[];
+}
+
+/** A keyset page request: rows strictly after `after` in `sort` order, at most `limit`. */
+export interface KeysetQuery<Filters> {
+  filters: Filters;
+  sort: SortKey[];
+  after?: KeyValues;
+  limit: number;
+}
+
+/** A new order as the store writes it (the id was allocated before stock was reserved). */
+export interface NewOrder {
+  id: number;
+  userId: number;
+  items: Array<Omit<OrderItem, 'id' | 'orderId'>>;
+  amount: Minor;
+  shippingAddress: Address;
+  note: string | null;
+  couponCode: string | null;
+  draftId?: number;
+}
+
+/** The writable state of an order after a change, with what else the change does. */
+export interface OrderChange {
+  orderId: number;
+  /** The version the change was computed from; a concurrent write makes the store answer `stale`. */
+  version: number;
+  status: OrderStatus;
+  shippingAddress: Address;
+  note: string | null;
+  couponCode: string | null;
+  shipment?: { status: ShipmentStatus; create: boolean };
+  cancellation?: { reason: string | null; refundAmount: Minor };
+  /** SKUs whose HELD reservations leave stock (`consume`) or go back to it (`release`). */
+  reservations?: 'consume' | 'release';
+}
+
+/** The outcome of a reservation attempt, decided atomically by the store. */
+export type ReserveOutcome =
+  | { kind: 'reserved'; reservation: Reservation; stock: Stock; replayed: boolean }
+  | { kind: 'unknown-sku' }
+  | { kind: 'insufficient'; stock: Stock }
+  | { kind: 'mismatch'; reservation: Reservation };
+
+/** The outcome of claiming an idempotency key. */
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'in-progress'; fingerprint: string }
+  | { kind: 'completed'; fingerprint: string; result: unknown };
+
+/** The storage the core needs: every multi-row change is one store call, done in one transaction. */
+export interface Store {
+  settings: {
+    get(key: string): Promise<string | undefined>;
+    /** Stores the value unless the key exists; returns the value that is stored now. */
+    putIfAbsent(key: string, value: string): Promise<string>;
+  };
+  users: {
+    get(id: number): Promise<User | undefined>;
+    insert(user: Omit<User, 'id' | 'createdAt' | 'lastLoginAt' | 'version'>): Promise<User | 'email-taken'>;
+    count(): Promise<number>;
+  };
+  products: {
+    get(id: number): Promise<Product | undefined>;
+    getMany(ids: readonly number[]): Promise<Product[]>;
+    insert(
+      product: Omit<Product, 'id' | 'createdAt' | 'rating' | 'ratingCount'>,
+      stock: number,
+    ): Promise<Product | 'sku-taken'>;
+  };
+  orders: {
+    allocateId(): Promise<number>;
+    get(id: number): Promise<Order | undefined>;
+    list(query: KeysetQuery<OrderFilters>): Promise<Order[]>;
+    count(filters: OrderFilters): Promise<number>;
+    /** Writes the order and its items, confirms its reservations, and consumes the draft if any. */
+    insert(order: NewOrder): Promise<Order | 'draft-already-ordered'>;
+    change(change: OrderChange): Promise<Order | 'stale'>;
+    /** Deletes the order (with its items, shipment, cancellation) and releases its reservations. */
+    delete(id: number, version: number): Promise<'deleted' | 'stale'>;
+    shipment(orderId: number): Promise<Shipment | undefined>;
+    cancellation(orderId: number): Promise<Cancellation | undefined>;
+  };
+  drafts: {
+    get(id: number): Promise<OrderDraft | undefined>;
+    insert(userId: number, items: DraftItem[], amount: Minor): Promise<OrderDraft>;
+  };
+  inventory: {
+    stock(sku: string): Promise<Stock | undefined>;
+    reserve(orderId: number, sku: string, quantity: number, expiresAt: Date): Promise<ReserveOutcome>;
+    /** Releases HELD reservations of the order (one SKU or all); returns the reservations touched. */
+    release(orderId: number, sku?: string): Promise<Reservation[]>;
+    adjust(sku: string, delta: number): Promise<Stock | 'unknown-sku' | 'below-reserved'>;
+    /** Releases HELD reservations whose order never appeared before `now`. */
+    expire(now: Date): Promise<number>;
+  };
+  idempotency: {
+    claim(caller: string, key: string, operation: string, fingerprint: string, since: Date): Promise<IdempotencyClaim>;
+    complete(caller: string, key: string, result: unknown): Promise<void>;
+    abandon(caller: string, key: string): Promise<void>;
+  };
+}
+
+/** Per-call options of an outbound call: the caller's abort signal and the time left. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * The inventory service as order placement sees it. In-process by default; the gRPC client of
+ * `inventory.v1.Inventory` implements the same port, so deadlines and errors behave the same either way.
+ */
+export interface InventoryPort {
+  reserve(request: { orderId: string; sku: string; quantity: number }, options: CallOptions): Promise<void>;
+  release(request: { orderId: string; sku?: string }, options: CallOptions): Promise<void>;
+}

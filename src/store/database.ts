@@ -1,0 +1,108 @@
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** Something that runs one parameterized SQL statement. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+/** A PostgreSQL database, embedded or on a server, with the same JavaScript types either way. */
+export interface Database extends Queryable {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements (migrations). */
+  exec(script: string): Promise<void>;
+  close(): Promise<void>;
+  readonly kind: 'pglite' | 'postgres';
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+// Counts and bigint ids fit in a double here (ids from sequences, money in minor units below 2^53), so both
+// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers (STACK.md).
+const toNumber = (value: string) => Number(value);
+
+/**
+ * Opens the embedded database: in memory when `dataDir` is undefined or `memory://`, else persisted in
+ * that directory (one process per directory). PGlite runs one statement at a time, so its transactions
+ * are serialized by PGlite itself.
+ */
+export async function createPgliteDatabase(dataDir?: string): Promise<Database> {
+  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
+    parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
+  });
+  return {
+    kind: 'pglite',
+    async query(sql, params) {
+      return (await db.query(sql, params)).rows as never;
+    },
+    transaction(work) {
+      return db.transaction((tx) =>
+        work({ query: async (sql, params) => (await tx.query(sql, params)).rows as never }),
+      );
+    },
+    async exec(script) {
+      await db.exec(script);
+    },
+    close: () => db.close(),
+  };
+}
+
+/** Options of a server connection. */
+export interface PgDatabaseOptions {
+  /** Use this schema (tests give each file its own); created when missing. */
+  schema?: string;
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+/** Connects to a PostgreSQL server through a `pg` pool. */
+export async function createPgDatabase(url: string, { schema, max = 10 }: PgDatabaseOptions = {}): Promise<Database> {
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format),
+  };
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on the next checkout.
+  });
+  return {
+    kind: 'postgres',
+    async query(sql, params) {
+      return (await pool.query(sql, params)).rows;
+    },
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work({ query: async (sql, params) => (await client.query(sql, params)).rows });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(script) {
+      await pool.query(script);
+    },
+    close: () => pool.end(),
+  };
+}

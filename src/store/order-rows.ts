@@ -1,0 +1,87 @@
+import type { Address, Cancellation, Order, OrderItem, Shipment } from '../core/model.js';
+import type { OrderStatus } from '../core/order-state.js';
+import type { Queryable } from './database.js';
+
+/** Row shapes as PostgreSQL returns them. */
+export interface OrderRow {
+  id: number;
+  user_id: number;
+  status: OrderStatus;
+  amount_minor: number;
+  shipping_address: Address;
+  note: string | null;
+  coupon_code: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+}
+
+interface ItemRow {
+  id: number;
+  order_id: number;
+  product_id: number;
+  sku: string;
+  quantity: number;
+  unit_price_minor: number;
+  amount_minor: number;
+}
+
+/** Loads the items of several orders in one statement and assembles the orders. */
+export async function withItems(db: Queryable, rows: OrderRow[]): Promise<Order[]> {
+  if (rows.length === 0) return [];
+  const items = await db.query<ItemRow>(
+    'SELECT * FROM order_items WHERE order_id = ANY($1::bigint[]) ORDER BY order_id, id',
+    [rows.map((row) => row.id)],
+  );
+  const byOrder = new Map<number, OrderItem[]>();
+  for (const item of items) {
+    const list = byOrder.get(item.order_id) ?? [];
+    list.push({
+      id: item.id,
+      orderId: item.order_id,
+      productId: item.product_id,
+      sku: item.sku,
+      quantity: item.quantity,
+      unitPrice: item.unit_price_minor,
+      amount: item.amount_minor,
+    });
+    byOrder.set(item.order_id, list);
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    userId: row.user_id,
+    items: byOrder.get(row.id) ?? [],
+    amount: row.amount_minor,
+    status: row.status,
+    shippingAddress: row.shipping_address,
+    note: row.note,
+    couponCode: row.coupon_code,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  }));
+}
+
+/** Maps a shipment row. */
+export function toShipment(row: Record<string, unknown>): Shipment {
+  return {
+    id: row.id as number,
+    orderId: row.order_id as number,
+    status: row.status as Shipment['status'],
+    carrier: row.carrier as string | null,
+    trackingNumber: row.tracking_number as string | null,
+    shippedAt: row.shipped_at as Date | null,
+    deliveredAt: row.delivered_at as Date | null,
+  };
+}
+
+/** Maps a cancellation row. */
+export function toCancellation(row: Record<string, unknown>): Cancellation {
+  return {
+    id: row.id as number,
+    orderId: row.order_id as number,
+    reason: row.reason as string | null,
+    refundAmount: row.refund_minor as number,
+    createdAt: row.created_at as Date,
+  };
+}

@@ -10,6 +10,11 @@ const environment = z.object({
   GRPC_PORT: port.default(50_051),
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt.default(10),
   DATA_DIR: z.string().min(1).default('./data'),
   SEED_DEMO: flag.optional(),
   ADMIN_API_KEY: z.string().min(16).optional(),

@@ -9,9 +9,13 @@ import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
 import { type Config, loadConfig } from './config.js';
+import { bootstrap } from './core/bootstrap.js';
+import { type Core, createCore } from './core/index.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createHttpApp } from './http/create-http-app.js';
+import { openDatabase } from './store/open.js';
+import { createSqlStore } from './store/sql-store.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '..');
 
@@ -19,13 +23,51 @@ const projectRoot = path.resolve(import.meta.dirname, '..');
 export interface RunningServer {
   httpUrl: string;
   grpcUrl: string;
+  core: Core;
+  /** Secrets created by this start (first start on an empty database), shown once. */
+  secrets: { adminKey?: string; demoCustomerKey?: string };
   close(): Promise<void>;
 }
+
+/** How often reservations whose order never appeared are looked for (they expire after 10 minutes). */
+const EXPIRY_SWEEP_MS = 60_000;
 
 /** Starts both listeners from a configuration; resolves once both accept connections. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   let serving = true;
-  const app = await createHttpApp({ projectRoot, logger, healthChecks: {} });
+  const { db, applied } = await openDatabase({
+    ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
+    ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
+    poolSize: config.DATABASE_POOL_SIZE,
+    dataDir: config.DATA_DIR,
+  });
+  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const store = createSqlStore(db);
+  const core = await createCore({
+    store,
+    vatRate: config.VAT_RATE,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
+  });
+  const secrets = await bootstrap(core, store, {
+    seedDemo: config.SEED_DEMO,
+    ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
+  });
+  const sweep = setInterval(() => {
+    core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
+  }, EXPIRY_SWEEP_MS);
+  sweep.unref();
+
+  const app = await createHttpApp({
+    projectRoot,
+    logger,
+    core,
+    healthChecks: {
+      database: async () => {
+        await db.query('SELECT 1');
+      },
+    },
+  });
 
   const grpc = createGrpcServer({
     routes: grpcHealthRoutes({ services: [], isServing: () => serving }),
@@ -41,12 +83,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   return {
     httpUrl: `http://${host(httpAddress)}:${httpAddress.port}`,
     grpcUrl: `http://${host(grpcAddress)}:${grpcAddress.port}`,
+    core,
+    secrets: {
+      ...(secrets.adminKey ? { adminKey: secrets.adminKey } : {}),
+      ...(secrets.demoCustomerKey ? { demoCustomerKey: secrets.demoCustomerKey } : {}),
+    },
     async close() {
       serving = false;
+      clearInterval(sweep);
       // Stop taking connections, let in-flight requests finish, then close idle keep-alive sockets.
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
       if ('closeIdleConnections' in http) http.closeIdleConnections();
       await Promise.all([httpClosed, grpc.close()]);
+      await db.close();
     },
   };
 }
@@ -56,6 +105,10 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL });
   const server = await startServer(config, logger);
   logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
+  // Shown once: only hashes are stored.
+  const { adminKey, demoCustomerKey } = server.secrets;
+  if (adminKey) console.log(`\nAdmin API key (shown once, store it now):\n  ${adminKey}\n`);
+  if (demoCustomerKey) console.log(`Demo customer API key (Kim Minji, shown once):\n  ${demoCustomerKey}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -122,3 +122,25 @@ export interface OrderDraft {
   orderId: number | null;
   createdAt: Date;
 }
+
+/** The role an API key grants. */
+export type Role = 'admin' | 'customer';
+
+/** An API key, without its secret (only a hash of the secret is stored). */
+export interface ApiKey {
+  id: number;
+  userId: number;
+  role: Role;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** One user's rating of one product. */
+export interface Rating {
+  productId: number;
+  userId: number;
+  score: number;
+  comment: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}

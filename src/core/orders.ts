@@ -1,9 +1,9 @@
 import { type Caller, canSee, requireAdmin } from './caller.js';
-import { type CursorCodec, filterDigest } from './cursor.js';
+import type { CursorCodec } from './cursor.js';
 import { DomainError, invalidInput } from './errors.js';
 import type { Address, Cancellation, Order, OrderItem, Shipment, ShipmentStatus } from './model.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
-import { formatSort, type Page, pageSize, parseSort } from './paging.js';
+import { type ListInput, type Page, pageInMemory, pageSize, parseSort, readPage } from './paging.js';
 import type { CallOptions, InventoryPort, NewOrder, OrderChange, OrderFilters, Store } from './ports.js';
 
 /** A line to order. */
@@ -39,12 +39,8 @@ export interface OrderReplacement {
 }
 
 /** A list request of orders. */
-export interface OrderListInput {
+export interface OrderListInput extends ListInput {
   filters?: OrderFilters;
-  sort?: string;
-  cursor?: string;
-  size?: number;
-  withTotal?: boolean;
 }
 
 /** Sort keys of the order list and the columns' values they page on. */
@@ -163,64 +159,89 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
     /** A page of orders, keyset-paged over a whitelisted sort. */
     async list(caller: Caller, input: OrderListInput = {}): Promise<Page<Order>> {
       const sort = parseSort(input.sort, ORDER_SORT_FIELDS, '-createdAt');
-      const limit = pageSize(input.size);
       const filters = scopeFilters(caller, input.filters ?? {});
-      if (!filters) return { items: [], hasNext: false, ...(input.withTotal ? { totalCount: 0 } : {}) };
-      const sortText = formatSort(sort);
-      const digest = filterDigest(filters as Record<string, unknown>);
-      const after = input.cursor === undefined ? undefined : cursors.decode(input.cursor, sortText, digest);
-      const [rows, totalCount] = await Promise.all([
-        store.orders.list({ filters, sort, limit: limit + 1, ...(after ? { after } : {}) }),
-        input.withTotal ? store.orders.count(filters) : Promise.resolve(undefined),
-      ]);
-      const items = rows.slice(0, limit);
-      const hasNext = rows.length > limit;
-      const last = items.at(-1);
-      return {
-        items,
-        hasNext,
-        ...(hasNext && last ? { nextCursor: cursors.encode(sortText, digest, orderKeys(last, sort)) } : {}),
-        ...(totalCount === undefined ? {} : { totalCount }),
-      };
+      if (!filters) {
+        pageSize(input.size);
+        return { items: [], hasNext: false, ...(input.withTotal ? { totalCount: 0 } : {}) };
+      }
+      return readPage({
+        cursors,
+        sort,
+        size: input.size,
+        cursor: input.cursor,
+        filters: filters as Record<string, unknown>,
+        withTotal: input.withTotal,
+        fetch: (after, limit) => store.orders.list({ filters, sort, limit, ...(after ? { after } : {}) }),
+        count: () => store.orders.count(filters),
+        keys: orderKeys,
+      });
+    },
+
+    /** A page of an order's items (sorted by `id` or `sku`). */
+    async itemPage(caller: Caller, orderId: number, input: ListInput = {}): Promise<Page<OrderItem>> {
+      const order = await visibleOrder(caller, orderId);
+      return pageInMemory(order.items as unknown as Record<string, unknown>[], {
+        cursors,
+        sort: parseSort(input.sort, ['id', 'sku'], 'id'),
+        size: input.size,
+        cursor: input.cursor,
+        filters: { orderId },
+        withTotal: input.withTotal,
+      }) as unknown as Promise<Page<OrderItem>>;
+    },
+
+    /** One order item, wherever it is, if its order is visible. */
+    async item(caller: Caller, itemId: number): Promise<OrderItem> {
+      const orderId = await store.orders.orderOfItem(itemId);
+      const order = orderId === undefined ? undefined : await store.orders.get(orderId);
+      const item = order && canSee(caller, order.userId) ? order.items.find((line) => line.id === itemId) : undefined;
+      if (!item) throw new DomainError('ORDER_ITEM_NOT_FOUND', `There is no order item ${itemId}.`);
+      return item;
     },
 
     /** Changes an order (merge patch); status moves follow the state machine. */
     async update(caller: Caller, id: number, patch: OrderPatch, ifMatchVersion?: number): Promise<Order> {
-      const order = await visibleOrder(caller, id);
-      return applyChange(
-        caller,
-        order,
-        {
-          status: patch.status ?? order.status,
-          shippingAddress: patch.shippingAddress ?? order.shippingAddress,
-          note: patch.note === undefined ? order.note : patch.note,
-          couponCode: patch.couponCode === undefined ? order.couponCode : patch.couponCode,
-        },
-        ifMatchVersion,
-      );
+      return retryStale(ifMatchVersion, async () => {
+        const order = await visibleOrder(caller, id);
+        return applyChange(
+          caller,
+          order,
+          {
+            status: patch.status ?? order.status,
+            shippingAddress: patch.shippingAddress ?? order.shippingAddress,
+            note: patch.note === undefined ? order.note : patch.note,
+            couponCode: patch.couponCode === undefined ? order.couponCode : patch.couponCode,
+          },
+          ifMatchVersion,
+        );
+      });
     },
 
     /** Replaces the writable state of an order; `note` and `couponCode` are cleared when absent. */
     async replace(caller: Caller, id: number, replacement: OrderReplacement, ifMatchVersion?: number): Promise<Order> {
-      const order = await visibleOrder(caller, id);
-      return applyChange(
-        caller,
-        order,
-        {
-          status: replacement.status,
-          shippingAddress: replacement.shippingAddress,
-          note: replacement.note ?? null,
-          couponCode: replacement.couponCode ?? null,
-        },
-        ifMatchVersion,
-      );
+      return retryStale(ifMatchVersion, async () => {
+        const order = await visibleOrder(caller, id);
+        return applyChange(
+          caller,
+          order,
+          {
+            status: replacement.status,
+            shippingAddress: replacement.shippingAddress,
+            note: replacement.note ?? null,
+            couponCode: replacement.couponCode ?? null,
+          },
+          ifMatchVersion,
+        );
+      });
     },
 
     /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */
     async cancel(caller: Caller, id: number, reason?: string): Promise<Cancellation> {
-      const order = await visibleOrder(caller, id);
-      if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);
-      await applyChange(caller, order, { ...order, status: 'CANCELED' }, undefined, reason ?? null);
+      await retryStale(undefined, async () => {
+        const order = await visibleOrder(caller, id);
+        if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);
+        await applyChange(caller, order, { ...order, status: 'CANCELED' }, undefined, reason ?? null);
+      });
       const record = await store.orders.cancellation(id);
       if (!record) throw new Error(`order ${id} was canceled without a cancellation record`);
       return record;
@@ -248,6 +269,24 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
       const shipment = await store.orders.shipment(orderId);
       if (!shipment) throw new DomainError('SHIPMENT_NOT_FOUND', `Order ${orderId} has no shipment yet.`);
       return shipment;
+    },
+
+    /** Sets a shipment's carrier data (admins only); a merge patch: absent = unchanged, `null` clears. */
+    async updateShipment(
+      caller: Caller,
+      orderId: number,
+      patch: { carrier?: string | null; trackingNumber?: string | null },
+    ): Promise<Shipment> {
+      await visibleOrder(caller, orderId);
+      requireAdmin(caller, 'change shipments');
+      const shipment = await store.orders.shipment(orderId);
+      if (!shipment) throw new DomainError('SHIPMENT_NOT_FOUND', `Order ${orderId} has no shipment yet.`);
+      const updated = await store.orders.updateShipment(orderId, {
+        carrier: patch.carrier === undefined ? shipment.carrier : patch.carrier,
+        trackingNumber: patch.trackingNumber === undefined ? shipment.trackingNumber : patch.trackingNumber,
+      });
+      if (!updated) throw new DomainError('SHIPMENT_NOT_FOUND', `Order ${orderId} has no shipment yet.`);
+      return updated;
     },
 
     /** The cancellation record of an order. */
@@ -347,6 +386,21 @@ function asTimeout(error: unknown, deadline: number): unknown {
     return new DomainError('UPSTREAM_TIMEOUT', 'Stock could not be reserved in time; no order was placed.');
   }
   return error;
+}
+
+/**
+ * Without If-Match the caller asked for no precondition, so a write that lost a race with another one is
+ * recomputed from the fresh state (a few times) instead of answering 412.
+ */
+async function retryStale<T>(ifMatchVersion: number | undefined, attempt: () => Promise<T>): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const lostRace = error instanceof DomainError && error.code === 'PRECONDITION_FAILED';
+      if (!lostRace || ifMatchVersion !== undefined || round >= 3) throw error;
+    }
+  }
 }
 
 function checkVersion(order: Order, ifMatchVersion: number | undefined): void {

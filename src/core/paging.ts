@@ -1,3 +1,4 @@
+import { type CursorCodec, filterDigest, type KeyValues } from './cursor.js';
 import { DomainError } from './errors.js';
 
 /** Default and maximum page size (spec §8: larger sizes are cut, not rejected). */
@@ -8,6 +9,14 @@ export const MAX_PAGE_SIZE = 100;
 export interface SortKey {
   field: string;
   descending: boolean;
+}
+
+/** What every list request may carry. */
+export interface ListInput {
+  sort?: string;
+  cursor?: string;
+  size?: number;
+  withTotal?: boolean;
 }
 
 /** A page of results in the shape every list answers. */
@@ -52,4 +61,72 @@ export function pageSize(size: number | undefined): number {
     ]);
   }
   return Math.min(size, MAX_PAGE_SIZE);
+}
+
+/** What reading one keyset page takes; the list's own query and key extraction are passed in. */
+export interface PageRequest<T> {
+  cursors: CursorCodec;
+  sort: SortKey[];
+  size: number | undefined;
+  cursor: string | undefined;
+  /** The normalized filters; their digest binds the cursor. */
+  filters: Record<string, unknown>;
+  withTotal: boolean | undefined;
+  fetch(after: KeyValues | undefined, limit: number): Promise<T[]>;
+  count(): Promise<number>;
+  /** The sort-key values of an item, in sort order. */
+  keys(item: T, sort: readonly SortKey[]): KeyValues;
+}
+
+/**
+ * Reads one page: one row more than the page size tells whether a next page exists, the cursor carries
+ * the last item's keys, and `totalCount` is counted only when asked for.
+ */
+export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
+  const limit = pageSize(request.size);
+  const sortText = formatSort(request.sort);
+  const digest = filterDigest(request.filters);
+  const after = request.cursor === undefined ? undefined : request.cursors.decode(request.cursor, sortText, digest);
+  const [rows, totalCount] = await Promise.all([
+    request.fetch(after, limit + 1),
+    request.withTotal ? request.count() : Promise.resolve(undefined),
+  ]);
+  const items = rows.slice(0, limit);
+  const hasNext = rows.length > limit;
+  const last = items.at(-1);
+  return {
+    items,
+    hasNext,
+    ...(hasNext && last
+      ? { nextCursor: request.cursors.encode(sortText, digest, request.keys(last, request.sort)) }
+      : {}),
+    ...(totalCount === undefined ? {} : { totalCount }),
+  };
+}
+
+/** Pages a list already in memory (the items of one order) with the same cursors as every other list. */
+export function pageInMemory<T extends Record<string, unknown>>(
+  all: readonly T[],
+  request: Omit<PageRequest<T>, 'fetch' | 'count' | 'keys'>,
+): Promise<Page<T>> {
+  const compare = (a: T, b: T) => {
+    for (const { field, descending } of request.sort) {
+      const x = a[field] as string | number;
+      const y = b[field] as string | number;
+      if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1);
+    }
+    return 0;
+  };
+  const keys = (item: T, sort: readonly SortKey[]) => sort.map(({ field }) => item[field] as string | number);
+  const sorted = [...all].sort(compare);
+  return readPage({
+    ...request,
+    keys,
+    count: async () => all.length,
+    async fetch(after, limit) {
+      if (!after) return sorted.slice(0, limit);
+      const marker = Object.fromEntries(request.sort.map(({ field }, index) => [field, after[index]])) as T;
+      return sorted.filter((item) => compare(item, marker) > 0).slice(0, limit);
+    },
+  });
 }

@@ -1,13 +1,16 @@
 import type { KeyValues } from './cursor.js';
 import type {
   Address,
+  ApiKey,
   Cancellation,
   DraftItem,
   Order,
   OrderDraft,
   OrderItem,
   Product,
+  Rating,
   Reservation,
+  Role,
   Shipment,
   ShipmentStatus,
   Stock,
@@ -64,6 +67,9 @@ export interface OrderChange {
   reservations?: 'consume' | 'release';
 }
 
+/** The writable fields of a user. */
+export type UserFields = Omit<User, 'id' | 'createdAt' | 'lastLoginAt' | 'version'>;
+
 /** The outcome of a reservation attempt, decided atomically by the store. */
 export type ReserveOutcome =
   | { kind: 'reserved'; reservation: Reservation; stock: Stock; replayed: boolean }
@@ -86,20 +92,51 @@ export interface Store {
   };
   users: {
     get(id: number): Promise<User | undefined>;
-    insert(user: Omit<User, 'id' | 'createdAt' | 'lastLoginAt' | 'version'>): Promise<User | 'email-taken'>;
+    getMany(ids: readonly number[]): Promise<User[]>;
+    list(query: KeysetQuery<Record<string, never>>): Promise<User[]>;
     count(): Promise<number>;
+    insert(user: UserFields): Promise<User | 'email-taken'>;
+    /** Writes the fields if the user is still at `version`. */
+    update(id: number, version: number, user: UserFields): Promise<User | 'stale' | 'email-taken'>;
+    /** Deletes the user and revokes their keys, unless they have orders. */
+    delete(id: number, version: number): Promise<'deleted' | 'stale' | 'has-orders'>;
+    /** Records a use of one of the user's keys (at most once a minute; not a version change). */
+    touchLogin(id: number): Promise<void>;
   };
   products: {
     get(id: number): Promise<Product | undefined>;
     getMany(ids: readonly number[]): Promise<Product[]>;
+    list(query: KeysetQuery<Record<string, never>>): Promise<Product[]>;
+    count(): Promise<number>;
     insert(
       product: Omit<Product, 'id' | 'createdAt' | 'rating' | 'ratingCount'>,
       stock: number,
     ): Promise<Product | 'sku-taken'>;
   };
+  ratings: {
+    get(productId: number, userId: number): Promise<Rating | undefined>;
+    /** Creates or replaces the user's rating of the product. */
+    put(
+      productId: number,
+      userId: number,
+      score: number,
+      comment: string | null,
+    ): Promise<{ rating: Rating; created: boolean }>;
+  };
+  apiKeys: {
+    insert(userId: number, role: Role, keyHash: Buffer): Promise<ApiKey>;
+    /** Adds a key with a known hash unless one exists (the bootstrap key); returns whether it was added. */
+    ensure(userId: number, role: Role, keyHash: Buffer): Promise<boolean>;
+    findActive(keyHash: Buffer): Promise<ApiKey | undefined>;
+    get(id: number): Promise<ApiKey | undefined>;
+    revoke(id: number): Promise<ApiKey | undefined>;
+    count(): Promise<number>;
+  };
   orders: {
     allocateId(): Promise<number>;
     get(id: number): Promise<Order | undefined>;
+    getMany(ids: readonly number[]): Promise<Order[]>;
+    orderOfItem(itemId: number): Promise<number | undefined>;
     list(query: KeysetQuery<OrderFilters>): Promise<Order[]>;
     count(filters: OrderFilters): Promise<number>;
     /** Writes the order and its items, confirms its reservations, and consumes the draft if any. */
@@ -108,6 +145,12 @@ export interface Store {
     /** Deletes the order (with its items, shipment, cancellation) and releases its reservations. */
     delete(id: number, version: number): Promise<'deleted' | 'stale'>;
     shipment(orderId: number): Promise<Shipment | undefined>;
+    shipments(orderIds: readonly number[]): Promise<Shipment[]>;
+    /** Sets the carrier data of a shipment. */
+    updateShipment(
+      orderId: number,
+      fields: { carrier: string | null; trackingNumber: string | null },
+    ): Promise<Shipment | undefined>;
     cancellation(orderId: number): Promise<Cancellation | undefined>;
   };
   drafts: {

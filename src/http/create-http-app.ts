@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
+import type { Core } from '../core/index.js';
 import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
@@ -10,6 +11,7 @@ import { requestLogger } from './request-logger.js';
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
   projectRoot: string;
+  core: Core;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
 }

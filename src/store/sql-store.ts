@@ -1,7 +1,8 @@
-import type { OrderDraft, Product, Reservation, Stock, User } from '../core/model.js';
+import type { ApiKey, OrderDraft, Product, Rating, Reservation, Stock, User } from '../core/model.js';
 import type { IdempotencyClaim, KeysetQuery, OrderFilters, ReserveOutcome, Store } from '../core/ports.js';
 import type { Database, Queryable } from './database.js';
-import { keysetCondition, orderBy, orderConditions } from './order-query.js';
+import { pageSql, type SortColumns } from './keyset.js';
+import { orderColumns, orderConditions } from './order-query.js';
 import { type OrderRow, toCancellation, toShipment, withItems } from './order-rows.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -18,6 +19,34 @@ const toUser = (row: Record<string, unknown>): User => ({
   createdAt: row.created_at as Date,
   lastLoginAt: row.last_login_at as Date | null,
   version: row.version as number,
+});
+
+const userColumns: SortColumns = {
+  createdAt: { column: 'created_at', cast: 'timestamptz' },
+  name: { column: 'name', cast: 'text' },
+  id: { column: 'id', cast: 'bigint' },
+};
+
+const productColumns: SortColumns = {
+  name: { column: 'p.name', cast: 'text' },
+  id: { column: 'p.id', cast: 'bigint' },
+};
+
+const toApiKey = (row: Record<string, unknown>): ApiKey => ({
+  id: row.id as number,
+  userId: row.user_id as number,
+  role: row.role as ApiKey['role'],
+  createdAt: row.created_at as Date,
+  revokedAt: row.revoked_at as Date | null,
+});
+
+const toRating = (row: Record<string, unknown>): Rating => ({
+  productId: row.product_id as number,
+  userId: row.user_id as number,
+  score: row.score as number,
+  comment: row.comment as string | null,
+  createdAt: row.created_at as Date,
+  updatedAt: row.updated_at as Date,
 });
 
 const PRODUCT_COLUMNS = `p.*, r.average AS rating, COALESCE(r.count, 0) AS rating_count`;
@@ -100,6 +129,18 @@ export function createSqlStore(db: Database): Store {
         const rows = await db.query('SELECT * FROM users WHERE id = $1', [id]);
         return rows[0] && toUser(rows[0]);
       },
+      async getMany(ids) {
+        if (ids.length === 0) return [];
+        return (await db.query('SELECT * FROM users WHERE id = ANY($1::bigint[])', [ids])).map(toUser);
+      },
+      async list({ sort, after, limit }) {
+        const query = pageSql({ from: 'users', columns: userColumns, sort, limit, ...(after ? { after } : {}) });
+        return (await db.query(query.sql, query.params)).map(toUser);
+      },
+      async count() {
+        const rows = await db.query<{ count: number }>('SELECT count(*) AS count FROM users');
+        return rows[0]?.count ?? 0;
+      },
       async insert(user) {
         try {
           const rows = await db.query(
@@ -113,9 +154,39 @@ export function createSqlStore(db: Database): Store {
           throw error;
         }
       },
-      async count() {
-        const rows = await db.query<{ count: number }>('SELECT count(*) AS count FROM users');
-        return rows[0]?.count ?? 0;
+      async update(id, version, user) {
+        try {
+          const rows = await db.query(
+            `UPDATE users SET name = $3, email = $4, phone = $5, address = $6, nickname = $7, marketing_agreed = $8,
+                    version = version + 1
+              WHERE id = $1 AND version = $2 RETURNING *`,
+            [id, version, user.name, user.email, user.phone, user.address, user.nickname, user.marketingAgreed],
+          );
+          return rows[0] ? toUser(rows[0]) : 'stale';
+        } catch (error) {
+          if (isUniqueViolation(error)) return 'email-taken';
+          throw error;
+        }
+      },
+      delete(id, version) {
+        return db.transaction(async (tx) => {
+          const orders = await tx.query('SELECT 1 FROM orders WHERE user_id = $1 LIMIT 1', [id]);
+          if (orders.length > 0) return 'has-orders' as const;
+          await tx.query('DELETE FROM order_drafts WHERE user_id = $1', [id]);
+          // api_keys and ratings go with the user (ON DELETE CASCADE).
+          const deleted = await tx.query('DELETE FROM users WHERE id = $1 AND version = $2 RETURNING id', [
+            id,
+            version,
+          ]);
+          return deleted.length > 0 ? ('deleted' as const) : ('stale' as const);
+        });
+      },
+      async touchLogin(id) {
+        await db.query(
+          `UPDATE users SET last_login_at = date_trunc('milliseconds', now())
+            WHERE id = $1 AND (last_login_at IS NULL OR last_login_at < now() - interval '1 minute')`,
+          [id],
+        );
       },
     },
 
@@ -134,6 +205,21 @@ export function createSqlStore(db: Database): Store {
         );
         return rows.map(toProduct);
       },
+      async list({ sort, after, limit }) {
+        const query = pageSql({
+          from: `products p ${PRODUCT_RATINGS}`,
+          select: PRODUCT_COLUMNS,
+          columns: productColumns,
+          sort,
+          limit,
+          ...(after ? { after } : {}),
+        });
+        return (await db.query(query.sql, query.params)).map(toProduct);
+      },
+      async count() {
+        const rows = await db.query<{ count: number }>('SELECT count(*) AS count FROM products');
+        return rows[0]?.count ?? 0;
+      },
       async insert(product, stock) {
         try {
           return await db.transaction(async (tx) => {
@@ -151,22 +237,89 @@ export function createSqlStore(db: Database): Store {
       },
     },
 
+    ratings: {
+      async get(productId, userId) {
+        const rows = await db.query('SELECT * FROM ratings WHERE product_id = $1 AND user_id = $2', [
+          productId,
+          userId,
+        ]);
+        return rows[0] && toRating(rows[0]);
+      },
+      async put(productId, userId, score, comment) {
+        const rows = await db.query(
+          `INSERT INTO ratings (product_id, user_id, score, comment) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (product_id, user_id)
+           DO UPDATE SET score = EXCLUDED.score, comment = EXCLUDED.comment, updated_at = date_trunc('milliseconds', now())
+           RETURNING *, (xmax = 0) AS created`,
+          [productId, userId, score, comment],
+        );
+        const row = rows[0] as Record<string, unknown>;
+        return { rating: toRating(row), created: row.created as boolean };
+      },
+    },
+
+    apiKeys: {
+      async insert(userId, role, keyHash) {
+        const rows = await db.query('INSERT INTO api_keys (user_id, role, key_hash) VALUES ($1, $2, $3) RETURNING *', [
+          userId,
+          role,
+          keyHash,
+        ]);
+        return toApiKey(rows[0] as Record<string, unknown>);
+      },
+      async ensure(userId, role, keyHash) {
+        const rows = await db.query(
+          'INSERT INTO api_keys (user_id, role, key_hash) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING RETURNING id',
+          [userId, role, keyHash],
+        );
+        return rows.length > 0;
+      },
+      async findActive(keyHash) {
+        const rows = await db.query('SELECT * FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
+        return rows[0] && toApiKey(rows[0]);
+      },
+      async get(id) {
+        const rows = await db.query('SELECT * FROM api_keys WHERE id = $1', [id]);
+        return rows[0] && toApiKey(rows[0]);
+      },
+      async revoke(id) {
+        const rows = await db.query(
+          `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, date_trunc('milliseconds', now())) WHERE id = $1 RETURNING *`,
+          [id],
+        );
+        return rows[0] && toApiKey(rows[0]);
+      },
+      async count() {
+        const rows = await db.query<{ count: number }>('SELECT count(*) AS count FROM api_keys');
+        return rows[0]?.count ?? 0;
+      },
+    },
+
     orders: {
       async allocateId() {
         const rows = await db.query<{ id: number }>(`SELECT nextval('orders_id_seq') AS id`);
         return (rows[0] as { id: number }).id;
       },
       get: (id) => loadOrder(db, id),
+      async getMany(ids) {
+        if (ids.length === 0) return [];
+        return withItems(db, await db.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::bigint[])', [ids]));
+      },
+      async orderOfItem(itemId) {
+        const rows = await db.query<{ order_id: number }>('SELECT order_id FROM order_items WHERE id = $1', [itemId]);
+        return rows[0]?.order_id;
+      },
       async list({ filters, sort, after, limit }: KeysetQuery<OrderFilters>) {
-        const where = orderConditions(filters);
-        const keyset = after ? keysetCondition(sort, after, where.params.length) : undefined;
-        const conditions = [where.sql, keyset?.sql].filter(Boolean).join(' AND ');
-        const params = [...where.params, ...(keyset?.params ?? []), limit];
-        const rows = await db.query<OrderRow>(
-          `SELECT o.* FROM orders o ${conditions ? `WHERE ${conditions}` : ''} ORDER BY ${orderBy(sort)} LIMIT $${params.length}`,
-          params,
-        );
-        return withItems(db, rows);
+        const query = pageSql({
+          from: 'orders o',
+          select: 'o.*',
+          columns: orderColumns,
+          where: orderConditions(filters),
+          sort,
+          limit,
+          ...(after ? { after } : {}),
+        });
+        return withItems(db, await db.query<OrderRow>(query.sql, query.params));
       },
       async count(filters) {
         const where = orderConditions(filters);
@@ -179,14 +332,6 @@ export function createSqlStore(db: Database): Store {
       insert(order) {
         return db
           .transaction(async (tx) => {
-            if (order.draftId !== undefined) {
-              const consumed = await tx.query(
-                `UPDATE order_drafts SET status = 'ORDERED', order_id = $2 WHERE id = $1 AND status = 'OPEN' RETURNING id`,
-                [order.draftId, order.id],
-              );
-              // The draft is consumed in the order's own transaction, so two placements of one draft cannot both win.
-              if (consumed.length === 0) throw new DraftTaken();
-            }
             await tx.query(
               `INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code)
              VALUES ($1, $2, 'PENDING', $3, $4, $5, $6)`,
@@ -198,6 +343,14 @@ export function createSqlStore(db: Database): Store {
                VALUES ($1, $2, $3, $4, $5, $6)`,
                 [order.id, item.productId, item.sku, item.quantity, item.unitPrice, item.amount],
               );
+            }
+            if (order.draftId !== undefined) {
+              const consumed = await tx.query(
+                `UPDATE order_drafts SET status = 'ORDERED', order_id = $2 WHERE id = $1 AND status = 'OPEN' RETURNING id`,
+                [order.draftId, order.id],
+              );
+              // The draft is consumed in the order's own transaction, so two placements of one draft cannot both win.
+              if (consumed.length === 0) throw new DraftTaken();
             }
             // The order exists now: its reservations no longer expire.
             await tx.query(`UPDATE reservations SET expires_at = NULL WHERE order_id = $1 AND state = 'HELD'`, [
@@ -263,6 +416,19 @@ export function createSqlStore(db: Database): Store {
       },
       async shipment(orderId) {
         const rows = await db.query('SELECT * FROM shipments WHERE order_id = $1', [orderId]);
+        return rows[0] && toShipment(rows[0]);
+      },
+      async shipments(orderIds) {
+        if (orderIds.length === 0) return [];
+        return (await db.query('SELECT * FROM shipments WHERE order_id = ANY($1::bigint[])', [orderIds])).map(
+          toShipment,
+        );
+      },
+      async updateShipment(orderId, fields) {
+        const rows = await db.query(
+          'UPDATE shipments SET carrier = $2, tracking_number = $3 WHERE order_id = $1 RETURNING *',
+          [orderId, fields.carrier, fields.trackingNumber],
+        );
         return rows[0] && toShipment(rows[0]);
       },
       async cancellation(orderId) {

@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { type Caller, requireAdmin } from './caller.js';
+import { DomainError } from './errors.js';
+import type { ApiKey, Role } from './model.js';
+import type { Store } from './ports.js';
+
+/** How long a verified key is trusted without asking the database (DESIGN.md §9): revocation takes effect within this. */
+export const KEY_CACHE_TTL_MS = 5_000;
+
+/** How often `lastLoginAt` is written at most, per user. */
+const LOGIN_WRITE_INTERVAL_MS = 60_000;
+
+const KEY_PREFIX = 'oak_';
+
+/** Keys are 32 random bytes, so a fast hash is enough: there is nothing to brute-force. */
+export const hashKey = (secret: string): Buffer => createHash('sha256').update(secret).digest();
+
+const newSecret = () => `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+
+/** API keys: issuing, revoking and the check of every request's bearer key. */
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;
+
+/** Creates the API key service. */
+export function createApiKeyService(store: Store) {
+  const verified = new LRUCache<string, Caller>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
+  const loginWritten = new LRUCache<number, true>({ max: 10_000, ttl: LOGIN_WRITE_INTERVAL_MS });
+
+  const callerOf = (key: ApiKey): Caller => ({ userId: key.userId, role: key.role, apiKeyId: key.id });
+
+  return {
+    /**
+     * Resolves a bearer key to its caller, or throws UNAUTHENTICATED for a wrong or revoked key. Records
+     * the use as the user's `lastLoginAt`, at most once a minute.
+     */
+    async authenticate(secret: string): Promise<Caller> {
+      const cacheKey = hashKey(secret).toString('base64url');
+      let caller = verified.get(cacheKey);
+      if (!caller) {
+        const key = await store.apiKeys.findActive(hashKey(secret));
+        if (!key) throw new DomainError('UNAUTHENTICATED', 'The API key is wrong or was revoked.');
+        caller = callerOf(key);
+        verified.set(cacheKey, caller);
+      }
+      if (!loginWritten.has(caller.userId)) {
+        loginWritten.set(caller.userId, true);
+        await store.users.touchLogin(caller.userId);
+      }
+      return caller;
+    },
+
+    /** Issues a key for a user (admins only); the secret is returned once and stored only as a hash. */
+    async issue(caller: Caller, input: { userId: number; role: Role }): Promise<{ apiKey: ApiKey; secret: string }> {
+      requireAdmin(caller, 'issue API keys');
+      const user = await store.users.get(input.userId);
+      if (!user) {
+        throw new DomainError('USER_NOT_FOUND', `There is no user ${input.userId}.`, [
+          { in: 'body', name: '/userId', message: 'names no user' },
+        ]);
+      }
+      const secret = newSecret();
+      return { apiKey: await store.apiKeys.insert(user.id, input.role, hashKey(secret)), secret };
+    },
+
+    /** Revokes a key (admins only); revoking twice is not an error. Cached checks end within 5 s. */
+    async revoke(caller: Caller, id: number): Promise<ApiKey> {
+      requireAdmin(caller, 'revoke API keys');
+      const key = await store.apiKeys.revoke(id);
+      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
+      return key;
+    },
+
+    /**
+     * Makes sure an admin can log in on a new database: the configured `ADMIN_API_KEY` belongs to the
+     * first admin user; with none configured and no key at all, a key is issued and returned to be shown
+     * once.
+     */
+    async bootstrap(adminApiKey: string | undefined, adminUserId: number): Promise<string | undefined> {
+      if (adminApiKey) {
+        await store.apiKeys.ensure(adminUserId, 'admin', hashKey(adminApiKey));
+        return undefined;
+      }
+      if ((await store.apiKeys.count()) > 0) return undefined;
+      const secret = newSecret();
+      await store.apiKeys.insert(adminUserId, 'admin', hashKey(secret));
+      return secret;
+    },
+
+    /** Issues a key without a caller, for the start-up seed only. */
+    async issueForSeed(userId: number, role: Role): Promise<string> {
+      const secret = newSecret();
+      await store.apiKeys.insert(userId, role, hashKey(secret));
+      return secret;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { type Caller, canSee } from './caller.js';
+import { DomainError, invalidInput } from './errors.js';
+import type { OrderDraft } from './model.js';
+import { type OrderLine, priceLines } from './orders.js';
+import type { Store } from './ports.js';
+
+/** Order drafts: baskets priced when made, immutable, placed once as an order. */
+export type DraftService = ReturnType<typeof createDraftService>;
+
+/** Creates the draft service. */
+export function createDraftService({ store }: { store: Store }) {
+  return {
+    /** Makes a draft for the caller (or, for an admin, for `userId`, which admins must give). */
+    async create(caller: Caller, input: { items: OrderLine[]; userId?: number }): Promise<OrderDraft> {
+      let userId = caller.userId;
+      if (caller.role === 'admin') {
+        if (input.userId === undefined) throw invalidInput('userId', 'is required when an admin makes a draft');
+        userId = input.userId;
+      } else if (input.userId !== undefined && input.userId !== caller.userId) {
+        throw new DomainError('FORBIDDEN', 'Customers make drafts only for themselves.');
+      }
+      if (!(await store.users.get(userId))) {
+        throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`, [
+          { in: 'body', name: '/userId', message: 'names no user' },
+        ]);
+      }
+      const items = await priceLines(store, input.items);
+      return store.drafts.insert(
+        userId,
+        items,
+        items.reduce((sum, line) => sum + line.amount, 0),
+      );
+    },
+
+    /** One draft of the caller (any for admins). */
+    async get(caller: Caller, id: number): Promise<OrderDraft> {
+      const draft = await store.drafts.get(id);
+      if (!draft || !canSee(caller, draft.userId))
+        throw new DomainError('DRAFT_NOT_FOUND', `There is no order draft ${id}.`);
+      return draft;
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './cursor.js';
+import { DomainError } from './errors.js';
+import type { Store } from './ports.js';
+
+/** How long a key is remembered (DESIGN.md §3). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The outcome of an idempotent call: the result and whether it is a replay of an earlier one. */
+export interface Idempotent<T> {
+  result: T;
+  replayed: boolean;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Stored results are JSON; timestamps come back as Dates, as the service returned them the first time. */
+const revive = (key: string, value: unknown) =>
+  key.endsWith('At') && typeof value === 'string' && ISO_TIME.test(value) ? new Date(value) : value;
+
+/** Idempotency keys, shared by every transport: the key is scoped to the caller, and the result stored is the core's. */
+export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
+
+/** Creates the idempotency service over the store. */
+export function createIdempotencyService(store: Store, now: () => Date = () => new Date()) {
+  return {
+    /**
+     * Runs `work` once per (caller, key): the same operation and input within 24 h gets the stored result
+     * back (`replayed`); another operation or input is IDEMPOTENCY_KEY_REUSED; a key whose first request
+     * is still running is IDEMPOTENCY_KEY_IN_USE. A failed first request frees the key, so a retry runs
+     * again. Without a key, `work` simply runs.
+     */
+    async run<T>(
+      scope: string,
+      key: string | undefined,
+      operation: string,
+      input: unknown,
+      work: () => Promise<T>,
+    ): Promise<Idempotent<T>> {
+      if (key === undefined) return { result: await work(), replayed: false };
+      const fingerprint = createHash('sha256')
+        .update(`${operation}\n${canonicalJson(input)}`)
+        .digest('base64url');
+      const since = new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS);
+      const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since);
+      if (claim.kind !== 'claimed' && claim.fingerprint !== fingerprint) {
+        throw new DomainError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was already used with another request; use a new key for a new request.',
+        );
+      }
+      if (claim.kind === 'in-progress') {
+        throw new DomainError(
+          'IDEMPOTENCY_KEY_IN_USE',
+          'A request with this Idempotency-Key is still running; retry later.',
+        );
+      }
+      if (claim.kind === 'completed') {
+        return { result: JSON.parse(JSON.stringify(claim.result), revive) as T, replayed: true };
+      }
+      let result: T;
+      try {
+        result = await work();
+      } catch (error) {
+        await store.idempotency.abandon(scope, key);
+        throw error;
+      }
+      await store.idempotency.complete(scope, key, result);
+      return { result, replayed: false };
+    },
+  };
+}

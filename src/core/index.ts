@@ -1,0 +1,62 @@
+/**
+ * The one service core. Every transport (REST, GraphQL, gRPC) calls these services; the rules live here
+ * and nowhere else. The core depends only on its ports (store, inventory), never on a driver or transport.
+ */
+import { randomBytes } from 'node:crypto';
+import { createApiKeyService } from './api-keys.js';
+import { createCursorCodec } from './cursor.js';
+import { createDraftService } from './drafts.js';
+import { createIdempotencyService } from './idempotency.js';
+import { createInventoryService, type InventoryService, inProcessInventory } from './inventory.js';
+import { createOrderService } from './orders.js';
+import type { InventoryPort, Store } from './ports.js';
+import { createProductService } from './products.js';
+import { createUserService } from './users.js';
+
+/** What the core is built from. */
+export interface CoreOptions {
+  store: Store;
+  /** VAT rate included in totals, e.g. 0.1. */
+  vatRate: number;
+  /** Budget of an order placement when the caller gives none. */
+  requestTimeoutMs: number;
+  /** The HMAC key of page cursors; generated once and kept in the database when not configured. */
+  cursorSecret?: string;
+  /**
+   * How order placement reaches the inventory service. Defaults to calling it in-process; the server
+   * passes a gRPC client of `inventory.v1.Inventory` instead.
+   */
+  inventoryPort?: (service: InventoryService) => InventoryPort;
+}
+
+/** The assembled core. */
+export type Core = Awaited<ReturnType<typeof createCore>>;
+
+/** Assembles the services over a store. */
+export async function createCore(options: CoreOptions) {
+  const { store } = options;
+  const secret =
+    options.cursorSecret ?? (await store.settings.putIfAbsent('cursor_secret', randomBytes(32).toString('base64url')));
+  const cursors = createCursorCodec(secret);
+  const inventory = createInventoryService(store);
+  const inventoryPort = (options.inventoryPort ?? inProcessInventory)(inventory);
+  return {
+    vatRate: options.vatRate,
+    cursors,
+    inventory,
+    orders: createOrderService({
+      store,
+      inventory: inventoryPort,
+      cursors,
+      requestTimeoutMs: options.requestTimeoutMs,
+    }),
+    users: createUserService({ store, cursors }),
+    products: createProductService({ store, cursors }),
+    drafts: createDraftService({ store }),
+    apiKeys: createApiKeyService(store),
+    idempotency: createIdempotencyService(store),
+  };
+}
+
+export type { Caller } from './caller.js';
+export { DomainError, type ErrorCode, errorCatalog } from './errors.js';

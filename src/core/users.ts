@@ -1,0 +1,151 @@
+import { type Caller, canSee, requireAdmin } from './caller.js';
+import type { CursorCodec } from './cursor.js';
+import { DomainError } from './errors.js';
+import type { Address, User } from './model.js';
+import { type ListInput, type Page, parseSort, readPage } from './paging.js';
+import type { Store, UserFields } from './ports.js';
+
+/** A new user. */
+export interface UserInput {
+  name: string;
+  email: string;
+  phone?: string | null;
+  address?: Address | null;
+  nickname?: string | null;
+  marketingAgreed?: boolean;
+}
+
+/** A merge patch of a user: absent = unchanged, `null` clears an optional field. */
+export type UserPatch = Partial<UserInput>;
+
+/** Sort keys of the user list. */
+export const USER_SORT_FIELDS = ['createdAt', 'name', 'id'] as const;
+
+/** The user rules: admins manage users; a customer sees and changes only themself. */
+export type UserService = ReturnType<typeof createUserService>;
+
+/** Creates the user service. */
+export function createUserService({ store, cursors }: { store: Store; cursors: CursorCodec }) {
+  async function visibleUser(caller: Caller, id: number): Promise<User> {
+    const user = await store.users.get(id);
+    if (!user || !canSee(caller, user.id)) throw new DomainError('USER_NOT_FOUND', `There is no user ${id}.`);
+    return user;
+  }
+
+  async function write(caller: Caller, id: number, next: (user: User) => UserFields, ifMatchVersion?: number) {
+    for (let round = 1; ; round++) {
+      const user = await visibleUser(caller, id);
+      if (ifMatchVersion !== undefined && ifMatchVersion !== user.version) throw stale(id);
+      const fields = next(user);
+      if (sameFields(fields, user)) return user;
+      const updated = await store.users.update(id, user.version, fields);
+      if (updated === 'email-taken') throw emailTaken(fields.email);
+      if (updated !== 'stale') return updated;
+      // Lost a race with another write: recompute from fresh state unless the caller pinned a version.
+      if (ifMatchVersion !== undefined || round >= 3) throw stale(id);
+    }
+  }
+
+  return {
+    /** A page of users (admins only). */
+    async list(caller: Caller, input: ListInput = {}): Promise<Page<User>> {
+      requireAdmin(caller, 'list users');
+      const sort = parseSort(input.sort, USER_SORT_FIELDS, '-createdAt');
+      return readPage({
+        cursors,
+        sort,
+        size: input.size,
+        cursor: input.cursor,
+        filters: {},
+        withTotal: input.withTotal,
+        fetch: (after, limit) => store.users.list({ filters: {}, sort, limit, ...(after ? { after } : {}) }),
+        count: () => store.users.count(),
+        keys: (user, keys) =>
+          keys.map(({ field }) =>
+            field === 'createdAt' ? user.createdAt.toISOString() : field === 'name' ? user.name : user.id,
+          ),
+      });
+    },
+
+    /** Creates a user (admins only). */
+    async create(caller: Caller, input: UserInput): Promise<User> {
+      requireAdmin(caller, 'create users');
+      const created = await store.users.insert(fieldsOf(input));
+      if (created === 'email-taken') throw emailTaken(input.email);
+      return created;
+    },
+
+    /** One user: any for admins, themself for customers (others are "not found"). */
+    get: visibleUser,
+
+    /** Several users by id, for batched reads; invisible ones are left out. */
+    async getMany(caller: Caller, ids: readonly number[]): Promise<User[]> {
+      return (await store.users.getMany(ids)).filter((user) => canSee(caller, user.id));
+    },
+
+    /** Replaces a user's writable fields; optional fields not given are cleared. */
+    replace(caller: Caller, id: number, input: UserInput, ifMatchVersion?: number): Promise<User> {
+      return write(caller, id, () => fieldsOf(input), ifMatchVersion);
+    },
+
+    /** Changes the given fields of a user (JSON Merge Patch). */
+    update(caller: Caller, id: number, patch: UserPatch, ifMatchVersion?: number): Promise<User> {
+      return write(
+        caller,
+        id,
+        (user) => ({
+          name: patch.name ?? user.name,
+          email: patch.email ?? user.email,
+          phone: patch.phone === undefined ? user.phone : patch.phone,
+          address: patch.address === undefined ? user.address : patch.address,
+          nickname: patch.nickname === undefined ? user.nickname : patch.nickname,
+          marketingAgreed: patch.marketingAgreed ?? user.marketingAgreed,
+        }),
+        ifMatchVersion,
+      );
+    },
+
+    /** Deletes a user (admins, or the user themself) with their keys; a user with orders is kept. */
+    async remove(caller: Caller, id: number, ifMatchVersion?: number): Promise<void> {
+      const user = await visibleUser(caller, id);
+      if (ifMatchVersion !== undefined && ifMatchVersion !== user.version) throw stale(id);
+      const outcome = await store.users.delete(id, user.version);
+      if (outcome === 'has-orders') {
+        throw new DomainError('USER_HAS_ORDERS', `User ${id} has orders and cannot be deleted.`);
+      }
+      if (outcome === 'stale') throw stale(id);
+    },
+  };
+}
+
+function fieldsOf(input: UserInput): UserFields {
+  return {
+    name: input.name,
+    email: input.email,
+    phone: input.phone ?? null,
+    address: input.address ?? null,
+    nickname: input.nickname ?? null,
+    marketingAgreed: input.marketingAgreed ?? false,
+  };
+}
+
+function sameFields(fields: UserFields, user: User): boolean {
+  return (
+    fields.name === user.name &&
+    fields.email === user.email &&
+    fields.phone === user.phone &&
+    JSON.stringify(fields.address) === JSON.stringify(user.address) &&
+    fields.nickname === user.nickname &&
+    fields.marketingAgreed === user.marketingAgreed
+  );
+}
+
+function emailTaken(email: string): DomainError {
+  return new DomainError('EMAIL_TAKEN', `Another user has the e-mail address ${email}.`, [
+    { in: 'body', name: '/email', message: 'is taken by another user' },
+  ]);
+}
+
+function stale(id: number): DomainError {
+  return new DomainError('PRECONDITION_FAILED', `User ${id} changed since it was read.`);
+}

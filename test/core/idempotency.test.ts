@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Caller, Core } from '../../src/core/index.js';
+import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+
+let database: TestDatabase;
+let core: Core;
+let admin: Caller;
+let customer: Caller;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  core = await testCore(database.store);
+  admin = await makeAdmin(database.store);
+  customer = await makeCustomer(core, admin);
+});
+afterAll(() => database?.close());
+
+const placeWithKey = (key: string, input: { items: Array<{ productId: number; quantity: number }> }) =>
+  core.idempotency.run(`user:${customer.userId}`, key, 'orders.place', input, () => core.orders.place(customer, input));
+
+const orderCount = async () => (await core.orders.list(customer, { withTotal: true })).totalCount;
+
+describe('idempotency keys', () => {
+  it('replays the first result for the same key and input, with dates intact', async () => {
+    const product = await makeProduct(core, admin);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    const first = await placeWithKey('replay-1', input);
+    const second = await placeWithKey('replay-1', input);
+    expect(first.replayed).toBe(false);
+    expect(second.replayed).toBe(true);
+    expect(second.result).toEqual(first.result);
+    expect(second.result.createdAt).toBeInstanceOf(Date);
+  });
+
+  it('refuses the same key with another input', async () => {
+    const product = await makeProduct(core, admin);
+    await placeWithKey('reuse-1', { items: [{ productId: product.id, quantity: 1 }] });
+    await expect(placeWithKey('reuse-1', { items: [{ productId: product.id, quantity: 2 }] })).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    });
+  });
+
+  it('scopes keys to the caller', async () => {
+    const product = await makeProduct(core, admin);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    const mine = await core.idempotency.run('user:a', 'shared', 'orders.place', input, async () => 1);
+    const theirs = await core.idempotency.run('user:b', 'shared', 'orders.place', input, async () => 2);
+    expect([mine, theirs]).toEqual([
+      { result: 1, replayed: false },
+      { result: 2, replayed: false },
+    ]);
+  });
+
+  it('frees the key when the first request fails, so a retry runs again', async () => {
+    const product = await makeProduct(core, admin, 100, 1);
+    const input = { items: [{ productId: product.id, quantity: 2 }] };
+    await expect(placeWithKey('fail-1', input)).rejects.toMatchObject({ code: 'INSUFFICIENT_STOCK' });
+    await core.inventory.adjust(product.sku, 5);
+    expect((await placeWithKey('fail-1', input)).replayed).toBe(false);
+  });
+
+  it('creates exactly one order from ten concurrent requests with one key', async () => {
+    const product = await makeProduct(core, admin, 100, 100);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    const before = await orderCount();
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => placeWithKey('burst-1', input)));
+    expect((await orderCount()) ?? 0).toBe((before ?? 0) + 1);
+    const created = outcomes.filter((o) => o.status === 'fulfilled' && !o.value.replayed);
+    expect(created).toHaveLength(1);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    }
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
+  });
+});

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Caller, Core } from '../../src/core/index.js';
+import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+
+let database: TestDatabase;
+let core: Core;
+let admin: Caller;
+let alice: Caller;
+let bob: Caller;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  core = await testCore(database.store);
+  admin = await makeAdmin(database.store);
+  alice = await makeCustomer(core, admin, 'Alice');
+  bob = await makeCustomer(core, admin, 'Bob');
+});
+afterAll(() => database?.close());
+
+const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: { code?: string }) => error.code ?? String(error),
+  );
+
+describe('placing orders', () => {
+  it('prices lines, merges duplicate products and reserves their stock', async () => {
+    const product = await makeProduct(core, admin, 1_250, 10);
+    const order = await core.orders.place(alice, {
+      items: [
+        { productId: product.id, quantity: 2 },
+        { productId: product.id, quantity: 1 },
+      ],
+    });
+    expect(order).toMatchObject({ userId: alice.userId, status: 'PENDING', amount: 3_750 });
+    expect(order.items).toEqual([expect.objectContaining({ productId: product.id, quantity: 3, unitPrice: 1_250 })]);
+    expect(await core.inventory.stock(product.sku)).toEqual({ sku: product.sku, onHand: 10, reserved: 3 });
+  });
+
+  it('writes nothing and releases every reservation when one line lacks stock', async () => {
+    const plenty = await makeProduct(core, admin, 100, 50);
+    const scarce = await makeProduct(core, admin, 100, 1);
+    const before = await core.orders.list(admin, { withTotal: true });
+    const failure = core.orders.place(alice, {
+      items: [
+        { productId: plenty.id, quantity: 5 },
+        { productId: scarce.id, quantity: 2 },
+      ],
+    });
+    expect(await code(failure)).toBe('INSUFFICIENT_STOCK');
+    expect(await core.inventory.stock(plenty.sku)).toMatchObject({ reserved: 0 });
+    expect(await core.inventory.stock(scarce.sku)).toMatchObject({ reserved: 0 });
+    expect((await core.orders.list(admin, { withTotal: true })).totalCount).toBe(before.totalCount);
+  });
+
+  it('answers UPSTREAM_TIMEOUT, writes no order and releases what was reserved when the budget runs out', async () => {
+    const fast = await makeProduct(core, admin, 100, 10);
+    const slow = await makeProduct(core, admin, 100, 10);
+    const slowCore = await testCore(database.store, {
+      requestTimeoutMs: 150,
+      inventoryPort: (service) => ({
+        async reserve(request, options) {
+          if (request.sku === slow.sku) {
+            await new Promise((resolve, reject) => {
+              const timer = setTimeout(resolve, 2_000);
+              options.signal?.addEventListener('abort', () => {
+                clearTimeout(timer);
+                reject(options.signal?.reason);
+              });
+            });
+          }
+          await service.reserve(request.orderId, request.sku, request.quantity);
+        },
+        async release(request) {
+          await service.release(request.orderId, request.sku).catch(() => undefined);
+        },
+      }),
+    });
+    const before = (await core.orders.list(admin, { withTotal: true })).totalCount;
+    const failure = slowCore.orders.place(alice, {
+      items: [
+        { productId: fast.id, quantity: 1 },
+        { productId: slow.id, quantity: 1 },
+      ],
+    });
+    expect(await code(failure)).toBe('UPSTREAM_TIMEOUT');
+    expect(await core.inventory.stock(fast.sku)).toMatchObject({ reserved: 0 });
+    expect((await core.orders.list(admin, { withTotal: true })).totalCount).toBe(before);
+  });
+
+  it('lets a customer order only as themself, and requires admins to name the user', async () => {
+    const product = await makeProduct(core, admin);
+    const items = [{ productId: product.id, quantity: 1 }];
+    expect(await code(core.orders.place(alice, { items, userId: bob.userId }))).toBe('FORBIDDEN');
+    expect(await code(core.orders.place(admin, { items }))).toBe('VALIDATION_FAILED');
+    expect((await core.orders.place(admin, { items, userId: bob.userId })).userId).toBe(bob.userId);
+  });
+
+  it('refuses both or neither of items and draftId, and unknown products', async () => {
+    const product = await makeProduct(core, admin);
+    const draft = await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 1 }] });
+    expect(await code(core.orders.place(alice, {}))).toBe('VALIDATION_FAILED');
+    expect(
+      await code(core.orders.place(alice, { draftId: draft.id, items: [{ productId: product.id, quantity: 1 }] })),
+    ).toBe('VALIDATION_FAILED');
+    expect(await code(core.orders.place(alice, { items: [{ productId: 999_999, quantity: 1 }] }))).toBe(
+      'PRODUCT_NOT_FOUND',
+    );
+  });
+
+  it('places a draft once, at the price it was drafted', async () => {
+    const product = await makeProduct(core, admin, 700, 10);
+    const draft = await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 2 }] });
+    expect(draft).toMatchObject({ status: 'OPEN', amount: 1_400, orderId: null });
+    const order = await core.orders.place(alice, { draftId: draft.id });
+    expect(order.amount).toBe(1_400);
+    expect(await core.drafts.get(alice, draft.id)).toMatchObject({ status: 'ORDERED', orderId: order.id });
+    expect(await code(core.orders.place(alice, { draftId: draft.id }))).toBe('DRAFT_ALREADY_ORDERED');
+    expect(await code(core.drafts.get(bob, draft.id))).toBe('DRAFT_NOT_FOUND');
+  });
+});
+
+describe('order status', () => {
+  const newOrder = async (owner: Caller = alice) => {
+    const product = await makeProduct(core, admin, 1_000, 10);
+    return { product, order: await core.orders.place(owner, { items: [{ productId: product.id, quantity: 2 }] }) };
+  };
+
+  it('moves forward for admins, creating and advancing the shipment, and consumes stock when shipped', async () => {
+    const { product, order } = await newOrder();
+    expect(await code(core.orders.shipment(alice, order.id))).toBe('SHIPMENT_NOT_FOUND');
+    const paid = await core.orders.update(admin, order.id, { status: 'PAID' });
+    expect(paid.version).toBe(order.version + 1);
+    expect(await core.orders.shipment(alice, order.id)).toMatchObject({ status: 'PREPARING', shippedAt: null });
+    await core.orders.update(admin, order.id, { status: 'DELIVERED' });
+    expect(await core.orders.shipment(alice, order.id)).toMatchObject({
+      status: 'DELIVERED',
+      shippedAt: expect.any(Date),
+      deliveredAt: expect.any(Date),
+    });
+    expect(await core.inventory.stock(product.sku)).toEqual({ sku: product.sku, onHand: 8, reserved: 0 });
+  });
+
+  it('lets customers cancel but not move forward; backwards and out of CANCELED are invalid', async () => {
+    const { order } = await newOrder();
+    expect(await code(core.orders.update(alice, order.id, { status: 'PAID' }))).toBe('FORBIDDEN');
+    await core.orders.update(admin, order.id, { status: 'SHIPPED' });
+    expect(await code(core.orders.update(admin, order.id, { status: 'PAID' }))).toBe('INVALID_TRANSITION');
+    await core.orders.update(alice, order.id, { status: 'CANCELED' });
+    expect(await code(core.orders.update(admin, order.id, { status: 'DELIVERED' }))).toBe('INVALID_TRANSITION');
+  });
+
+  it('treats a repeated PATCH to CANCELED as a no-op but a second cancellation record as a conflict', async () => {
+    const { product, order } = await newOrder();
+    const canceled = await core.orders.update(alice, order.id, { status: 'CANCELED' });
+    const again = await core.orders.update(alice, order.id, { status: 'CANCELED' });
+    expect(again.version).toBe(canceled.version);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
+    expect(await core.orders.cancellation(alice, order.id)).toMatchObject({ orderId: order.id, refundAmount: 0 });
+    expect(await code(core.orders.cancel(alice, order.id, 'twice'))).toBe('ALREADY_CANCELED');
+  });
+
+  it('refunds the amount of a paid order and records the reason', async () => {
+    const { order } = await newOrder();
+    await core.orders.update(admin, order.id, { status: 'PAID' });
+    const record = await core.orders.cancel(alice, order.id, 'Changed my mind');
+    expect(record).toMatchObject({ reason: 'Changed my mind', refundAmount: order.amount });
+  });
+
+  it('hides other customers’ orders as not found', async () => {
+    const { order } = await newOrder(alice);
+    expect(await code(core.orders.get(bob, order.id))).toBe('ORDER_NOT_FOUND');
+    expect(await code(core.orders.update(bob, order.id, { status: 'CANCELED' }))).toBe('ORDER_NOT_FOUND');
+    expect(await code(core.orders.items(bob, order.id))).toBe('ORDER_NOT_FOUND');
+  });
+
+  it('checks versions: a stale If-Match is PRECONDITION_FAILED', async () => {
+    const { order } = await newOrder();
+    await core.orders.update(alice, order.id, { note: 'first' });
+    expect(await code(core.orders.update(alice, order.id, { note: 'second' }, order.version))).toBe(
+      'PRECONDITION_FAILED',
+    );
+  });
+
+  it('replaces: note and coupon are cleared when absent', async () => {
+    const { order } = await newOrder();
+    await core.orders.update(alice, order.id, { note: 'n', couponCode: 'C10' });
+    const replaced = await core.orders.replace(alice, order.id, {
+      status: 'PENDING',
+      shippingAddress: order.shippingAddress,
+    });
+    expect(replaced).toMatchObject({ note: null, couponCode: null });
+  });
+
+  it('deletes only PENDING or CANCELED orders, as an admin, and releases stock', async () => {
+    const { product, order } = await newOrder();
+    expect(await code(core.orders.remove(alice, order.id))).toBe('FORBIDDEN');
+    await core.orders.remove(admin, order.id);
+    expect(await code(core.orders.get(admin, order.id))).toBe('ORDER_NOT_FOUND');
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
+    const paid = (await newOrder()).order;
+    await core.orders.update(admin, paid.id, { status: 'PAID' });
+    expect(await code(core.orders.remove(admin, paid.id))).toBe('INVALID_TRANSITION');
+  });
+});
+
+describe('listing orders', () => {
+  let carol: Caller;
+  beforeAll(async () => {
+    carol = await makeCustomer(core, admin, 'Carol');
+    const product = await makeProduct(core, admin, 100, 1_000, 'Listing lamp');
+    for (let quantity = 1; quantity <= 25; quantity++) {
+      await core.orders.place(carol, {
+        items: [{ productId: product.id, quantity }],
+        ...(quantity % 5 === 0 ? { couponCode: 'TEN' } : {}),
+      });
+    }
+  });
+
+  it('pages with cursors through every order exactly once, in sort order', async () => {
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await core.orders.list(carol, { sort: '-amount', size: 7, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((order) => order.amount));
+      cursor = page.nextCursor;
+      pages++;
+      expect(page.hasNext).toBe(cursor !== undefined);
+    } while (cursor);
+    expect(pages).toBe(4);
+    expect(seen).toEqual(Array.from({ length: 25 }, (_, index) => (25 - index) * 100));
+  });
+
+  it('scopes customers to their own orders and counts only when asked', async () => {
+    const page = await core.orders.list(carol, { withTotal: true });
+    expect(page.totalCount).toBe(25);
+    expect(page.items).toHaveLength(20);
+    expect((await core.orders.list(carol, {})).totalCount).toBeUndefined();
+    expect((await core.orders.list(carol, { filters: { userId: alice.userId }, withTotal: true })).totalCount).toBe(0);
+  });
+
+  it('filters by coupon, amount and status', async () => {
+    const withCoupon = await core.orders.list(carol, { filters: { hasCoupon: true }, withTotal: true });
+    expect(withCoupon.totalCount).toBe(5);
+    const large = await core.orders.list(carol, { filters: { minAmount: 2_000 }, withTotal: true });
+    expect(large.totalCount).toBe(6);
+    const paid = await core.orders.list(carol, { filters: { status: ['PAID'] }, withTotal: true });
+    expect(paid.totalCount).toBe(0);
+    const text = await core.orders.list(carol, { filters: { q: 'LISTING lamp' }, withTotal: true });
+    expect(text.totalCount).toBe(25);
+  });
+
+  it('cuts the size to 100 and refuses sizes below 1 and unknown sort keys', async () => {
+    expect((await core.orders.list(admin, { size: 1_000 })).items.length).toBeLessThanOrEqual(100);
+    expect(await code(core.orders.list(admin, { size: 0 }))).toBe('VALIDATION_FAILED');
+    expect(await code(core.orders.list(admin, { sort: 'note' }))).toBe('VALIDATION_FAILED');
+  });
+
+  it('refuses a cursor with other filters, another sort, or altered bytes', async () => {
+    const first = await core.orders.list(carol, { size: 5 });
+    const cursor = first.nextCursor as string;
+    expect(await code(core.orders.list(carol, { size: 5, cursor, filters: { hasCoupon: true } }))).toBe(
+      'INVALID_CURSOR',
+    );
+    expect(await code(core.orders.list(carol, { size: 5, cursor, sort: 'amount' }))).toBe('INVALID_CURSOR');
+    const tampered = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
+    expect(await code(core.orders.list(carol, { size: 5, cursor: tampered }))).toBe('INVALID_CURSOR');
+    expect(await code(core.orders.list(carol, { size: 5, cursor: 'garbage' }))).toBe('INVALID_CURSOR');
+  });
+
+  it('pages an order’s items with the same cursors', async () => {
+    const products = [];
+    for (let index = 0; index < 3; index++) products.push(await makeProduct(core, admin, 100, 10));
+    const order = await core.orders.place(alice, { items: products.map((p) => ({ productId: p.id, quantity: 1 })) });
+    const first = await core.orders.itemPage(alice, order.id, { size: 2 });
+    expect(first.items).toHaveLength(2);
+    const second = await core.orders.itemPage(alice, order.id, { size: 2, cursor: first.nextCursor as string });
+    expect(second).toMatchObject({ hasNext: false });
+    expect([...first.items, ...second.items].map((item) => item.id)).toEqual(order.items.map((item) => item.id));
+    expect(await core.orders.item(alice, order.items[0]?.id as number)).toEqual(order.items[0]);
+    expect(await code(core.orders.item(bob, order.items[0]?.id as number))).toBe('ORDER_ITEM_NOT_FOUND');
+  });
+});

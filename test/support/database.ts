@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type Core, createCore } from '../../src/core/index.js';
+import type { Store } from '../../src/core/ports.js';
+import { createPgDatabase, createPgliteDatabase, type Database } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate.js';
+import { createSqlStore } from '../../src/store/sql-store.js';
+
+/** A migrated, empty database of its own for one test file. */
+export interface TestDatabase {
+  db: Database;
+  store: Store;
+  /** The schema used on a real server (undefined on PGlite). */
+  schema?: string;
+  close(): Promise<void>;
+}
+
+/** The real PostgreSQL server tests run against, when `TEST_DATABASE_URL` is set (CI sets it). */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+
+/**
+ * Opens a fresh database: an in-memory PGlite by default, or a schema of its own on the server named by
+ * `TEST_DATABASE_URL` (dropped on close), so files can run in parallel without seeing each other's rows.
+ */
+export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
+  if (!testDatabaseUrl) {
+    const db = await createPgliteDatabase('memory://');
+    await migrate(db);
+    return { db, store: createSqlStore(db), close: () => db.close() };
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const db = await createPgDatabase(testDatabaseUrl, { schema, max: options.poolSize ?? 10 });
+  await migrate(db);
+  return {
+    db,
+    store: createSqlStore(db),
+    schema,
+    async close() {
+      await db.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+/** Drops a test schema on the test server. */
+export async function dropSchema(schema: string): Promise<void> {
+  if (!testDatabaseUrl) return;
+  const client = new pg.Client({ connectionString: testDatabaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Builds the core over a test store with the defaults of the server. */
+export function testCore(store: Store, overrides: Partial<Parameters<typeof createCore>[0]> = {}): Promise<Core> {
+  return createCore({ store, vatRate: 0.1, requestTimeoutMs: 2000, ...overrides });
+}

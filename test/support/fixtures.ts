@@ -1,0 +1,34 @@
+import type { Caller, Core } from '../../src/core/index.js';
+import type { Store } from '../../src/core/ports.js';
+
+let counter = 0;
+const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}`;
+
+/** An admin caller backed by a real user row. */
+export async function makeAdmin(store: Store): Promise<Caller> {
+  const user = await store.users.insert({
+    name: 'Test Admin',
+    email: `admin-${unique()}@example.com`,
+    phone: null,
+    address: null,
+    nickname: null,
+    marketingAgreed: false,
+  });
+  if (user === 'email-taken') throw new Error('unreachable');
+  return { userId: user.id, role: 'admin', apiKeyId: null };
+}
+
+/** A customer caller with an address on file. */
+export async function makeCustomer(core: Core, admin: Caller, name = 'Customer'): Promise<Caller> {
+  const user = await core.users.create(admin, {
+    name,
+    email: `${name.toLowerCase().replace(/\W+/g, '.')}-${unique()}@example.com`,
+    address: { zipCode: '04524', line1: '12 Harbor Road', line2: null },
+  });
+  return { userId: user.id, role: 'customer', apiKeyId: null };
+}
+
+/** A product with stock; `price` in minor units. */
+export async function makeProduct(core: Core, admin: Caller, price = 1_000, stock = 100, name = 'Widget') {
+  return core.products.create(admin, { name, sku: `SKU-${unique()}`, price, stock });
+}

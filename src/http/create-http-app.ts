@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { Core } from '../core/index.js';
+import { createRestApp } from '../rest/create-rest-app.js';
 import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
@@ -28,6 +29,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.route('/health', healthRoutes(deps.healthChecks));
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
   app.route('/docs', await docsRoutes());
+  app.route('/v1', await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger }));
   app.notFound((c) =>
     problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: `No resource at ${c.req.path}.` }),
   );

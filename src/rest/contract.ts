@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { parse as parseYaml } from 'yaml';
+
+/** A deprecation read from the contract: on an operation or on one of its parameters. */
+export interface Deprecation {
+  /** What is deprecated, for the `Link` target and logs (e.g. `listOrders` or `listOrders?status`). */
+  item: string;
+  /** `x-sunset` date (YYYY-MM-DD), if set. */
+  sunset?: string;
+}
+
+/** Where a request's path leads: an operation, a path without this method, or nowhere. */
+export type RouteMatch =
+  | { kind: 'operation'; operationId: string }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+interface PathRoute {
+  pattern: RegExp;
+  methods: Map<string, string>;
+  /** Static paths (e.g. `/v1/users/me`) win over templated ones (`/v1/users/{userId}`). */
+  staticSegments: number;
+}
+
+interface ParameterObject {
+  name: string;
+  in: string;
+  deprecated?: boolean;
+  'x-sunset'?: string;
+}
+
+/** The REST contract, loaded once at start: the request validator, the routes and the deprecations. */
+export interface RestContract {
+  api: OpenAPIBackend;
+  match(method: string, pathname: string): RouteMatch;
+  operation(operationId: string): Operation;
+  /** The query parameter names the operation defines. */
+  queryParameters(operationId: string): Set<string>;
+  /** The deprecated parts of the operation a request uses (the operation, or parameters it sent). */
+  deprecations(operationId: string, sentQuery: Iterable<string>): Deprecation[];
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+/**
+ * Loads contracts/openapi.yaml and compiles its validators (openapi-backend over ajv, once). Routes come
+ * from the contract: every path id in this API is a positive integer, so a templated segment matches
+ * digits only, and `/v1/orders/abc` is a 404 rather than a validation error (DESIGN.md §9).
+ */
+export async function loadRestContract(projectRoot: string): Promise<RestContract> {
+  const definition = parseYaml(await readFile(path.join(projectRoot, 'contracts/openapi.yaml'), 'utf8'));
+  const api = new OpenAPIBackend({
+    definition,
+    // openapi-backend validates documents against OpenAPI 3.0 only; Redocly lints this 3.1 document.
+    quick: true,
+    strict: true,
+    validate: true,
+    ajvOpts: { allErrors: true, strict: false, coerceTypes: true },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv as never);
+      ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
+      return ajv;
+    },
+  });
+  await api.init();
+
+  const routes: PathRoute[] = [];
+  const operations = new Map<string, Operation>();
+  const queryNames = new Map<string, Set<string>>();
+  const paths = definition.paths as Record<string, Record<string, unknown>>;
+  for (const [template, item] of Object.entries(paths)) {
+    const segments = template.split('/').slice(1);
+    const pattern = new RegExp(
+      `^/${segments.map((segment) => (segment.startsWith('{') ? '[1-9][0-9]{0,15}' : escape(segment))).join('/')}$`,
+    );
+    const methods = new Map<string, string>();
+    for (const method of METHODS) {
+      const operationId = (item[method] as { operationId?: string } | undefined)?.operationId;
+      if (operationId) methods.set(method.toUpperCase(), operationId);
+    }
+    routes.push({ pattern, methods, staticSegments: segments.filter((s) => !s.startsWith('{')).length });
+  }
+  routes.sort((a, b) => b.staticSegments - a.staticSegments);
+  for (const operation of api.getOperations()) {
+    operations.set(operation.operationId as string, operation);
+    const names = new Set<string>();
+    for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+      if (parameter.in === 'query') names.add(parameter.name);
+    }
+    queryNames.set(operation.operationId as string, names);
+  }
+
+  return {
+    api,
+    match(method, pathname) {
+      const candidates = routes.filter((route) => route.pattern.test(pathname));
+      if (candidates.length === 0) return { kind: 'not-found' };
+      const verb = method === 'HEAD' ? 'GET' : method;
+      for (const route of candidates) {
+        const operationId = route.methods.get(verb);
+        if (operationId) return { kind: 'operation', operationId };
+      }
+      const allow = [...new Set(candidates.flatMap((route) => [...route.methods.keys()]))];
+      return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
+    },
+    operation(operationId) {
+      const operation = operations.get(operationId);
+      if (!operation) throw new Error(`unknown operation ${operationId}`);
+      return operation;
+    },
+    queryParameters: (operationId) => queryNames.get(operationId) ?? new Set(),
+    deprecations(operationId, sentQuery) {
+      const operation = operations.get(operationId);
+      if (!operation) return [];
+      const found: Deprecation[] = [];
+      const extended = operation as Operation & { 'x-sunset'?: string };
+      if (operation.deprecated) found.push({ item: operationId, ...sunsetOf(extended['x-sunset']) });
+      const sent = new Set(sentQuery);
+      for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+        if (parameter.deprecated && parameter.in === 'query' && sent.has(parameter.name)) {
+          found.push({ item: `${operationId}?${parameter.name}`, ...sunsetOf(parameter['x-sunset']) });
+        }
+      }
+      return found;
+    },
+  };
+}
+
+function sunsetOf(value: unknown): { sunset?: string } {
+  if (value instanceof Date) return { sunset: value.toISOString().slice(0, 10) };
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? { sunset: value } : {};
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,255 @@
+/**
+ * The REST pipeline for everything under `/v1`, driven by contracts/openapi.yaml: route (404/405), content
+ * negotiation (406), query rules (unknown or repeated parameters), body (415/413/malformed), credential
+ * (401), validation against the contract (400 with every violation), deprecation headers, then the
+ * operation's handler. Domain errors become problem documents through the one error catalog.
+ */
+import { type Context, Hono } from 'hono';
+import Negotiator from 'negotiator';
+import type { Logger } from 'pino';
+import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
+import type { Caller, Core } from '../core/index.js';
+import { problemResponse } from '../http/problem.js';
+import { loadRestContract, type RestContract } from './contract.js';
+import { createHandlers } from './handlers.js';
+import type { RestRequest } from './request.js';
+
+/** Request bodies above this are refused with 413 (DESIGN.md §3). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const PRODUCED = ['application/json', 'application/problem+json'];
+
+/** Where deprecation notices are documented; the `Link` header points there. */
+const DEPRECATIONS_DOC = '/docs#section/Versioning-and-deprecation';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Everything the REST app needs. */
+export interface RestAppDeps {
+  projectRoot: string;
+  core: Core;
+  logger: Logger;
+}
+
+/** Builds the `/v1` app. */
+export async function createRestApp({ projectRoot, core, logger }: RestAppDeps): Promise<Hono> {
+  const contract = await loadRestContract(projectRoot);
+  const handlers = createHandlers(core);
+  for (const operation of contract.api.getOperations()) {
+    const id = operation.operationId as string;
+    if (id !== 'getHealth' && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
+  }
+
+  const app = new Hono();
+  app.all('*', async (c) => {
+    try {
+      return await handle(c, contract, handlers, core);
+    } catch (error) {
+      if (error instanceof DomainError) return domainProblem(c, error);
+      logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+      return catalogProblem(c, 'INTERNAL', 'The server failed to answer; the request id identifies the failure in the logs.');
+    }
+  });
+  return app;
+}
+
+async function handle(
+  c: Context,
+  contract: RestContract,
+  handlers: Record<string, (request: RestRequest) => Promise<Response>>,
+  core: Core,
+): Promise<Response> {
+  const url = new URL(c.req.url);
+  const route = contract.match(c.req.method, url.pathname);
+  if (route.kind === 'not-found') return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${url.pathname}.`);
+  if (route.kind === 'method-not-allowed') {
+    return catalogProblem(c, 'METHOD_NOT_ALLOWED', `${url.pathname} does not take ${c.req.method}.`, undefined, {
+      Allow: route.allow.join(', '),
+    });
+  }
+  const { operationId } = route;
+  const operation = contract.operation(operationId);
+
+  if (!new Negotiator({ headers: { accept: c.req.header('accept') ?? '*/*' } }).mediaType(PRODUCED)) {
+    return catalogProblem(c, 'NOT_ACCEPTABLE', `This API answers ${PRODUCED.join(' or ')}.`);
+  }
+
+  const caller = await authenticate(c, core, operation.security);
+  if (caller === 'refused') return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.');
+  if (caller === 'invalid') return unauthenticated(c, 'The API key is wrong or was revoked.', 'error="invalid_token"');
+
+  // Query: every name once, and only names the operation defines.
+  const query: Record<string, string> = {};
+  const repeated = new Set<string>();
+  for (const [name, value] of url.searchParams) {
+    if (name in query) repeated.add(name);
+    query[name] = value;
+  }
+  const known = contract.queryParameters(operationId);
+  const queryViolations: Violation[] = [
+    ...Object.keys(query)
+      .filter((name) => !known.has(name))
+      .map((name) => ({ in: 'query' as const, name, message: 'is not a parameter of this operation' })),
+    ...[...repeated].map((name) => ({ in: 'query' as const, name, message: 'is given more than once; use one comma-separated value' })),
+  ];
+  if (queryViolations.length > 0) {
+    throw new DomainError(
+      'UNKNOWN_PARAMETER',
+      `Unknown or repeated query parameters: ${queryViolations.map((v) => v.name).join(', ')}.`,
+      queryViolations,
+    );
+  }
+  // Status values are accepted in any case; the contract's enum is upper case (DESIGN.md §9).
+  if (query.status !== undefined) query.status = query.status.toUpperCase();
+
+  const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
+  if (body instanceof Response) return body;
+
+  const headers: Record<string, string> = {};
+  c.req.raw.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const validation = contract.api.validator.validateRequest(
+    { method: c.req.method, path: url.pathname, query, headers, ...(body === undefined ? {} : { body }) },
+    operation,
+  );
+  if (!validation.valid) {
+    const error = validationError((validation.errors ?? []) as AjvError[]);
+    // A path id out of range names nothing, as a non-numeric one does.
+    if (error.violations?.some((violation) => violation.in === 'path')) {
+      return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${url.pathname}.`);
+    }
+    throw error;
+  }
+
+  for (const deprecation of contract.deprecations(operationId, Object.keys(query))) {
+    c.header('Deprecation', 'true');
+    if (deprecation.sunset) c.header('Sunset', new Date(`${deprecation.sunset}T00:00:00Z`).toUTCString());
+    c.header('Link', `<${DEPRECATIONS_DOC}>; rel="deprecation"`);
+  }
+
+  const params: Record<string, number> = {};
+  const parsed = contract.api.router.parseRequest({ method: c.req.method, path: url.pathname, headers }, operation);
+  for (const [name, value] of Object.entries(parsed.params)) params[name] = Number(value);
+
+  const handler = handlers[operationId];
+  if (!handler) return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${url.pathname}.`);
+  return handler({
+    c,
+    operationId,
+    params,
+    query,
+    body,
+    caller: caller ?? undefined,
+    header: (name) => c.req.header(name),
+  });
+}
+
+/** Resolves the bearer key: a caller, none (allowed only where the contract says `security: []`), or a refusal. */
+async function authenticate(
+  c: Context,
+  core: Core,
+  security: unknown,
+): Promise<Caller | null | 'refused' | 'invalid'> {
+  const optional = Array.isArray(security) && security.length === 0;
+  const header = c.req.header('authorization');
+  if (!header) return optional ? null : 'refused';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) return 'invalid';
+  try {
+    return await core.apiKeys.authenticate(match[1]);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return 'invalid';
+    throw error;
+  }
+}
+
+/** Reads a JSON body where the operation takes one: 415 for other media types, 413 above 1 MiB. */
+async function readBody(
+  c: Context,
+  requestBody: { content?: Record<string, unknown> } | undefined,
+): Promise<unknown | Response> {
+  if (!requestBody?.content) return undefined;
+  const length = Number(c.req.header('content-length') ?? '0');
+  if (length > MAX_BODY_BYTES) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
+  const mediaType = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  const accepted = Object.keys(requestBody.content);
+  const raw = await c.req.arrayBuffer();
+  if (raw.byteLength > MAX_BODY_BYTES) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
+  if (raw.byteLength === 0 && !mediaType) return undefined;
+  if (!mediaType || !accepted.includes(mediaType)) {
+    return catalogProblem(c, 'UNSUPPORTED_MEDIA_TYPE', `Send the body as ${accepted.join(' or ')}.`);
+  }
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+  } catch {
+    throw new DomainError('MALFORMED_JSON', 'The body is not valid JSON.', [
+      { in: 'body', name: '', message: 'is not valid JSON' },
+    ]);
+  }
+}
+
+/** Turns ajv's errors into the problem's `errors[]` and picks the code that describes them. */
+function validationError(errors: AjvError[]): DomainError {
+  const violations: Violation[] = [];
+  const seen = new Set<string>();
+  let unknownFields = 0;
+  for (const error of errors) {
+    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    const [, part = '', ...rest] = error.instancePath.split('/');
+    const where: Violation['in'] =
+      part === 'query' ? 'query' : part === 'headers' ? 'header' : part === 'path' ? 'path' : 'body';
+    let name = where === 'body' ? (rest.length ? `/${rest.join('/')}` : '') : (rest[0] ?? '');
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'additionalProperties') {
+      const extra = String(error.params.additionalProperty);
+      name = where === 'body' ? `${name}/${extra}` : extra;
+      message = where === 'body' ? 'is not a member of this schema' : 'is not a parameter of this operation';
+      if (where === 'body') unknownFields++;
+    } else if (error.keyword === 'required') {
+      const missing = String(error.params.missingProperty);
+      name = where === 'body' ? `${name}/${missing}` : missing;
+      message = 'is required';
+    } else if (error.keyword === 'enum') {
+      message = `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    }
+    const key = `${where} ${name} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    violations.push({ in: where, name, message });
+  }
+  if (violations.length === 0) violations.push({ in: 'body', name: '', message: 'is required' });
+  const code: ErrorCode = unknownFields > 0 && unknownFields === violations.length ? 'UNKNOWN_FIELD' : 'VALIDATION_FAILED';
+  const summary = violations.map((v) => `${v.in} ${v.name || '(body)'} ${v.message}`).join('; ');
+  return new DomainError(code, `The request is invalid: ${summary}.`, violations);
+}
+
+function unauthenticated(c: Context, detail: string, parameters?: string): Response {
+  const challenge = `Bearer realm="order-api"${parameters ? `, ${parameters}` : ''}`;
+  return catalogProblem(c, 'UNAUTHENTICATED', detail, undefined, { 'WWW-Authenticate': challenge });
+}
+
+function domainProblem(c: Context, error: DomainError): Response {
+  return catalogProblem(c, error.code, error.detail, error.violations);
+}
+
+/** A problem document for a catalog code: status and title come from the catalog, one place for every transport. */
+export function catalogProblem(
+  c: Context,
+  code: ErrorCode,
+  detail: string,
+  errors?: Violation[],
+  headers: Record<string, string> = {},
+): Response {
+  const spec = errorCatalog[code];
+  return problemResponse(
+    c,
+    { status: spec.httpStatus, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
+    headers,
+  );
+}

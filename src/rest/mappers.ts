@@ -1,0 +1,140 @@
+/** Maps core values to the wire shapes of contracts/openapi.yaml (money in units, times as ISO strings). */
+import type {
+  ApiKey,
+  Cancellation,
+  Order,
+  OrderDraft,
+  OrderItem,
+  Product,
+  Rating,
+  Shipment,
+  User,
+} from '../core/model.js';
+import { fromMinor, splitVat } from '../core/money.js';
+import type { Page } from '../core/paging.js';
+import type { components } from '../../generated/openapi/schema.js';
+
+type Schemas = components['schemas'];
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** Optional parts of an order a request asked for with `include`. */
+export interface OrderIncludes {
+  amountDetail: boolean;
+  vatRate: number;
+}
+
+export const orderItemJson = (item: OrderItem): Schemas['OrderItem'] => ({
+  id: item.id,
+  orderId: item.orderId,
+  productId: item.productId,
+  sku: item.sku,
+  quantity: item.quantity,
+  unitPrice: fromMinor(item.unitPrice),
+  amount: fromMinor(item.amount),
+});
+
+export function orderJson(order: Order, includes: OrderIncludes): Schemas['Order'] {
+  const split = includes.amountDetail ? splitVat(order.amount, includes.vatRate) : undefined;
+  return {
+    id: order.id,
+    userId: order.userId,
+    items: order.items.map(orderItemJson),
+    amount: fromMinor(order.amount),
+    ...(split
+      ? { amountDetail: { supply: fromMinor(split.supply), vat: fromMinor(split.vat), total: fromMinor(split.total) } }
+      : {}),
+    status: order.status,
+    shippingAddress: { ...order.shippingAddress, line2: order.shippingAddress.line2 ?? null },
+    note: order.note,
+    couponCode: order.couponCode,
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+  };
+}
+
+export const shipmentJson = (shipment: Shipment): Schemas['Shipment'] => ({
+  id: shipment.id,
+  orderId: shipment.orderId,
+  status: shipment.status,
+  carrier: shipment.carrier,
+  trackingNumber: shipment.trackingNumber,
+  shippedAt: iso(shipment.shippedAt),
+  deliveredAt: iso(shipment.deliveredAt),
+});
+
+export const cancellationJson = (record: Cancellation): Schemas['Cancellation'] => ({
+  id: record.id,
+  orderId: record.orderId,
+  reason: record.reason,
+  refundAmount: fromMinor(record.refundAmount),
+  createdAt: record.createdAt.toISOString(),
+});
+
+export const draftJson = (draft: OrderDraft): Schemas['OrderDraft'] => ({
+  id: draft.id,
+  userId: draft.userId,
+  items: draft.items.map((item) => ({
+    productId: item.productId,
+    sku: item.sku,
+    quantity: item.quantity,
+    unitPrice: fromMinor(item.unitPrice),
+    amount: fromMinor(item.amount),
+  })),
+  amount: fromMinor(draft.amount),
+  status: draft.status,
+  orderId: draft.orderId,
+  createdAt: draft.createdAt.toISOString(),
+});
+
+export const userJson = (user: User): Schemas['User'] => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  phone: user.phone,
+  address: user.address ? { ...user.address, line2: user.address.line2 ?? null } : null,
+  nickname: user.nickname,
+  marketingAgreed: user.marketingAgreed,
+  createdAt: user.createdAt.toISOString(),
+  lastLoginAt: iso(user.lastLoginAt),
+});
+
+export const productJson = (product: Product): Schemas['Product'] => ({
+  id: product.id,
+  name: product.name,
+  imageUrl: product.imageUrl,
+  sku: product.sku,
+  price: fromMinor(product.price),
+  rating: product.rating,
+  createdAt: product.createdAt.toISOString(),
+});
+
+export const ratingJson = (rating: Rating): Schemas['MyRating'] => ({
+  productId: rating.productId,
+  userId: rating.userId,
+  score: rating.score,
+  comment: rating.comment,
+  createdAt: rating.createdAt.toISOString(),
+  updatedAt: rating.updatedAt.toISOString(),
+});
+
+export const apiKeyJson = (key: ApiKey): Schemas['ApiKey'] => ({
+  id: key.id,
+  userId: key.userId,
+  role: key.role,
+  createdAt: key.createdAt.toISOString(),
+  revokedAt: iso(key.revokedAt),
+});
+
+/** The list envelope: `nextCursor` only when there is a next page, `totalCount` only when asked. */
+export function pageJson<T, W>(page: Page<T>, map: (item: T) => W) {
+  return {
+    items: page.items.map(map),
+    ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    hasNext: page.hasNext,
+    ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }),
+  };
+}
+
+/** The strong ETag of a versioned resource. */
+export const etagOf = (version: number): string => `"${version}"`;

@@ -32,7 +32,7 @@ type Outputs = Map<string, string>;
 
 async function openapiOutputs(out: Outputs): Promise<void> {
   const source = path.join(contractsDir, 'openapi.yaml');
-  const ast = await openapiTS(new URL(`file://${source}`), { alphabetize: false });
+  const ast = await openapiTS(new URL(`file://${source}`), { alphabetize: false, defaultNonNullable: false });
   out.set('openapi/schema.d.ts', banner + astToString(ast));
   const document = parseYaml(readFileSync(source, 'utf8'));
   out.set('contracts/openapi.json', `${JSON.stringify(document, null, 2)}\n`);

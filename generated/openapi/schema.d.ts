@@ -778,7 +778,7 @@ export interface components {
             address?: components["schemas"]["Address"];
             nickname?: string;
             /** @default false */
-            marketingAgreed: boolean;
+            marketingAgreed?: boolean;
         };
         /** @description The full writable state of a user; optional members not sent are cleared. Read-only members may be sent back unchanged. */
         UserReplace: {
@@ -847,7 +847,7 @@ export interface components {
              * @description The initial on-hand quantity.
              * @default 0
              */
-            stock: number;
+            stock?: number;
         };
         /** @description One page of products. */
         ProductList: {

@@ -58,7 +58,8 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
     quick: true,
     strict: true,
     validate: true,
-    ajvOpts: { allErrors: true, strict: false, coerceTypes: true },
+    // Query, path and header values are coerced by openapi-backend itself; bodies are checked as sent.
+    ajvOpts: { allErrors: true, strict: false },
     customizeAjv: (ajv) => {
       addFormats.default(ajv as never);
       ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
@@ -74,7 +75,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
   for (const [template, item] of Object.entries(paths)) {
     const segments = template.split('/').slice(1);
     const pattern = new RegExp(
-      `^/${segments.map((segment) => (segment.startsWith('{') ? '[1-9][0-9]{0,15}' : escape(segment))).join('/')}$`,
+      `^/${segments.map((segment) => (segment.startsWith('{') ? '[1-9][0-9]{0,15}' : escapeRegExp(segment))).join('/')}$`,
     );
     const methods = new Map<string, string>();
     for (const method of METHODS) {
@@ -134,6 +135,6 @@ function sunsetOf(value: unknown): { sunset?: string } {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? { sunset: value } : {};
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -52,7 +52,11 @@ export async function createRestApp({ projectRoot, core, logger }: RestAppDeps):
     } catch (error) {
       if (error instanceof DomainError) return domainProblem(c, error);
       logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-      return catalogProblem(c, 'INTERNAL', 'The server failed to answer; the request id identifies the failure in the logs.');
+      return catalogProblem(
+        c,
+        'INTERNAL',
+        'The server failed to answer; the request id identifies the failure in the logs.',
+      );
     }
   });
   return app;
@@ -80,7 +84,8 @@ async function handle(
   }
 
   const caller = await authenticate(c, core, operation.security);
-  if (caller === 'refused') return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.');
+  if (caller === 'refused')
+    return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.');
   if (caller === 'invalid') return unauthenticated(c, 'The API key is wrong or was revoked.', 'error="invalid_token"');
 
   // Query: every name once, and only names the operation defines.
@@ -95,7 +100,11 @@ async function handle(
     ...Object.keys(query)
       .filter((name) => !known.has(name))
       .map((name) => ({ in: 'query' as const, name, message: 'is not a parameter of this operation' })),
-    ...[...repeated].map((name) => ({ in: 'query' as const, name, message: 'is given more than once; use one comma-separated value' })),
+    ...[...repeated].map((name) => ({
+      in: 'query' as const,
+      name,
+      message: 'is given more than once; use one comma-separated value',
+    })),
   ];
   if (queryViolations.length > 0) {
     throw new DomainError(
@@ -109,6 +118,12 @@ async function handle(
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
+
+  // The search body's states are accepted in any case too, as in the query form.
+  const search = body as { status?: unknown } | undefined;
+  if (operationId === 'searchOrders' && Array.isArray(search?.status)) {
+    search.status = search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value));
+  }
 
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((value, name) => {
@@ -151,11 +166,7 @@ async function handle(
 }
 
 /** Resolves the bearer key: a caller, none (allowed only where the contract says `security: []`), or a refusal. */
-async function authenticate(
-  c: Context,
-  core: Core,
-  security: unknown,
-): Promise<Caller | null | 'refused' | 'invalid'> {
+async function authenticate(c: Context, core: Core, security: unknown): Promise<Caller | null | 'refused' | 'invalid'> {
   const optional = Array.isArray(security) && security.length === 0;
   const header = c.req.header('authorization');
   if (!header) return optional ? null : 'refused';
@@ -224,7 +235,8 @@ function validationError(errors: AjvError[]): DomainError {
     violations.push({ in: where, name, message });
   }
   if (violations.length === 0) violations.push({ in: 'body', name: '', message: 'is required' });
-  const code: ErrorCode = unknownFields > 0 && unknownFields === violations.length ? 'UNKNOWN_FIELD' : 'VALIDATION_FAILED';
+  const code: ErrorCode =
+    unknownFields > 0 && unknownFields === violations.length ? 'UNKNOWN_FIELD' : 'VALIDATION_FAILED';
   const summary = violations.map((v) => `${v.in} ${v.name || '(body)'} ${v.message}`).join('; ');
   return new DomainError(code, `The request is invalid: ${summary}.`, violations);
 }

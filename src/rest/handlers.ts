@@ -4,13 +4,13 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { components } from '../../generated/openapi/schema.js';
 import { canonicalJson } from '../core/cursor.js';
 import { DomainError, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { Address, Order, User } from '../core/model.js';
 import { toMinor } from '../core/money.js';
 import type { OrderStatus } from '../core/order-state.js';
-import type { components } from '../../generated/openapi/schema.js';
 import {
   apiKeyJson,
   cancellationJson,
@@ -57,11 +57,19 @@ function checkReadOnly(body: Record<string, unknown>, current: Record<string, un
   const violations: Violation[] = [];
   for (const name of names) {
     if (name in body && canonicalJson(body[name]) !== canonicalJson(current[name])) {
-      violations.push({ in: 'body', name: `/${name}`, message: 'is read-only; send the current value or leave it out' });
+      violations.push({
+        in: 'body',
+        name: `/${name}`,
+        message: 'is read-only; send the current value or leave it out',
+      });
     }
   }
   if (violations.length > 0) {
-    throw new DomainError('READ_ONLY_FIELD', `Read-only members cannot be changed: ${violations.map((v) => v.name).join(', ')}.`, violations);
+    throw new DomainError(
+      'READ_ONLY_FIELD',
+      `Read-only members cannot be changed: ${violations.map((v) => v.name).join(', ')}.`,
+      violations,
+    );
   }
 }
 
@@ -93,10 +101,18 @@ export function createHandlers(core: Core): Record<string, Handler> {
     const page = await core.orders.list(callerOf(request), {
       filters: orderFilters(conditions, request.operationId === 'searchOrders' ? 'body' : 'query'),
       ...listInput(
-        Object.fromEntries(Object.entries(paging).filter(([, value]) => value !== undefined).map(([k, v]) => [k, String(v)])),
+        Object.fromEntries(
+          Object.entries(paging)
+            .filter(([, value]) => value !== undefined)
+            .map(([k, v]) => [k, String(v)]),
+        ),
       ),
     });
-    return json(request.c, 200, pageJson(page, (order) => orderView(request, order)));
+    return json(
+      request.c,
+      200,
+      pageJson(page, (order) => orderView(request, order)),
+    );
   };
 
   return {
@@ -124,8 +140,12 @@ export function createHandlers(core: Core): Record<string, Handler> {
       };
       const caller = callerOf(request);
       const signal = request.c.req.raw.signal;
-      const { result, replayed } = await core.idempotency.run(scope(request), idempotencyKey(request), 'orders.place', input, () =>
-        core.orders.place(caller, input, { signal }),
+      const { result, replayed } = await core.idempotency.run(
+        scope(request),
+        idempotencyKey(request),
+        'orders.place',
+        input,
+        () => core.orders.place(caller, input, { signal }),
       );
       return json(request.c, 201, orderView(request, result), {
         Location: `/v1/orders/${result.id}`,
@@ -174,21 +194,37 @@ export function createHandlers(core: Core): Record<string, Handler> {
     },
 
     async deleteOrder(request) {
-      await core.orders.remove(callerOf(request), request.params.orderId as number, ifMatchVersion(request.header('if-match')));
+      await core.orders.remove(
+        callerOf(request),
+        request.params.orderId as number,
+        ifMatchVersion(request.header('if-match')),
+      );
       return noContent(request.c);
     },
 
     async listOrderItems(request) {
-      const page = await core.orders.itemPage(callerOf(request), request.params.orderId as number, listInput(request.query));
+      const page = await core.orders.itemPage(
+        callerOf(request),
+        request.params.orderId as number,
+        listInput(request.query),
+      );
       return json(request.c, 200, pageJson(page, orderItemJson));
     },
 
     async getOrderItem(request) {
-      return json(request.c, 200, orderItemJson(await core.orders.item(callerOf(request), request.params.orderItemId as number)));
+      return json(
+        request.c,
+        200,
+        orderItemJson(await core.orders.item(callerOf(request), request.params.orderItemId as number)),
+      );
     },
 
     async getShipment(request) {
-      return json(request.c, 200, shipmentJson(await core.orders.shipment(callerOf(request), request.params.orderId as number)));
+      return json(
+        request.c,
+        200,
+        shipmentJson(await core.orders.shipment(callerOf(request), request.params.orderId as number)),
+      );
     },
 
     async updateShipment(request) {
@@ -205,8 +241,12 @@ export function createHandlers(core: Core): Record<string, Handler> {
       const orderId = request.params.orderId as number;
       const caller = callerOf(request);
       const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
-      const { result, replayed } = await core.idempotency.run(scope(request), idempotencyKey(request), 'orders.cancel', input, () =>
-        core.orders.cancel(caller, orderId, body.reason),
+      const { result, replayed } = await core.idempotency.run(
+        scope(request),
+        idempotencyKey(request),
+        'orders.cancel',
+        input,
+        () => core.orders.cancel(caller, orderId, body.reason),
       );
       return json(request.c, 201, cancellationJson(result), {
         Location: `/v1/orders/${orderId}/cancellation`,
@@ -229,14 +269,25 @@ export function createHandlers(core: Core): Record<string, Handler> {
         ...(body.userId !== undefined ? { userId: body.userId } : {}),
       };
       const caller = callerOf(request);
-      const { result, replayed } = await core.idempotency.run(scope(request), idempotencyKey(request), 'drafts.create', input, () =>
-        core.drafts.create(caller, input),
+      const { result, replayed } = await core.idempotency.run(
+        scope(request),
+        idempotencyKey(request),
+        'drafts.create',
+        input,
+        () => core.drafts.create(caller, input),
       );
-      return json(request.c, 201, draftJson(result), { Location: `/v1/order-drafts/${result.id}`, ...replayHeader(replayed) });
+      return json(request.c, 201, draftJson(result), {
+        Location: `/v1/order-drafts/${result.id}`,
+        ...replayHeader(replayed),
+      });
     },
 
     async getOrderDraft(request) {
-      return json(request.c, 200, draftJson(await core.drafts.get(callerOf(request), request.params.draftId as number)));
+      return json(
+        request.c,
+        200,
+        draftJson(await core.drafts.get(callerOf(request), request.params.draftId as number)),
+      );
     },
 
     async listUsers(request) {
@@ -255,8 +306,12 @@ export function createHandlers(core: Core): Record<string, Handler> {
         ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
       };
       const caller = callerOf(request);
-      const { result, replayed } = await core.idempotency.run(scope(request), idempotencyKey(request), 'users.create', input, () =>
-        core.users.create(caller, input),
+      const { result, replayed } = await core.idempotency.run(
+        scope(request),
+        idempotencyKey(request),
+        'users.create',
+        input,
+        () => core.users.create(caller, input),
       );
       return json(request.c, 201, userJson(result), {
         Location: `/v1/users/${result.id}`,
@@ -315,7 +370,11 @@ export function createHandlers(core: Core): Record<string, Handler> {
     },
 
     async deleteUser(request) {
-      await core.users.remove(callerOf(request), request.params.userId as number, ifMatchVersion(request.header('if-match')));
+      await core.users.remove(
+        callerOf(request),
+        request.params.userId as number,
+        ifMatchVersion(request.header('if-match')),
+      );
       return noContent(request.c);
     },
 
@@ -333,10 +392,17 @@ export function createHandlers(core: Core): Record<string, Handler> {
         ...(body.stock !== undefined ? { stock: body.stock } : {}),
       };
       const caller = callerOf(request);
-      const { result, replayed } = await core.idempotency.run(scope(request), idempotencyKey(request), 'products.create', input, () =>
-        core.products.create(caller, input),
+      const { result, replayed } = await core.idempotency.run(
+        scope(request),
+        idempotencyKey(request),
+        'products.create',
+        input,
+        () => core.products.create(caller, input),
       );
-      return json(request.c, 201, productJson(result), { Location: `/v1/products/${result.id}`, ...replayHeader(replayed) });
+      return json(request.c, 201, productJson(result), {
+        Location: `/v1/products/${result.id}`,
+        ...replayHeader(replayed),
+      });
     },
 
     async getProduct(request) {

@@ -1,4 +1,6 @@
 /** Maps core values to the wire shapes of contracts/openapi.yaml (money in units, times as ISO strings). */
+
+import type { components } from '../../generated/openapi/schema.js';
 import type {
   ApiKey,
   Cancellation,
@@ -12,7 +14,6 @@ import type {
 } from '../core/model.js';
 import { fromMinor, splitVat } from '../core/money.js';
 import type { Page } from '../core/paging.js';
-import type { components } from '../../generated/openapi/schema.js';
 
 type Schemas = components['schemas'];
 

@@ -2,9 +2,9 @@ import type { Context } from 'hono';
 import type { Caller } from '../core/caller.js';
 import { DomainError, type Violation } from '../core/errors.js';
 import { toMinor } from '../core/money.js';
+import { type OrderStatus, orderStatuses } from '../core/order-state.js';
 import type { ListInput } from '../core/paging.js';
 import type { OrderFilters } from '../core/ports.js';
-import { orderStatuses, type OrderStatus } from '../core/order-state.js';
 
 /** One validated REST request as a handler sees it. */
 export interface RestRequest {
@@ -57,7 +57,11 @@ export function orderFilters(conditions: OrderConditions, where: Violation['in']
     for (const value of upper) {
       if (!orderStatuses.includes(value as OrderStatus)) {
         throw new DomainError('VALIDATION_FAILED', `status "${value}" is not one of ${orderStatuses.join(', ')}.`, [
-          { in: where, name: where === 'body' ? '/status' : 'status', message: `must be one of ${orderStatuses.join(', ')}` },
+          {
+            in: where,
+            name: where === 'body' ? '/status' : 'status',
+            message: `must be one of ${orderStatuses.join(', ')}`,
+          },
         ]);
       }
     }

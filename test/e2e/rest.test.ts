@@ -1,0 +1,462 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/main.js';
+import { contractClient, type ProblemBody } from '../support/client.js';
+import { checkedFetch } from '../support/contract.js';
+import { startTestServer } from '../support/server.js';
+
+const ADMIN_KEY = 'rest-test-admin-key-0123456789';
+
+let server: RunningServer;
+let admin: ReturnType<typeof contractClient>;
+let customerKey: string;
+let customer: ReturnType<typeof contractClient>;
+let customerId: number;
+let otherKey: string;
+let productId: number;
+let scarceProductId: number;
+
+const call = (path: string, init: RequestInit & { key?: string | null } = {}) => {
+  const { key = ADMIN_KEY, headers, ...rest } = init;
+  return checkedFetch(server.httpUrl, path, {
+    ...rest,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(rest.body ? { 'content-type': 'application/json' } : {}),
+      ...(headers as Record<string, string>),
+    },
+  });
+};
+const problem = (body: unknown) => body as ProblemBody;
+
+async function newCustomer(name: string) {
+  const user = await admin.POST('/v1/users', {
+    body: {
+      name,
+      email: `${name.toLowerCase()}-${Date.now()}@example.com`,
+      address: { zipCode: '04524', line1: '1 Road' },
+    },
+  });
+  const id = user.data?.id as number;
+  const key = await admin.POST('/v1/api-keys', { body: { userId: id, role: 'customer' } });
+  return { id, key: key.data?.key as string };
+}
+
+async function placeOrder(client = customer, quantity = 1, extra: Record<string, unknown> = {}) {
+  const { data, response } = await client.POST('/v1/orders', {
+    body: { items: [{ productId, quantity }], ...extra },
+  });
+  expect(response.status).toBe(201);
+  return data as NonNullable<typeof data>;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false' });
+  admin = contractClient(server.httpUrl, ADMIN_KEY);
+  ({ id: customerId, key: customerKey } = await newCustomer('Alice'));
+  ({ key: otherKey } = await newCustomer('Bob'));
+  customer = contractClient(server.httpUrl, customerKey);
+  const product = await admin.POST('/v1/products', {
+    body: { name: 'Pour-over kettle', sku: 'KETTLE-1', price: 54.5, stock: 1000 },
+  });
+  productId = product.data?.id as number;
+  const scarce = await admin.POST('/v1/products', { body: { name: 'Rare beans', sku: 'RARE-1', price: 20, stock: 1 } });
+  scarceProductId = scarce.data?.id as number;
+});
+afterAll(() => server?.close());
+
+describe('orders over REST', () => {
+  it('creates an order: 201, Location, ETag, and the contract’s shape', async () => {
+    const { data, response } = await customer.POST('/v1/orders', {
+      body: { items: [{ productId, quantity: 2 }], note: 'ring twice' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe(`/v1/orders/${data?.id}`);
+    expect(response.headers.get('etag')).toBe('"1"');
+    expect(data).toMatchObject({ userId: customerId, amount: 109, status: 'PENDING', note: 'ring twice' });
+  });
+
+  it('replays a create with the same Idempotency-Key and refuses the key with another body', async () => {
+    const headers = { 'Idempotency-Key': `key-${Date.now()}` };
+    const body = JSON.stringify({ items: [{ productId, quantity: 1 }] });
+    const first = await call('/v1/orders', { method: 'POST', body, headers, key: customerKey });
+    const again = await call('/v1/orders', { method: 'POST', body, headers, key: customerKey });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await call('/v1/orders', {
+      method: 'POST',
+      body: JSON.stringify({ items: [{ productId, quantity: 3 }] }),
+      headers,
+      key: customerKey,
+    });
+    expect(other.status).toBe(422);
+    expect(problem(other.body).code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('answers 409 INSUFFICIENT_STOCK and leaves the stock as it was', async () => {
+    const { response, error } = await customer.POST('/v1/orders', {
+      body: { items: [{ productId: scarceProductId, quantity: 2 }] },
+    });
+    expect(response.status).toBe(409);
+    expect((error as ProblemBody).code).toBe('INSUFFICIENT_STOCK');
+    const ok = await customer.POST('/v1/orders', { body: { items: [{ productId: scarceProductId, quantity: 1 }] } });
+    expect(ok.response.status).toBe(201);
+  });
+
+  it('serves ETags: 304 for If-None-Match, 412 for a stale If-Match', async () => {
+    const order = await placeOrder();
+    const etag = '"1"';
+    const cached = await call(`/v1/orders/${order.id}`, { key: customerKey, headers: { 'If-None-Match': etag } });
+    expect(cached.status).toBe(304);
+    const patched = await call(`/v1/orders/${order.id}`, {
+      method: 'PATCH',
+      key: customerKey,
+      headers: { 'If-Match': etag, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ note: 'new note' }),
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe('"2"');
+    const stale = await call(`/v1/orders/${order.id}`, {
+      method: 'PATCH',
+      key: customerKey,
+      headers: { 'If-Match': etag },
+      body: JSON.stringify({ note: 'lost update' }),
+    });
+    expect(stale.status).toBe(412);
+    expect(problem(stale.body).code).toBe('PRECONDITION_FAILED');
+  });
+
+  it('follows the state machine: customers may cancel but not move forward', async () => {
+    const order = await placeOrder();
+    const forward = await call(`/v1/orders/${order.id}`, {
+      method: 'PATCH',
+      key: customerKey,
+      body: '{"status":"PAID"}',
+    });
+    expect([forward.status, problem(forward.body).code]).toEqual([403, 'FORBIDDEN']);
+    expect((await call(`/v1/orders/${order.id}`, { method: 'PATCH', body: '{"status":"SHIPPED"}' })).status).toBe(200);
+    const back = await call(`/v1/orders/${order.id}`, { method: 'PATCH', body: '{"status":"PAID"}' });
+    expect([back.status, problem(back.body).code]).toEqual([409, 'INVALID_TRANSITION']);
+    const shipment = await call(`/v1/orders/${order.id}/shipment`, { key: customerKey });
+    expect(shipment.body).toMatchObject({ status: 'SHIPPED', orderId: order.id });
+    const cancel = await call(`/v1/orders/${order.id}`, {
+      method: 'PATCH',
+      key: customerKey,
+      body: '{"status":"CANCELED"}',
+    });
+    expect(cancel.status).toBe(200);
+    const repeat = await call(`/v1/orders/${order.id}`, {
+      method: 'PATCH',
+      key: customerKey,
+      body: '{"status":"CANCELED"}',
+    });
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers.get('etag')).toBe(cancel.headers.get('etag'));
+    const record = await call(`/v1/orders/${order.id}/cancellation`, { key: customerKey });
+    expect(record.body).toMatchObject({ orderId: order.id, refundAmount: order.amount });
+    const second = await call(`/v1/orders/${order.id}/cancellation`, { method: 'POST', key: customerKey, body: '{}' });
+    expect([second.status, problem(second.body).code]).toEqual([409, 'ALREADY_CANCELED']);
+  });
+
+  it('writes a cancellation record with POST: 201 and Location', async () => {
+    const order = await placeOrder();
+    const created = await call(`/v1/orders/${order.id}/cancellation`, {
+      method: 'POST',
+      key: customerKey,
+      body: JSON.stringify({ reason: 'found it cheaper' }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`/v1/orders/${order.id}/cancellation`);
+    expect(created.body).toMatchObject({ reason: 'found it cheaper', refundAmount: 0 });
+  });
+
+  it('hides other users’ orders as 404 and answers 404 for non-numeric ids', async () => {
+    const order = await placeOrder();
+    const foreign = await call(`/v1/orders/${order.id}`, { key: otherKey });
+    expect([foreign.status, problem(foreign.body).code]).toEqual([404, 'ORDER_NOT_FOUND']);
+    expect((await call('/v1/orders/abc')).status).toBe(404);
+    expect((await call('/v1/orders/0')).status).toBe(404);
+    expect((await call('/v1/orders/99999999999999999')).status).toBe(404);
+    expect((await call('/v1/nowhere')).status).toBe(404);
+  });
+
+  it('PUT replaces: unsent note and coupon are cleared; a changed read-only member is refused', async () => {
+    const order = await placeOrder(customer, 1, { note: 'keep?', couponCode: 'TEN' });
+    const put = await call(`/v1/orders/${order.id}`, {
+      method: 'PUT',
+      key: customerKey,
+      body: JSON.stringify({
+        status: 'PENDING',
+        shippingAddress: order.shippingAddress,
+        id: order.id,
+        amount: order.amount,
+      }),
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ note: null, couponCode: null });
+    const readOnly = await call(`/v1/orders/${order.id}`, {
+      method: 'PATCH',
+      key: customerKey,
+      body: JSON.stringify({ amount: 0.01 }),
+    });
+    expect([readOnly.status, problem(readOnly.body).code]).toEqual([400, 'READ_ONLY_FIELD']);
+    expect(problem(readOnly.body).errors).toEqual([expect.objectContaining({ in: 'body', name: '/amount' })]);
+    const missing = await call(`/v1/orders/${order.id}`, {
+      method: 'PUT',
+      key: customerKey,
+      body: '{"status":"PENDING"}',
+    });
+    expect([missing.status, problem(missing.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+  });
+
+  it('deletes PENDING orders for admins: 204, then 404', async () => {
+    const order = await placeOrder();
+    expect((await call(`/v1/orders/${order.id}`, { method: 'DELETE', key: customerKey })).status).toBe(403);
+    expect((await call(`/v1/orders/${order.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await call(`/v1/orders/${order.id}`)).status).toBe(404);
+  });
+
+  it('adds amountDetail only on request, with supply + vat == total', async () => {
+    const order = await placeOrder(customer, 3);
+    const plain = await call(`/v1/orders/${order.id}`, { key: customerKey });
+    expect(plain.body).not.toHaveProperty('amountDetail');
+    const detailed = await call(`/v1/orders/${order.id}?include=amountDetail`, { key: customerKey });
+    const detail = (detailed.body as { amountDetail: { supply: number; vat: number; total: number } }).amountDetail;
+    expect(detail.total).toBe(163.5);
+    expect(Math.round((detail.supply + detail.vat) * 100)).toBe(16_350);
+    expect(detail.vat).toBe(14.86);
+  });
+});
+
+describe('lists over REST', () => {
+  beforeAll(async () => {
+    for (let index = 0; index < 5; index++) await placeOrder(customer, 1, index % 2 ? { couponCode: 'TEN' } : {});
+  });
+
+  it('pages with cursors, cuts size to 100 and counts only on request', async () => {
+    const big = await call('/v1/orders?size=1000&withTotal=true');
+    expect(big.status).toBe(200);
+    const page = big.body as { items: unknown[]; totalCount: number; hasNext: boolean };
+    expect(page.items.length).toBeLessThanOrEqual(100);
+    expect(page.totalCount).toBeGreaterThanOrEqual(5);
+    const first = (await call('/v1/orders?size=2', { key: customerKey })).body as {
+      nextCursor: string;
+      items: Array<{ id: number }>;
+    };
+    const second = (await call(`/v1/orders?size=2&cursor=${first.nextCursor}`, { key: customerKey })).body as {
+      items: Array<{ id: number }>;
+    };
+    expect(second.items.map((o) => o.id)).not.toContain(first.items[0]?.id);
+    expect(first).not.toHaveProperty('totalCount');
+  });
+
+  it('refuses bad paging input with the documented codes', async () => {
+    const cursor = (await call('/v1/orders?size=1')).body as { nextCursor: string };
+    const mismatch = await call(`/v1/orders?size=1&status=PAID&cursor=${cursor.nextCursor}`);
+    expect([mismatch.status, problem(mismatch.body).code]).toEqual([400, 'INVALID_CURSOR']);
+    const size = await call('/v1/orders?size=0');
+    expect([size.status, problem(size.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+    const sort = await call('/v1/orders?sort=note');
+    expect([sort.status, problem(sort.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+    const unknown = await call('/v1/orders?page=2&limit=5');
+    expect([unknown.status, problem(unknown.body).code]).toEqual([400, 'UNKNOWN_PARAMETER']);
+    expect(
+      problem(unknown.body)
+        .errors?.map((e) => e.name)
+        .sort(),
+    ).toEqual(['limit', 'page']);
+    const repeated = await call('/v1/orders?status=PAID&status=SHIPPED');
+    expect([repeated.status, problem(repeated.body).code]).toEqual([400, 'UNKNOWN_PARAMETER']);
+  });
+
+  it('accepts status in any case and filters by coupon', async () => {
+    const lower = await call('/v1/orders?status=pending,paid&withTotal=true', { key: customerKey });
+    const upper = await call('/v1/orders?status=PAID,PENDING&withTotal=true', { key: customerKey });
+    expect(lower.status).toBe(200);
+    expect((lower.body as { totalCount: number }).totalCount).toBe((upper.body as { totalCount: number }).totalCount);
+    const bad = await call('/v1/orders?status=LOST');
+    expect(bad.status).toBe(400);
+    const coupons = (await call('/v1/orders?hasCoupon=true&size=100', { key: customerKey })).body as {
+      items: Array<{ couponCode: string | null }>;
+    };
+    expect(coupons.items.length).toBeGreaterThan(0);
+    expect(coupons.items.every((o) => o.couponCode !== null)).toBe(true);
+  });
+
+  it('gives the same page and cursors for POST /v1/orders/search as for the query form', async () => {
+    const query = await call('/v1/orders?status=PENDING&hasCoupon=false&size=2&sort=-amount', { key: customerKey });
+    const search = await call('/v1/orders/search', {
+      method: 'POST',
+      key: customerKey,
+      body: JSON.stringify({ status: ['pending'], hasCoupon: false, size: 2, sort: '-amount' }),
+    });
+    expect(search.status).toBe(200);
+    expect(search.body).toEqual(query.body);
+    const next = (query.body as { nextCursor: string }).nextCursor;
+    const continued = await call('/v1/orders/search', {
+      method: 'POST',
+      key: customerKey,
+      body: JSON.stringify({ status: ['PENDING'], hasCoupon: false, size: 2, sort: '-amount', cursor: next }),
+    });
+    expect(continued.status).toBe(200);
+  });
+
+  it('pages order items, users and products in the same envelope', async () => {
+    const order = await placeOrder();
+    const items = await call(`/v1/orders/${order.id}/items?size=1`, { key: customerKey });
+    expect(items.body).toMatchObject({ hasNext: false, items: [{ orderId: order.id }] });
+    const item = await call(`/v1/order-items/${order.items[0]?.id}`, { key: customerKey });
+    expect(item.body).toMatchObject({ id: order.items[0]?.id });
+    expect((await call('/v1/users?sort=name')).status).toBe(200);
+    const forbidden = await call('/v1/users', { key: customerKey });
+    expect([forbidden.status, problem(forbidden.body).code]).toEqual([403, 'FORBIDDEN']);
+    const products = await call('/v1/products?size=1', { key: null });
+    expect(products.body).toMatchObject({ hasNext: true });
+  });
+});
+
+describe('HTTP semantics', () => {
+  it('answers 401 with WWW-Authenticate without a key or with a wrong one', async () => {
+    const none = await call('/v1/orders', { key: null });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrong = await call('/v1/orders', { key: 'oak_not-a-key' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toContain('invalid_token');
+  });
+
+  it('answers 405 with Allow, 406, 415, 413 and malformed JSON as documented', async () => {
+    const method = await call('/v1/orders/search', { method: 'DELETE' });
+    expect(method.status).toBe(405);
+    expect(method.headers.get('allow')).toBe('POST');
+    const notAcceptable = await call('/v1/orders', { headers: { accept: 'text/csv' } });
+    expect([notAcceptable.status, problem(notAcceptable.body).code]).toEqual([406, 'NOT_ACCEPTABLE']);
+    const unsupported = await call('/v1/orders', {
+      method: 'POST',
+      body: 'items=1',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect([unsupported.status, problem(unsupported.body).code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const large = await call('/v1/orders', { method: 'POST', body: JSON.stringify({ note: 'x'.repeat(1_100_000) }) });
+    expect([large.status, problem(large.body).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    const malformed = await call('/v1/orders', { method: 'POST', body: '{"items": [' });
+    expect([malformed.status, problem(malformed.body).code]).toEqual([400, 'MALFORMED_JSON']);
+  });
+
+  it('lists every violation, and names unknown body members UNKNOWN_FIELD', async () => {
+    const many = await call('/v1/orders', {
+      method: 'POST',
+      body: JSON.stringify({ items: [{ productId: 'x', quantity: 0 }], note: 5 }),
+    });
+    expect(many.status).toBe(400);
+    expect(
+      problem(many.body)
+        .errors?.map((e) => e.name)
+        .sort(),
+    ).toEqual(['/items/0/productId', '/items/0/quantity', '/note']);
+    const unknown = await call('/v1/orders', {
+      method: 'POST',
+      body: JSON.stringify({ items: [{ productId, quantity: 1 }], gift: true }),
+    });
+    expect([unknown.status, problem(unknown.body).code]).toEqual([400, 'UNKNOWN_FIELD']);
+  });
+
+  it('serves /health with the database check', async () => {
+    const health = await checkedFetch(server.httpUrl, '/health');
+    expect(health.body).toEqual({ status: 'ok', checks: { database: 'ok' } });
+  });
+});
+
+describe('users, products, ratings, drafts and keys over REST', () => {
+  it('answers /users/me for the caller and records lastLoginAt', async () => {
+    const me = await customer.GET('/v1/users/me');
+    expect(me.data).toMatchObject({ id: customerId, lastLoginAt: expect.any(String) });
+    const etag = me.response.headers.get('etag') as string;
+    expect((await call('/v1/users/me', { key: customerKey, headers: { 'If-None-Match': etag } })).status).toBe(304);
+  });
+
+  it('PATCHes and PUTs users; PUT clears what it does not send', async () => {
+    const { id, key } = await newCustomer('Carol');
+    const patched = await call(`/v1/users/${id}`, {
+      method: 'PATCH',
+      key,
+      body: JSON.stringify({ nickname: 'caro', phone: '+1 555' }),
+    });
+    expect(patched.body).toMatchObject({ nickname: 'caro', phone: '+1 555' });
+    const put = await call(`/v1/users/${id}`, {
+      method: 'PUT',
+      key,
+      body: JSON.stringify({ name: 'Carol C', email: `carol-${id}@example.com` }),
+    });
+    expect(put.body).toMatchObject({ name: 'Carol C', nickname: null, phone: null, address: null });
+    const taken = await call(`/v1/users/${id}`, {
+      method: 'PATCH',
+      key,
+      body: JSON.stringify({ email: 'admin@order-api.invalid' }),
+    });
+    expect([taken.status, problem(taken.body).code]).toEqual([409, 'EMAIL_TAKEN']);
+    expect((await call(`/v1/users/${id}`, { method: 'DELETE', key })).status).toBe(204);
+    expect((await call(`/v1/users/${customerId}`, { method: 'DELETE' })).status).toBe(409);
+  });
+
+  it('rates a product: 201 first, 200 after, and the average follows', async () => {
+    const first = await call(`/v1/products/${productId}/ratings/me`, {
+      method: 'PUT',
+      key: customerKey,
+      body: '{"score":5}',
+    });
+    expect(first.status).toBe(201);
+    const again = await call(`/v1/products/${productId}/ratings/me`, {
+      method: 'PUT',
+      key: customerKey,
+      body: '{"score":3}',
+    });
+    expect(again.status).toBe(200);
+    await call(`/v1/products/${productId}/ratings/me`, { method: 'PUT', key: otherKey, body: '{"score":4}' });
+    const rating = await call(`/v1/products/${productId}/rating`, { key: null });
+    expect(rating.body).toEqual({ productId, average: 3.5, count: 2 });
+    expect(((await call(`/v1/products/${productId}`, { key: null })).body as { rating: number }).rating).toBe(3.5);
+  });
+
+  it('places an order from a draft once', async () => {
+    const draft = await call('/v1/order-drafts', {
+      method: 'POST',
+      key: customerKey,
+      body: JSON.stringify({ items: [{ productId, quantity: 2 }] }),
+    });
+    expect(draft.status).toBe(201);
+    const draftId = (draft.body as { id: number }).id;
+    const placed = await call('/v1/orders', { method: 'POST', key: customerKey, body: JSON.stringify({ draftId }) });
+    expect(placed.status).toBe(201);
+    const again = await call('/v1/orders', { method: 'POST', key: customerKey, body: JSON.stringify({ draftId }) });
+    expect([again.status, problem(again.body).code]).toEqual([409, 'DRAFT_ALREADY_ORDERED']);
+    expect((await call(`/v1/order-drafts/${draftId}`, { key: customerKey })).body).toMatchObject({ status: 'ORDERED' });
+  });
+
+  it('issues keys once and revokes them', async () => {
+    const issued = await call('/v1/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ userId: customerId, role: 'customer' }),
+    });
+    expect(issued.status).toBe(201);
+    const { id, key } = issued.body as { id: number; key: string };
+    expect((await call(`/v1/api-keys/${id}`, { method: 'DELETE', key: customerKey })).status).toBe(403);
+    expect((await call(`/v1/api-keys/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await call('/v1/users/me', { key })).status).toBe(401);
+  });
+
+  it('lets only admins create products', async () => {
+    const denied = await call('/v1/products', {
+      method: 'POST',
+      key: customerKey,
+      body: JSON.stringify({ name: 'X', sku: 'X-1', price: 1 }),
+    });
+    expect([denied.status, problem(denied.body).code]).toEqual([403, 'FORBIDDEN']);
+    const cents = await call('/v1/products', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'X', sku: 'X-2', price: 1.005 }),
+    });
+    expect(cents.status).toBe(400);
+  });
+});

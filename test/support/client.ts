@@ -1,0 +1,27 @@
+import createClient from 'openapi-fetch';
+import type { paths } from '../../generated/openapi/schema.js';
+import { expectContract, see } from './contract.js';
+
+/**
+ * The typed client generated from the contract (openapi-fetch over openapi-typescript's types), as a
+ * partner's SDK would be. Every response it receives is checked against contracts/openapi.yaml.
+ */
+export function contractClient(baseUrl: string, apiKey?: string) {
+  return createClient<paths>({
+    baseUrl,
+    ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+    async fetch(request: Request) {
+      const response = await fetch(request);
+      const copy = response.clone();
+      await expectContract(request.method, request.url, await see(copy));
+      return response;
+    },
+  });
+}
+
+/** The problem document of a failed call, typed loosely for assertions. */
+export interface ProblemBody {
+  code: string;
+  status: number;
+  errors?: Array<{ in: string; name: string; message: string }>;
+}

@@ -11,8 +11,11 @@ import { type Logger, pino } from 'pino';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import { type Core, createCore } from './core/index.js';
+import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
+import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
+import { inventoryRoutes } from './grpc/inventory-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -43,8 +46,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
   const store = createSqlStore(db);
+  let inventoryClient: InventoryClient | undefined;
   const core = await createCore({
     store,
+    // Order placement reserves stock through the gRPC client: in-process by default, remote with INVENTORY_URL.
+    inventoryPort: (service) => {
+      inventoryClient = createInventoryClient(service, {
+        ...(config.INVENTORY_URL ? { url: config.INVENTORY_URL } : {}),
+        ...(config.INTERNAL_TOKEN ? { token: config.INTERNAL_TOKEN } : {}),
+      });
+      return inventoryClient;
+    },
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
@@ -69,8 +81,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     },
   });
 
+  const health = grpcHealthRoutes({ services: ['inventory.v1.Inventory'], isServing: () => serving });
+  const inventory = inventoryRoutes(core.inventory);
   const grpc = createGrpcServer({
-    routes: grpcHealthRoutes({ services: [], isServing: () => serving }),
+    routes: (router) => {
+      health(router);
+      inventory(router);
+    },
+    interceptors: config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : [],
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
 
@@ -95,6 +113,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
       if ('closeIdleConnections' in http) http.closeIdleConnections();
       await Promise.all([httpClosed, grpc.close()]);
+      inventoryClient?.close();
       await db.close();
     },
   };

@@ -131,6 +131,12 @@ export const errorCatalog = {
     grpcCode: 'INTERNAL',
     description: 'The server failed; the request id identifies the failure in the logs.',
   },
+  INVENTORY_UNAVAILABLE: {
+    title: 'Inventory unavailable',
+    httpStatus: 503,
+    grpcCode: 'UNAVAILABLE',
+    description: 'The inventory service could not be reached; nothing was written. Retry later.',
+  },
   UPSTREAM_TIMEOUT: {
     title: 'Upstream timeout',
     httpStatus: 504,

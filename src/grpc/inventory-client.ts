@@ -1,0 +1,69 @@
+import { type Client, createClient, createRouterTransport, type Transport } from '@connectrpc/connect';
+import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { InventoryService } from '../core/inventory.js';
+import type { CallOptions, InventoryPort } from '../core/ports.js';
+import { internalTokenInterceptor } from './auth.js';
+import { fromConnectError } from './errors.js';
+import { inventoryRoutes } from './inventory-service.js';
+
+/** Where the Inventory service is: in this process (default) or at a URL. */
+export interface InventoryClientOptions {
+  url?: string;
+  token?: string;
+}
+
+/** The inventory port backed by a Connect client, with what must be closed on shutdown. */
+export interface InventoryClient extends InventoryPort {
+  close(): void;
+}
+
+/**
+ * The order path's client of `inventory.v1.Inventory`. In-process it runs over a router transport
+ * (the same handlers, interceptors and error mapping, no socket); with a URL it speaks gRPC over HTTP/2.
+ * Each call carries the caller's remaining time as its deadline and the caller's abort signal.
+ */
+export function createInventoryClient(service: InventoryService, options: InventoryClientOptions): InventoryClient {
+  const interceptors = options.token ? [internalTokenInterceptor(options.token)] : [];
+  let sessions: Http2SessionManager | undefined;
+  let transport: Transport;
+  if (options.url) {
+    sessions = new Http2SessionManager(options.url);
+    transport = createGrpcTransport({ baseUrl: options.url, sessionManager: sessions });
+  } else {
+    transport = createRouterTransport(inventoryRoutes(service), { router: { interceptors } });
+  }
+  const client: Client<typeof Inventory> = createClient(Inventory, transport);
+  const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
+  const callOptions = (options: CallOptions) => ({
+    ...(options.timeoutMs !== undefined ? { timeoutMs: Math.max(1, options.timeoutMs) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(headers ? { headers } : {}),
+  });
+
+  return {
+    async reserve(request, options) {
+      try {
+        await client.reserve(
+          { orderId: request.orderId, sku: request.sku, quantity: request.quantity },
+          callOptions(options),
+        );
+      } catch (error) {
+        throw fromConnectError(error);
+      }
+    },
+    async release(request, options) {
+      try {
+        await client.release({ orderId: request.orderId, sku: request.sku ?? '' }, callOptions(options));
+      } catch (error) {
+        const mapped = fromConnectError(error);
+        // Nothing held for the order is what a release wants.
+        if ((mapped as { code?: string }).code === 'RESERVATION_NOT_FOUND') return;
+        throw mapped;
+      }
+    },
+    close() {
+      sessions?.abort();
+    },
+  };
+}

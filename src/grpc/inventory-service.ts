@@ -1,0 +1,86 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import {
+  Inventory,
+  type Reservation as ReservationMessage,
+  ReservationSchema,
+  ReservationState,
+  type Stock as StockMessage,
+  StockSchema,
+} from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { InventoryService } from '../core/inventory.js';
+import type { Reservation, Stock } from '../core/model.js';
+import { toConnectError } from './errors.js';
+
+const stateOf: Record<Reservation['state'], ReservationState> = {
+  HELD: ReservationState.HELD,
+  RELEASED: ReservationState.RELEASED,
+  CONSUMED: ReservationState.CONSUMED,
+};
+
+const stockMessage = (stock: Stock): StockMessage =>
+  create(StockSchema, {
+    sku: stock.sku,
+    onHand: stock.onHand,
+    reserved: stock.reserved,
+    available: stock.onHand - stock.reserved,
+  });
+
+const reservationMessage = (reservation: Reservation): ReservationMessage =>
+  create(ReservationSchema, {
+    orderId: String(reservation.orderId),
+    sku: reservation.sku,
+    quantity: reservation.quantity,
+    state: stateOf[reservation.state],
+    createdAt: timestampFromDate(reservation.createdAt),
+    ...(reservation.expiresAt ? { expiresAt: timestampFromDate(reservation.expiresAt) } : {}),
+  });
+
+/**
+ * Runs one call of the core within the caller's deadline: a call that arrives already past it is refused,
+ * and one that outlives it answers DEADLINE_EXCEEDED at once (the caller releases by compensation; what
+ * the late work reserved expires). Every failure leaves through the one error mapping.
+ */
+async function withinDeadline<T>(context: HandlerContext, work: () => Promise<T>): Promise<T> {
+  const deadline = () => new ConnectError('the deadline passed before the call finished', Code.DeadlineExceeded);
+  if (context.signal.aborted) throw deadline();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(deadline());
+    context.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work(), aborted]);
+  } catch (error) {
+    throw toConnectError(error);
+  } finally {
+    if (onAbort) context.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Registers `inventory.v1.Inventory` over the core's inventory rules. */
+export function inventoryRoutes(inventory: InventoryService) {
+  return (router: ConnectRouter) =>
+    router.service(Inventory, {
+      reserve: (request, context) =>
+        withinDeadline(context, async () => {
+          const { reservation, stock, replayed } = await inventory.reserve(
+            request.orderId,
+            request.sku,
+            request.quantity,
+          );
+          return { reservation: reservationMessage(reservation), stock: stockMessage(stock), replayed };
+        }),
+      release: (request, context) =>
+        withinDeadline(context, async () => ({
+          reservations: (await inventory.release(request.orderId, request.sku)).map(reservationMessage),
+        })),
+      getStock: (request, context) =>
+        withinDeadline(context, async () => ({ stock: stockMessage(await inventory.stock(request.sku)) })),
+      adjustStock: (request, context) =>
+        withinDeadline(context, async () => ({
+          stock: stockMessage(await inventory.adjust(request.sku, request.delta)),
+        })),
+    });
+}

@@ -1,0 +1,256 @@
+import path from 'node:path';
+import { createClient, createRouterTransport, type HandlerContext } from '@connectrpc/connect';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
+import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { createGrpcServer } from '../../src/grpc/create-grpc-server.js';
+import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
+import type { RunningServer } from '../../src/main.js';
+import { contractClient, type ProblemBody } from '../support/client.js';
+import { startTestServer } from '../support/server.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const ADMIN_KEY = 'grpc-test-admin-key-0123456789';
+const TOKEN = 'internal-token-0123456789abcdef';
+
+type Callback<T> = (error: grpc.ServiceError | null, reply: T) => void;
+type Unary = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: Callback<never>) => void;
+
+/** An independent client: @grpc/grpc-js loading a .proto file, as another team's service would. */
+function inventoryClient(address: string, protoRoot = path.join(root, 'contracts')) {
+  const definition = protoLoader.loadSync('inventory/v1/inventory.proto', {
+    includeDirs: [protoRoot],
+    enums: String,
+    longs: Number,
+    defaults: true,
+  });
+  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+    inventory: { v1: { Inventory: grpc.ServiceClientConstructor } };
+  };
+  const client = new loaded.inventory.v1.Inventory(
+    address,
+    grpc.credentials.createInsecure(),
+  ) as unknown as grpc.Client & Record<string, Unary>;
+  const call = <T>(method: string, request: object, token?: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const metadata = new grpc.Metadata();
+      if (token) metadata.set('authorization', `Bearer ${token}`);
+      (client[method] as Unary).call(client, request, metadata, { deadline: Date.now() + 5_000 }, (error, reply) =>
+        error ? reject(error) : resolve(reply as T),
+      );
+    });
+  return { client, call };
+}
+
+/** Sends raw bytes as a ReserveRequest, to prove what the server does with fields it does not know. */
+function rawReserve(address: string, bytes: Buffer, token?: string): Promise<unknown> {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(
+      '/inventory.v1.Inventory/Reserve',
+      (value: Buffer) => value,
+      (value: Buffer) => value,
+      bytes,
+      metadata,
+      { deadline: Date.now() + 5_000 },
+      (error, reply) => {
+        client.close();
+        if (error) reject(error);
+        else resolve(reply);
+      },
+    );
+  });
+}
+
+let server: RunningServer;
+let address: string;
+let client: ReturnType<typeof inventoryClient>;
+let sku: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false', INTERNAL_TOKEN: TOKEN });
+  address = new URL(server.grpcUrl).host;
+  client = inventoryClient(address);
+  const admin = contractClient(server.httpUrl, ADMIN_KEY);
+  sku = `GRPC-${Date.now()}`;
+  await admin.POST('/v1/products', { body: { name: 'Grinder', sku, price: 89, stock: 10 } });
+});
+afterAll(async () => {
+  client?.client.close();
+  await server?.close();
+});
+
+describe('inventory.v1.Inventory over gRPC', () => {
+  it('reserves idempotently per (order, sku) and reports stock', async () => {
+    const first = await client.call<{ replayed: boolean; stock: { available: number } }>(
+      'Reserve',
+      { orderId: '7001', sku, quantity: 2 },
+      TOKEN,
+    );
+    expect(first).toMatchObject({ replayed: false, stock: { onHand: 10, reserved: 2, available: 8 } });
+    expect(first).toMatchObject({
+      reservation: { orderId: '7001', sku, quantity: 2, state: 'RESERVATION_STATE_HELD' },
+    });
+    const retry = await client.call('Reserve', { orderId: '7001', sku, quantity: 2 }, TOKEN);
+    expect(retry).toMatchObject({ replayed: true });
+    expect(await client.call('GetStock', { sku }, TOKEN)).toMatchObject({ stock: { reserved: 2 } });
+  });
+
+  it('answers the documented status codes', async () => {
+    const status = (method: string, request: object) =>
+      client.call(method, request, TOKEN).then(
+        () => 'OK',
+        (error: grpc.ServiceError) => grpc.status[error.code],
+      );
+    expect(await status('Reserve', { orderId: '7001', sku, quantity: 3 })).toBe('FAILED_PRECONDITION');
+    expect(await status('Reserve', { orderId: '7002', sku, quantity: 100 })).toBe('FAILED_PRECONDITION');
+    expect(await status('Reserve', { orderId: '', sku, quantity: 1 })).toBe('INVALID_ARGUMENT');
+    expect(await status('Reserve', { orderId: '7003', sku, quantity: 0 })).toBe('INVALID_ARGUMENT');
+    expect(await status('Reserve', { orderId: '7003', sku: 'NO-SUCH', quantity: 1 })).toBe('NOT_FOUND');
+    expect(await status('GetStock', { sku: 'NO-SUCH' })).toBe('NOT_FOUND');
+    expect(await status('Release', { orderId: '7999', sku })).toBe('NOT_FOUND');
+    expect(await status('AdjustStock', { sku, delta: -9 })).toBe('FAILED_PRECONDITION');
+    const noToken = await client.call('GetStock', { sku }).catch((error: grpc.ServiceError) => error.code);
+    expect(noToken).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it('releases idempotently and adjusts on-hand stock', async () => {
+    await client.call('Reserve', { orderId: '7010', sku, quantity: 1 }, TOKEN);
+    const released = await client.call<{ reservations: Array<{ state: string }> }>(
+      'Release',
+      { orderId: '7010', sku },
+      TOKEN,
+    );
+    expect(released.reservations).toEqual([expect.objectContaining({ state: 'RESERVATION_STATE_RELEASED' })]);
+    await expect(client.call('Release', { orderId: '7010', sku }, TOKEN)).resolves.toBeDefined();
+    const adjusted = await client.call<{ stock: { onHand: number } }>(
+      'AdjustStock',
+      { sku, delta: 5, reason: 'restock' },
+      TOKEN,
+    );
+    expect(adjusted.stock.onHand).toBe(15);
+  });
+
+  it('ignores retired field 2 and unknown fields; an old client without sku gets INVALID_ARGUMENT', async () => {
+    const writer = protobuf.Writer.create();
+    writer.uint32((1 << 3) | 2).string('7020'); // order_id
+    writer.uint32((2 << 3) | 2).string('legacy-item-9'); // retired item_id
+    writer.uint32((3 << 3) | 0).int32(1); // quantity
+    writer.uint32((4 << 3) | 2).string(sku); // sku
+    writer.uint32((99 << 3) | 0).int32(42); // a field number this revision does not know
+    await expect(rawReserve(address, Buffer.from(writer.finish()), TOKEN)).resolves.toBeInstanceOf(Buffer);
+
+    const old = inventoryClient(address, path.join(root, 'test/fixtures/proto/revision-1'));
+    try {
+      const error = await old
+        .call('Reserve', { orderId: '7021', itemId: 'legacy-item-9', quantity: 1 }, TOKEN)
+        .catch((e) => e);
+      expect(error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'sku is required.' });
+    } finally {
+      old.client.close();
+    }
+  });
+
+  it('answers garbage bytes with a clean error and keeps serving', async () => {
+    const error = (await rawReserve(address, Buffer.from([0xff, 0xff, 0xff, 0x0f, 0x01]), TOKEN).catch(
+      (e) => e,
+    )) as grpc.ServiceError;
+    // As grpc-go and grpc-java do, an undecodable message is INTERNAL; the message names the cause, no internals.
+    expect(error.code).toBe(grpc.status.INTERNAL);
+    expect(error.details).toMatch(/parse binary/i);
+    expect(error.details).not.toMatch(/\bat \S+:\d+/);
+    await expect(client.call('GetStock', { sku }, TOKEN)).resolves.toBeDefined();
+  });
+
+  it('keeps health open without the token', async () => {
+    const definition = protoLoader.loadSync(path.join(root, 'contracts/grpc/health/v1/health.proto'), {
+      enums: String,
+    });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+      grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+    };
+    const health = new loaded.grpc.health.v1.Health(
+      address,
+      grpc.credentials.createInsecure(),
+    ) as unknown as grpc.Client & {
+      Check(request: object, callback: Callback<{ status: string }>): void;
+    };
+    try {
+      const reply = await new Promise((resolve, reject) =>
+        health.Check({ service: 'inventory.v1.Inventory' }, (error, value) => (error ? reject(error) : resolve(value))),
+      );
+      expect(reply).toEqual({ status: 'SERVING' });
+    } finally {
+      health.close();
+    }
+  });
+});
+
+describe('in-process, through createRouterTransport', () => {
+  it('maps errors with an ErrorInfo carrying the catalog code', async () => {
+    const transport = createRouterTransport(inventoryRoutes(server.core.inventory));
+    const inProcess = createClient(Inventory, transport);
+    const reply = await inProcess.getStock({ sku });
+    expect(reply.stock?.sku).toBe(sku);
+    const error = await inProcess.reserve({ orderId: '7030', sku, quantity: 10_000 }).catch((e) => e);
+    expect(error.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: 'INSUFFICIENT_STOCK' });
+  });
+});
+
+describe('deadlines from the REST edge', () => {
+  it('passes the remaining budget to a remote Inventory and answers 504 with nothing left behind', async () => {
+    const seen: { timeoutMs?: number; released: string[] } = { released: [] };
+    const slow = createGrpcServer({
+      routes: (router) =>
+        router.service(Inventory, {
+          async reserve(_request, context: HandlerContext) {
+            seen.timeoutMs = context.timeoutMs();
+            await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+            throw context.signal.reason;
+          },
+          async release(request) {
+            seen.released.push(request.orderId);
+            return { reservations: [] };
+          },
+          getStock: async () => ({}),
+          adjustStock: async () => ({}),
+        }),
+    });
+    const slowAddress = await slow.listen(0, '127.0.0.1');
+    const edge = await startTestServer({
+      ADMIN_API_KEY: ADMIN_KEY,
+      SEED_DEMO: 'false',
+      REQUEST_TIMEOUT_MS: '400',
+      INVENTORY_URL: `http://127.0.0.1:${slowAddress.port}`,
+    });
+    try {
+      const admin = contractClient(edge.httpUrl, ADMIN_KEY);
+      const product = await admin.POST('/v1/products', { body: { name: 'Slow', sku: 'SLOW-1', price: 1, stock: 5 } });
+      const me = await admin.GET('/v1/users/me');
+      const started = Date.now();
+      const { response, error } = await admin.POST('/v1/orders', {
+        body: {
+          userId: me.data?.id as number,
+          items: [{ productId: product.data?.id as number, quantity: 1 }],
+          shippingAddress: { zipCode: '1', line1: 'x' },
+        },
+      });
+      expect(response.status).toBe(504);
+      expect((error as ProblemBody).code).toBe('UPSTREAM_TIMEOUT');
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(seen.timeoutMs).toBeGreaterThan(0);
+      expect(seen.timeoutMs).toBeLessThanOrEqual(400);
+      expect(seen.released).toHaveLength(1);
+      const orders = await admin.GET('/v1/orders', { params: { query: { withTotal: true } } });
+      expect(orders.data?.totalCount).toBe(0);
+    } finally {
+      await edge.close();
+      await slow.close();
+    }
+  });
+});

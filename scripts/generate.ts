@@ -85,7 +85,33 @@ async function graphqlOutputs(out: Outputs): Promise<void> {
       generates: {
         'graphql/resolvers.ts': {
           plugins: ['typescript', 'typescript-resolvers'],
-          config: { ...shared, useIndexSignature: true },
+          config: {
+            ...shared,
+            useIndexSignature: true,
+            // Resolvers receive the core's values (src/graphql/parents.ts), not the wire shapes.
+            contextType: '../../src/graphql/context.js#GraphQLContext',
+            mappers: Object.fromEntries(
+              [
+                'Order',
+                'OrderItem',
+                'Shipment',
+                'Cancellation',
+                'Address',
+                'User',
+                'Product',
+                'MyRating',
+                'OrderDraft',
+                'OrderDraftItem',
+                'AmountDetail',
+              ]
+                .map((type) => [type, `../../src/graphql/parents.js#${type}Parent`])
+                .concat([
+                  ['OrderConnection', '../../src/graphql/parents.js#ConnectionParent<OrderParent>'],
+                  ['UserConnection', '../../src/graphql/parents.js#ConnectionParent<UserParent>'],
+                  ['ProductConnection', '../../src/graphql/parents.js#ConnectionParent<ProductParent>'],
+                ]),
+            ),
+          },
         },
         'graphql/operations.ts': {
           documents,

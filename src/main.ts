@@ -74,6 +74,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     projectRoot,
     logger,
     core,
+    graphql: {
+      maxDepth: config.GRAPHQL_MAX_DEPTH,
+      maxCost: config.GRAPHQL_MAX_COST,
+      maxAliases: config.GRAPHQL_MAX_ALIASES,
+      maxTokens: config.GRAPHQL_MAX_TOKENS,
+      timeoutMs: config.GRAPHQL_TIMEOUT_MS,
+      persistedOnly: config.GRAPHQL_PERSISTED_ONLY,
+      introspection: config.GRAPHQL_INTROSPECTION,
+    },
     healthChecks: {
       database: async () => {
         await db.query('SELECT 1');

@@ -156,6 +156,18 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
     /** One order of the caller (any order for an admin). */
     get: visibleOrder,
 
+    /** Several orders by id, for batched reads; invisible ones are left out. */
+    async getMany(caller: Caller, ids: readonly number[]): Promise<Order[]> {
+      return (await store.orders.getMany(ids)).filter((order) => canSee(caller, order.userId));
+    },
+
+    /** The shipments of orders the caller already holds (batched reads). */
+    shipmentsOf: (orders: readonly Order[]): Promise<Shipment[]> => store.orders.shipments(orders.map((o) => o.id)),
+
+    /** The cancellation records of orders the caller already holds (batched reads). */
+    cancellationsOf: (orders: readonly Order[]): Promise<Cancellation[]> =>
+      store.orders.cancellations(orders.map((o) => o.id)),
+
     /** A page of orders, keyset-paged over a whitelisted sort. */
     async list(caller: Caller, input: OrderListInput = {}): Promise<Page<Order>> {
       const sort = parseSort(input.sort, ORDER_SORT_FIELDS, '-createdAt');

@@ -152,6 +152,7 @@ export interface Store {
       fields: { carrier: string | null; trackingNumber: string | null },
     ): Promise<Shipment | undefined>;
     cancellation(orderId: number): Promise<Cancellation | undefined>;
+    cancellations(orderIds: readonly number[]): Promise<Cancellation[]>;
   };
   drafts: {
     get(id: number): Promise<OrderDraft | undefined>;

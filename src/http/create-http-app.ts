@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { Core } from '../core/index.js';
+import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import { createRestApp } from '../rest/create-rest-app.js';
 import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
@@ -13,6 +14,7 @@ import { requestLogger } from './request-logger.js';
 export interface HttpAppDeps {
   projectRoot: string;
   core: Core;
+  graphql: GraphQLSettings;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
 }
@@ -29,6 +31,13 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.route('/health', healthRoutes(deps.healthChecks));
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
   app.route('/docs', await docsRoutes());
+  const yoga = await createGraphQL({
+    projectRoot: deps.projectRoot,
+    core: deps.core,
+    logger: deps.logger,
+    settings: deps.graphql,
+  });
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => yoga.fetch(c.req.raw, {}));
   app.route('/v1', await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger }));
   app.notFound((c) =>
     problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: `No resource at ${c.req.path}.` }),

@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
 import type { Caller } from '../core/caller.js';
-import { DomainError, type Violation } from '../core/errors.js';
-import { toMinor } from '../core/money.js';
-import { type OrderStatus, orderStatuses } from '../core/order-state.js';
+import { DomainError } from '../core/errors.js';
 import type { ListInput } from '../core/paging.js';
-import type { OrderFilters } from '../core/ports.js';
+
+export { type OrderConditions, orderFilters } from '../core/order-filters.js';
 
 /** One validated REST request as a handler sees it. */
 export interface RestRequest {
@@ -34,56 +33,6 @@ export function listInput(query: Record<string, string>): ListInput {
     ...(query.size ? { size: Number(query.size) } : {}),
     ...(query.withTotal ? { withTotal: query.withTotal === 'true' } : {}),
   };
-}
-
-/** The order filters of the query string or the search body, normalized so both give one cursor digest. */
-export interface OrderConditions {
-  status?: string[] | string;
-  userId?: number | string;
-  from?: string;
-  to?: string;
-  minAmount?: number | string;
-  hasCoupon?: boolean | string;
-  q?: string;
-  ids?: number[];
-}
-
-/** Normalizes list conditions into the core's filters; `in` says where a bad value was found. */
-export function orderFilters(conditions: OrderConditions, where: Violation['in']): OrderFilters {
-  const filters: OrderFilters = {};
-  if (conditions.status !== undefined) {
-    const values = Array.isArray(conditions.status) ? conditions.status : conditions.status.split(',');
-    const upper = [...new Set(values.map((value) => value.trim().toUpperCase()))].sort();
-    for (const value of upper) {
-      if (!orderStatuses.includes(value as OrderStatus)) {
-        throw new DomainError('VALIDATION_FAILED', `status "${value}" is not one of ${orderStatuses.join(', ')}.`, [
-          {
-            in: where,
-            name: where === 'body' ? '/status' : 'status',
-            message: `must be one of ${orderStatuses.join(', ')}`,
-          },
-        ]);
-      }
-    }
-    filters.status = upper as OrderStatus[];
-  }
-  if (conditions.userId !== undefined) filters.userId = Number(conditions.userId);
-  if (conditions.from !== undefined) filters.from = instant(conditions.from, 'start');
-  if (conditions.to !== undefined) filters.to = instant(conditions.to, 'end');
-  if (conditions.minAmount !== undefined) filters.minAmount = toMinor(Number(conditions.minAmount), 'minAmount');
-  if (conditions.hasCoupon !== undefined) filters.hasCoupon = String(conditions.hasCoupon) === 'true';
-  if (conditions.q !== undefined) filters.q = conditions.q;
-  if (conditions.ids !== undefined) filters.ids = [...conditions.ids].sort((a, b) => a - b);
-  return filters;
-}
-
-/** A date means midnight UTC (`start`) or the last millisecond of that day (`end`); a date-time is itself. */
-function instant(value: string, edge: 'start' | 'end'): Date {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const midnight = new Date(`${value}T00:00:00.000Z`);
-    return edge === 'start' ? midnight : new Date(midnight.getTime() + 86_400_000 - 1);
-  }
-  return new Date(value);
 }
 
 /** `include` as a set of parts (already validated against the contract's enum). */

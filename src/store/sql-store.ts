@@ -431,6 +431,11 @@ export function createSqlStore(db: Database): Store {
         );
         return rows[0] && toShipment(rows[0]);
       },
+      async cancellations(orderIds) {
+        if (orderIds.length === 0) return [];
+        const rows = await db.query('SELECT * FROM cancellations WHERE order_id = ANY($1::bigint[])', [orderIds]);
+        return rows.map(toCancellation);
+      },
       async cancellation(orderId) {
         const rows = await db.query('SELECT * FROM cancellations WHERE order_id = $1', [orderId]);
         return rows[0] && toCancellation(rows[0]);

@@ -1,0 +1,65 @@
+import DataLoader from 'dataloader';
+import { GraphQLError } from 'graphql';
+import type { Caller, Core } from '../core/index.js';
+import type { Cancellation, Order, Product, Shipment, User } from '../core/model.js';
+
+/** Per-request state of a GraphQL operation: the caller, the batch loaders and the time-out signal. */
+export interface GraphQLContext {
+  core: Core;
+  /** The authenticated caller, or null for an anonymous request (product fields only). */
+  caller: Caller | null;
+  loaders: Loaders;
+  /** Aborted when the operation's time budget runs out. */
+  signal: AbortSignal;
+}
+
+/** Batch loaders: every nested fetch of one request becomes one statement per kind. */
+export interface Loaders {
+  user: DataLoader<number, User | null>;
+  product: DataLoader<number, Product | null>;
+  shipment: DataLoader<Order, Shipment | null, number>;
+  cancellation: DataLoader<Order, Cancellation | null, number>;
+  order: DataLoader<number, Order | null>;
+}
+
+const byKey = <K, V>(keys: readonly K[], values: V[], keyOf: (value: V) => K): Array<V | null> => {
+  const found = new Map(values.map((value) => [keyOf(value), value]));
+  return keys.map((key) => found.get(key) ?? null);
+};
+
+/** Creates one request's loaders; they apply the same visibility rules as single reads. */
+export function createLoaders(core: Core, caller: Caller | null): Loaders {
+  const anonymous = () => {
+    throw new GraphQLError('This field needs an API key.', { extensions: { code: 'UNAUTHENTICATED' } });
+  };
+  return {
+    user: new DataLoader(async (ids) => {
+      if (!caller) return anonymous();
+      return byKey(ids, await core.users.getMany(caller, ids), (user) => user.id);
+    }),
+    product: new DataLoader(async (ids) => byKey(ids, await core.products.getMany(ids), (product) => product.id)),
+    // Keyed by orders the caller already holds, so these loaders cannot reveal anyone else's.
+    shipment: new DataLoader(
+      async (orders) =>
+        byKey(
+          orders.map((order) => order.id),
+          await core.orders.shipmentsOf(orders),
+          (shipment) => shipment.orderId,
+        ),
+      { cacheKeyFn: (order) => order.id },
+    ),
+    cancellation: new DataLoader(
+      async (orders) =>
+        byKey(
+          orders.map((order) => order.id),
+          await core.orders.cancellationsOf(orders),
+          (record) => record.orderId,
+        ),
+      { cacheKeyFn: (order) => order.id },
+    ),
+    order: new DataLoader(async (ids) => {
+      if (!caller) return anonymous();
+      return byKey(ids, await core.orders.getMany(caller, ids), (order) => order.id);
+    }),
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * GraphQL at `/graphql` with graphql-yoga: the schema of contracts/schema.graphql with the typed
+ * resolvers, per-request loaders, limits checked before execution, an execution time-out that answers
+ * with partial data, persisted operations from the generated manifest, and GraphiQL without a CDN.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import {
+  GraphQLError,
+  type GraphQLFieldResolver,
+  NoSchemaIntrospectionCustomRule,
+  type ValidationContext,
+} from 'graphql';
+import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { DomainError } from '../core/errors.js';
+import type { Caller, Core } from '../core/index.js';
+import { createLoaders, type GraphQLContext } from './context.js';
+import { resolvers } from './resolvers.js';
+
+/** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
+export interface GraphQLSettings {
+  maxDepth: number;
+  maxCost: number;
+  maxAliases: number;
+  maxTokens: number;
+  timeoutMs: number;
+  persistedOnly: boolean;
+  introspection: boolean;
+}
+
+/** What the GraphQL endpoint is built from. */
+export interface GraphQLDeps {
+  projectRoot: string;
+  core: Core;
+  logger: Logger;
+  settings: GraphQLSettings;
+}
+
+interface ServerContext {
+  signal?: AbortSignal;
+}
+
+type Context = GraphQLContext & { timer?: NodeJS.Timeout };
+
+/** Builds the Yoga instance; mount it with `app.on(['GET','POST','OPTIONS'], '/graphql', …)`. */
+export async function createGraphQL({ projectRoot, core, logger, settings }: GraphQLDeps) {
+  const [typeDefs, manifestText] = await Promise.all([
+    readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
+    readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
+  ]);
+  const manifest = JSON.parse(manifestText) as Record<string, string>;
+  const schema = createSchema<Context>({ typeDefs, resolvers: withTimeout(resolvers) as never });
+
+  const reject = (code: string) => [
+    (context: ValidationContext | null, error: GraphQLError) => {
+      const refusal = new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } });
+      // The token limit is checked while parsing, before a validation context exists: refuse by throwing.
+      if (!context) throw refusal;
+      context.reportError(refusal);
+    },
+  ];
+
+  const plugins: Array<Plugin<Context>> = [
+    EnvelopArmorPlugin({
+      maxDepth: { n: settings.maxDepth, propagateOnRejection: false, onReject: reject('DEPTH_LIMIT') },
+      costLimit: { maxCost: settings.maxCost, propagateOnRejection: false, onReject: reject('COST_LIMIT') },
+      maxAliases: { n: settings.maxAliases, propagateOnRejection: false, onReject: reject('ALIAS_LIMIT') },
+      maxTokens: { n: settings.maxTokens, propagateOnRejection: false, onReject: reject('TOKEN_LIMIT') },
+      maxDirectives: { n: 50, propagateOnRejection: false, onReject: reject('DIRECTIVE_LIMIT') },
+      // Field suggestions stay on: the schema is public.
+      blockFieldSuggestion: { enabled: false },
+    }) as Plugin<Context>,
+    usePersistedOperations<Context>({
+      getPersistedOperation: (key) => manifest[key] ?? null,
+      allowArbitraryOperations: !settings.persistedOnly,
+      extractPersistedOperationId: (params, request) => {
+        const documentId =
+          (params as { documentId?: unknown }).documentId ?? new URL(request.url).searchParams.get('documentId');
+        if (typeof documentId === 'string') return documentId;
+        const hash = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery
+          ?.sha256Hash;
+        return typeof hash === 'string' ? hash : null;
+      },
+      customErrors: {
+        notFound: {
+          message: 'Unknown persisted operation.',
+          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } },
+        },
+        persistedQueryOnly: {
+          message: 'Only persisted operations are accepted here.',
+          extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 403 } },
+        },
+        keyNotFound: {
+          message: 'Send documentId or a persisted query hash.',
+          extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 400 } },
+        },
+      },
+    }),
+    {
+      // Ends the time budget when execution finishes, and logs failures counted from the body's errors.
+      onExecute({ args }) {
+        const context = args.contextValue as Context;
+        return {
+          onExecuteDone({ result }) {
+            clearTimeout(context.timer);
+            const errors = 'errors' in result ? (result.errors ?? []) : [];
+            if (errors.length > 0) {
+              logger.info({ codes: errors.map((error) => error.extensions?.code) }, 'graphql errors');
+            }
+          },
+        };
+      },
+      onValidate({ addValidationRule }) {
+        if (!settings.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
+      },
+    },
+  ];
+
+  const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    // One CORS policy for the whole server (STACK.md): Yoga's own would echo any origin.
+    cors: false,
+    landingPage: false,
+    graphiql: {
+      title: 'Order API · GraphiQL',
+      defaultQuery: '{ products(first: 5) { nodes { id name price rating } } }',
+    },
+    renderGraphiQL,
+    extraParamNames: ['documentId'],
+    // Yoga reports every field error at error level; expected ones are the client's, and unexpected ones
+    // are logged once by maskError with the request's context.
+    logging: {
+      debug: (...args: unknown[]) => logger.debug({ yoga: args }, 'yoga'),
+      info: (...args: unknown[]) => logger.debug({ yoga: args }, 'yoga'),
+      warn: (...args: unknown[]) => logger.warn({ yoga: args }, 'yoga'),
+      error: (...args: unknown[]) => logger.debug({ yoga: args }, 'yoga'),
+    },
+    plugins,
+    maskedErrors: { maskError: (error) => maskError(error, logger) },
+    async context({ request }) {
+      const caller = await authenticate(core, request.headers.get('authorization'));
+      const controller = new AbortController();
+      const timer = setTimeout(
+        () =>
+          controller.abort(
+            new GraphQLError(`The operation ran longer than ${settings.timeoutMs} ms and was stopped.`, {
+              extensions: { code: 'TIMEOUT' },
+            }),
+          ),
+        settings.timeoutMs,
+      );
+      timer.unref();
+      return { core, caller, loaders: createLoaders(core, caller), signal: controller.signal, timer };
+    },
+  });
+  return yoga;
+}
+
+async function authenticate(core: Core, header: string | null): Promise<Caller | null> {
+  if (!header) return null;
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  try {
+    if (key) return await core.apiKeys.authenticate(key);
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'UNAUTHENTICATED')) throw error;
+  }
+  // A wrong key is an HTTP 401, not an anonymous request (DESIGN.md §9).
+  throw new GraphQLError('The API key is wrong or was revoked.', {
+    extensions: {
+      code: 'UNAUTHENTICATED',
+      http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="order-api", error="invalid_token"' } },
+    },
+  });
+}
+
+/** One mapping from failures to GraphQL errors: catalog codes kept, anything unexpected masked. */
+function maskError(error: unknown, logger: Logger): Error {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const located = error instanceof GraphQLError ? error : undefined;
+  if (original instanceof DomainError) {
+    return new GraphQLError(original.detail, {
+      ...(located?.nodes ? { nodes: located.nodes } : {}),
+      ...(located?.path ? { path: located.path } : {}),
+      extensions: { code: original.code, ...(original.violations ? { violations: original.violations } : {}) },
+    });
+  }
+  if (original instanceof GraphQLError && original.extensions?.code) {
+    if (original === located) return located;
+    return new GraphQLError(original.message, {
+      ...(located?.nodes ? { nodes: located.nodes } : {}),
+      ...(located?.path ? { path: located.path } : {}),
+      extensions: original.extensions,
+    });
+  }
+  if (located && !located.originalError) return located;
+  logger.error({ err: original }, 'graphql resolver failed');
+  return new GraphQLError('Unexpected error.', {
+    ...(located?.nodes ? { nodes: located.nodes } : {}),
+    ...(located?.path ? { path: located.path } : {}),
+    extensions: { code: 'INTERNAL' },
+  });
+}
+
+/**
+ * Makes every resolver give up when the operation's budget runs out: the field becomes `null` with the
+ * TIMEOUT error, fields already resolved stay, and the response is 200 with partial data (spec §7.2).
+ */
+function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T): T {
+  const wrapped: Record<string, Record<string, unknown>> = {};
+  for (const [type, fields] of Object.entries(map)) {
+    wrapped[type] = {};
+    for (const [field, resolver] of Object.entries(fields)) {
+      (wrapped[type] as Record<string, unknown>)[field] =
+        typeof resolver === 'function'
+          ? (parent: unknown, args: unknown, context: Context, info: unknown) => {
+              if (context.signal.aborted) throw context.signal.reason;
+              const value = (resolver as GraphQLFieldResolver<unknown, Context>)(parent, args, context, info as never);
+              if (!(value instanceof Promise)) return value;
+              return new Promise((resolve, reject) => {
+                const onAbort = () => reject(context.signal.reason);
+                context.signal.addEventListener('abort', onAbort, { once: true });
+                value.then(resolve, reject).finally(() => context.signal.removeEventListener('abort', onAbort));
+              });
+            }
+          : resolver;
+    }
+  }
+  return wrapped as T;
+}

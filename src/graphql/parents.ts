@@ -1,0 +1,25 @@
+/**
+ * What each GraphQL object type resolves from: the core's values, so that resolvers map and never
+ * re-implement a rule. Wired into the generated resolver types through codegen's `mappers`.
+ */
+import type { Page } from '../core/paging.js';
+
+export type {
+  Address as AddressParent,
+  Cancellation as CancellationParent,
+  DraftItem as OrderDraftItemParent,
+  Order as OrderParent,
+  OrderDraft as OrderDraftParent,
+  OrderItem as OrderItemParent,
+  Product as ProductParent,
+  Rating as MyRatingParent,
+  Shipment as ShipmentParent,
+  User as UserParent,
+} from '../core/model.js';
+export type { VatSplit as AmountDetailParent } from '../core/money.js';
+
+/** A page of a connection, with its total counted only if the field is selected. */
+export interface ConnectionParent<T> {
+  page: Page<T>;
+  totalCount(): Promise<number>;
+}

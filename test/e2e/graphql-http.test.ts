@@ -1,0 +1,246 @@
+import { serverAudits } from 'graphql-http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { persistedOperationIds } from '../../generated/graphql/persisted-operation-ids.js';
+import type { RunningServer } from '../../src/main.js';
+import { contractClient, type ProblemBody } from '../support/client.js';
+import { checkedFetch } from '../support/contract.js';
+import { startTestServer } from '../support/server.js';
+
+const ADMIN_KEY = 'graphql-test-admin-key-0123456789';
+let server: RunningServer;
+let customerKey: string;
+let customerId: number;
+let productId: number;
+let scarceId: number;
+
+type GraphQLBody = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+};
+
+async function graphql(query: string, variables: Record<string, unknown> = {}, key: string | null = ADMIN_KEY) {
+  const response = await fetch(`${server.httpUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: (await response.json()) as GraphQLBody };
+}
+
+const rest = (path: string, init: RequestInit & { key?: string } = {}) => {
+  const { key = ADMIN_KEY, ...rest } = init;
+  return checkedFetch(server.httpUrl, path, {
+    ...rest,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(rest.body ? { 'content-type': 'application/json' } : {}),
+      ...(rest.headers as object),
+    },
+  });
+};
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false' });
+  const admin = contractClient(server.httpUrl, ADMIN_KEY);
+  const user = await admin.POST('/v1/users', {
+    body: { name: 'Grace', email: 'grace@example.com', address: { zipCode: '1', line1: 'Main St' } },
+  });
+  customerId = user.data?.id as number;
+  customerKey = (await admin.POST('/v1/api-keys', { body: { userId: customerId, role: 'customer' } })).data
+    ?.key as string;
+  productId = (await admin.POST('/v1/products', { body: { name: 'Dripper', sku: 'GQL-1', price: 29, stock: 100 } }))
+    .data?.id as number;
+  scarceId = (await admin.POST('/v1/products', { body: { name: 'Rare', sku: 'GQL-2', price: 9, stock: 1 } })).data
+    ?.id as number;
+  for (let index = 0; index < 4; index++) {
+    await admin.POST('/v1/orders', { body: { userId: customerId, items: [{ productId, quantity: 1 + index }] } });
+  }
+});
+afterAll(() => server?.close());
+
+describe('GraphQL over HTTP', () => {
+  it('passes the graphql-http audit suite', async () => {
+    const failures = [];
+    for (const audit of serverAudits({ url: () => `${server.httpUrl}/graphql` })) {
+      const result = await audit.fn();
+      if (result.status === 'error') failures.push(`${audit.name}: ${result.reason}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers the spec’s queries verbatim, several resources in one round trip', async () => {
+    const list = await graphql('{ orders(first: 2) { id user { name } } }');
+    expect(list.body.data?.orders).toHaveLength(2);
+    expect(list.body.data?.orders[0]).toEqual({ id: expect.any(String), user: { name: 'Grace' } });
+    const id = list.body.data?.orders[0].id;
+    const one = await graphql(
+      `{ order(id: "${id}") { id amount user { name } product { name imageUrl rating } shipment { status } } products(first: 1) { nodes { name } } }`,
+    );
+    expect(one.body.data).toEqual({
+      order: {
+        id,
+        amount: expect.any(Number),
+        user: { name: 'Grace' },
+        product: { name: 'Dripper', imageUrl: null, rating: null },
+        shipment: null,
+      },
+      products: { nodes: [{ name: 'Dripper' }] },
+    });
+  });
+
+  it('answers a wrong key with HTTP 401', async () => {
+    const response = await graphql('{ me { id } }', {}, 'oak_wrong');
+    expect(response.status).toBe(401);
+    expect(response.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('refuses mutations over GET', async () => {
+    const query = encodeURIComponent('mutation { deleteOrder(id: "1") }');
+    const response = await fetch(`${server.httpUrl}/graphql?query=${query}`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(response.status).toBe(405);
+  });
+
+  it('serves GraphiQL to browsers from the package, with no other host', async () => {
+    const response = await fetch(`${server.httpUrl}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('GraphiQL');
+    expect(html).not.toMatch(/<script[^>]+src="https?:/);
+    expect(html).not.toMatch(/<link[^>]+href="https?:/);
+  });
+});
+
+describe('persisted operations', () => {
+  it('runs a manifest operation by documentId over GET and by APQ hash over POST', async () => {
+    const variables = encodeURIComponent(JSON.stringify({ first: 1 }));
+    const get = await fetch(
+      `${server.httpUrl}/graphql?documentId=${persistedOperationIds.OrderList}&variables=${variables}`,
+      {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      },
+    );
+    expect(get.status).toBe(200);
+    expect(((await get.json()) as GraphQLBody).data?.orders).toHaveLength(1);
+    const post = await fetch(`${server.httpUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({
+        variables: { first: 2 },
+        extensions: { persistedQuery: { version: 1, sha256Hash: persistedOperationIds.OrderList } },
+      }),
+    });
+    expect(((await post.json()) as GraphQLBody).data?.orders).toHaveLength(2);
+    const unknown = await fetch(`${server.httpUrl}/graphql?documentId=${'0'.repeat(64)}`);
+    expect(((await unknown.json()) as GraphQLBody).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  it('refuses other documents in allow-list mode', async () => {
+    const locked = await startTestServer({ SEED_DEMO: 'false', GRAPHQL_PERSISTED_ONLY: 'true' });
+    try {
+      const response = await fetch(`${locked.httpUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ products(first: 1) { nodes { id } } }' }),
+      });
+      expect(((await response.json()) as GraphQLBody).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ONLY');
+      const persisted = await fetch(`${locked.httpUrl}/graphql?documentId=${persistedOperationIds.Products}`);
+      expect(((await persisted.json()) as GraphQLBody).errors).toBeUndefined();
+    } finally {
+      await locked.close();
+    }
+  });
+});
+
+describe('one core behind REST and GraphQL', () => {
+  it('gives the same error codes for the same scenarios', async () => {
+    const placed = await rest('/v1/orders', {
+      method: 'POST',
+      key: customerKey,
+      body: JSON.stringify({ items: [{ productId, quantity: 1 }] }),
+    });
+    const orderId = (placed.body as { id: number }).id;
+    const scenarios: Array<{
+      name: string;
+      rest: () => Promise<{ body: unknown }>;
+      graphql: () => Promise<{ body: GraphQLBody }>;
+    }> = [
+      {
+        name: 'not found',
+        rest: () => rest('/v1/orders/999999'),
+        graphql: () => graphql('{ order(id: "999999") { id } }'),
+      },
+      {
+        name: 'forbidden',
+        rest: () => rest(`/v1/orders/${orderId}`, { method: 'PATCH', key: customerKey, body: '{"status":"PAID"}' }),
+        graphql: () =>
+          graphql(`mutation { updateOrder(id: "${orderId}", input: { status: PAID }) { id } }`, {}, customerKey),
+      },
+      {
+        name: 'insufficient stock',
+        rest: () =>
+          rest('/v1/orders', {
+            method: 'POST',
+            key: customerKey,
+            body: JSON.stringify({ items: [{ productId: scarceId, quantity: 5 }] }),
+          }),
+        graphql: () =>
+          graphql(
+            `mutation { createOrder(input: { items: [{ productId: "${scarceId}", quantity: 5 }] }) { id } }`,
+            {},
+            customerKey,
+          ),
+      },
+      {
+        name: 'validation',
+        rest: () => rest('/v1/orders?size=0'),
+        graphql: () => graphql('{ orders(first: 0) { id } }'),
+      },
+    ];
+    for (const scenario of scenarios) {
+      const viaRest = (await scenario.rest()).body as ProblemBody;
+      const viaGraphql = (await scenario.graphql()).body.errors?.[0]?.extensions?.code;
+      expect(viaGraphql, scenario.name).toBe(viaRest.code);
+    }
+    await rest(`/v1/orders/${orderId}`, { method: 'PATCH', body: '{"status":"CANCELED"}' });
+    const restTransition = (await rest(`/v1/orders/${orderId}`, { method: 'PATCH', body: '{"status":"PAID"}' }))
+      .body as ProblemBody;
+    const gqlTransition = await graphql(`mutation { updateOrder(id: "${orderId}", input: { status: PAID }) { id } }`);
+    expect(gqlTransition.body.errors?.[0]?.extensions?.code).toBe(restTransition.code);
+    expect(restTransition.code).toBe('INVALID_TRANSITION');
+  });
+
+  it('shares cursors: a GraphQL endCursor continues a REST list with the same filter and sort', async () => {
+    const page = await graphql(
+      '{ ordersConnection(first: 1, filter: { status: [PENDING] }, sort: "-amount") { pageInfo { endCursor } } }',
+    );
+    const cursor = page.body.data?.ordersConnection.pageInfo.endCursor as string;
+    const continued = await rest(`/v1/orders?status=pending&sort=-amount&size=1&cursor=${cursor}`);
+    expect(continued.status).toBe(200);
+    const restFirst = (await rest('/v1/orders?status=PENDING&sort=-amount&size=1')).body as { nextCursor: string };
+    const fromRest = await graphql(
+      `{ ordersConnection(first: 1, filter: { status: [PENDING] }, sort: "-amount", after: "${restFirst.nextCursor}") { nodes { id } } }`,
+    );
+    expect(fromRest.body.errors).toBeUndefined();
+    expect(fromRest.body.data?.ordersConnection.nodes[0].id).toBe(
+      String((continued.body as { items: Array<{ id: number }> }).items[0]?.id),
+    );
+  });
+
+  it('shares idempotency keys: a GraphQL retry of a REST create replays it', async () => {
+    const key = `shared-${Date.now()}`;
+    const viaRest = await rest('/v1/orders', {
+      method: 'POST',
+      key: customerKey,
+      headers: { 'Idempotency-Key': key },
+      body: JSON.stringify({ items: [{ productId, quantity: 2 }] }),
+    });
+    const viaGraphql = await graphql(
+      `mutation($key: String) { createOrder(input: { items: [{ productId: "${productId}", quantity: 2 }] }, idempotencyKey: $key) { id } }`,
+      { key },
+      customerKey,
+    );
+    expect(viaGraphql.body.data?.createOrder.id).toBe(String((viaRest.body as { id: number }).id));
+  });
+});

@@ -1,0 +1,268 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { type Retirement, runGate } from '../../scripts/breaking/gate.js';
+import { diffProto } from '../../scripts/breaking/proto-diff.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const contracts = path.join(root, 'contracts');
+const scratch = mkdtempSync(path.join(tmpdir(), 'breaking-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+type Json = Record<string, any>;
+interface Edit {
+  openapi?: (document: Json) => void;
+  graphql?: (sdl: string) => string;
+  proto?: (text: string) => string;
+}
+
+let counter = 0;
+/** A copy of the real contracts with one edit applied: the "changed" side of a base/changed pair. */
+function variant(edit: Edit): string {
+  const dir = path.join(scratch, `v${counter++}`);
+  cpSync(path.join(contracts, 'inventory'), path.join(dir, 'inventory'), { recursive: true });
+  const document = parse(readFileSync(path.join(contracts, 'openapi.yaml'), 'utf8'));
+  edit.openapi?.(document);
+  writeFileSync(path.join(dir, 'openapi.yaml'), stringify(document));
+  const sdl = readFileSync(path.join(contracts, 'schema.graphql'), 'utf8');
+  writeFileSync(path.join(dir, 'schema.graphql'), edit.graphql ? edit.graphql(sdl) : sdl);
+  const protoFile = path.join(dir, 'inventory/v1/inventory.proto');
+  if (edit.proto) writeFileSync(protoFile, edit.proto(readFileSync(protoFile, 'utf8')));
+  return dir;
+}
+
+async function verdict(edit: Edit, retirements: Retirement[] = [], baseDir = contracts) {
+  const result = await runGate({ root, baseDir, headDir: variant(edit), retirements, today: '2026-11-23' });
+  return { ...result, breaking: result.blocking.length > 0, messages: result.blocking.map((f) => f.message) };
+}
+
+const listOrders = (document: Json) => document.paths['/v1/orders'].get;
+const order = (document: Json) => document.components.schemas.Order;
+
+describe('the OpenAPI rules of spec §9.1', () => {
+  it.each<[string, (document: Json) => void]>([
+    ['remove a response field', (d) => delete order(d).properties.note],
+    [
+      'rename a response field',
+      (d) => {
+        order(d).properties.coupon = order(d).properties.couponCode;
+        delete order(d).properties.couponCode;
+      },
+    ],
+    ['change a field’s type', (d) => (order(d).properties.amount = { type: 'string' })],
+    [
+      'add a required request parameter',
+      (d) => listOrders(d).parameters.push({ name: 'region', in: 'query', required: true, schema: { type: 'string' } }),
+    ],
+    [
+      'change a URL',
+      (d) => {
+        d.paths['/v1/items/{orderItemId}'] = d.paths['/v1/order-items/{orderItemId}'];
+        delete d.paths['/v1/order-items/{orderItemId}'];
+      },
+    ],
+    [
+      'change a method',
+      (d) => {
+        d.paths['/v1/orders/search'].put = d.paths['/v1/orders/search'].post;
+        delete d.paths['/v1/orders/search'].post;
+      },
+    ],
+    [
+      'rename a query parameter',
+      (d) => {
+        listOrders(d).parameters = listOrders(d).parameters.filter((p: Json) => p.$ref !== '#/components/parameters/Q');
+        listOrders(d).parameters.push({ name: 'text', in: 'query', schema: { type: 'string' } });
+      },
+    ],
+    [
+      'remove a query parameter',
+      (d) =>
+        (listOrders(d).parameters = listOrders(d).parameters.filter(
+          (p: Json) => p.$ref !== '#/components/parameters/HasCoupon',
+        )),
+    ],
+    [
+      'change a list from array to object',
+      (d) => (d.components.schemas.OrderList.properties.items = { type: 'object' }),
+    ],
+    ['remove an endpoint', (d) => delete d.paths['/v1/order-drafts/{draftId}']],
+    ['require a new request body member', (d) => d.components.schemas.UserCreate.required.push('phone')],
+    [
+      'narrow an accepted enum',
+      (d) => (d.components.schemas.OrderStatus.enum = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED']),
+    ],
+  ])('fails on: %s', async (_, edit) => {
+    const { breaking, messages } = await verdict({ openapi: edit });
+    expect(breaking, messages.join('\n')).toBe(true);
+  });
+
+  it.each<[string, (document: Json) => void]>([
+    ['add a response field', (d) => (order(d).properties.giftWrap = { type: 'boolean' })],
+    [
+      'add an optional request parameter',
+      (d) => listOrders(d).parameters.push({ name: 'currency', in: 'query', schema: { type: 'string' } }),
+    ],
+    [
+      'add an endpoint',
+      (d) =>
+        (d.paths['/v1/stores'] = {
+          get: { operationId: 'listStores', responses: { '200': { description: 'Stores.' } } },
+        }),
+    ],
+    [
+      'add an error code value (code is a string)',
+      (d) => (d.components.schemas.Problem.properties.code.examples = ['ORDER_NOT_FOUND', 'GIFT_CARD_EXPIRED']),
+    ],
+    ['make a required request member optional', (d) => (d.components.schemas.UserCreate.required = ['name'])],
+  ])('passes: %s', async (_, edit) => {
+    const { breaking, messages } = await verdict({ openapi: edit });
+    expect(breaking, messages.join('\n')).toBe(false);
+  });
+});
+
+describe('the GraphQL rules (graphql-inspector)', () => {
+  it.each<[string, (sdl: string) => string]>([
+    ['remove a field', (s) => s.replace(/\n\s*"Whether a coupon is applied."\n\s*hasCoupon: Boolean!/, '')],
+    ['change a field’s type', (s) => s.replace('amount: Float!', 'amount: String!')],
+    [
+      'add a required argument',
+      (s) =>
+        s.replace(
+          'order("The order\'s id." id: ID!): Order',
+          'order("The order\'s id." id: ID!, region: String!): Order',
+        ),
+    ],
+  ])('fails on: %s', async (_, edit) => {
+    const { breaking } = await verdict({ graphql: edit });
+    expect(breaking).toBe(true);
+  });
+
+  it.each<[string, (sdl: string) => string]>([
+    [
+      'add a field',
+      (s) => s.replace('  hasCoupon: Boolean!', '  hasCoupon: Boolean!\n  "Gift wrapping."\n  giftWrap: Boolean'),
+    ],
+    [
+      'add an optional argument',
+      (s) =>
+        s.replace(
+          'order("The order\'s id." id: ID!): Order',
+          'order("The order\'s id." id: ID!, region: String): Order',
+        ),
+    ],
+  ])('passes: %s', async (_, edit) => {
+    const { breaking, messages } = await verdict({ graphql: edit });
+    expect(breaking, messages.join('\n')).toBe(false);
+  });
+});
+
+describe('the proto rules (buf breaking with the project’s rule set)', () => {
+  it('passes the spec’s own retirement of field 2 (revision 1 → current)', () => {
+    const findings = diffProto(root, path.join(root, 'test/fixtures/proto/revision-1'), contracts);
+    expect(findings.map((f) => f.message)).toEqual([]);
+  });
+
+  it.each<[string, (text: string) => string]>([
+    ['delete a field without reserving it', (t) => t.replace(/\n\s*\/\/[^\n]*\n\s*string sku = 4;/, '\n')],
+    [
+      'reuse the retired number 2',
+      (t) => t.replace('reserved 2;', '').replace('reserved "item_id";', 'string item_id = 2;'),
+    ],
+    ['change a field’s type', (t) => t.replace('int32 quantity = 3;', 'string quantity = 3;')],
+  ])('fails on: %s', async (_, edit) => {
+    const { breaking, messages } = await verdict({ proto: edit });
+    expect(breaking, messages.join('\n')).toBe(true);
+  });
+
+  it('passes an added field', async () => {
+    const { breaking } = await verdict({
+      proto: (t) => t.replace('string sku = 4;', 'string sku = 4;\n  // A note.\n  string note = 5;'),
+    });
+    expect(breaking).toBe(false);
+  });
+});
+
+describe('removal through a recorded retirement only', () => {
+  const removeNote = { openapi: (d: Json) => delete order(d).properties.note };
+  const item = 'GET /v1/orders/{orderId} 200 response.note';
+
+  it('lets a removal through when its retirement is recorded and the sunset has passed', async () => {
+    const retirement: Retirement = {
+      contract: 'openapi',
+      item,
+      deprecated: '2026-01-01',
+      sunset: '2026-07-01',
+      zeroUsageSince: '2026-05-01',
+    };
+    const result = await runGate({
+      root,
+      baseDir: contracts,
+      headDir: variant({
+        openapi: (d) => {
+          // Remove `note` only from the single-order response, so one retirement entry covers it.
+          const get = d.paths['/v1/orders/{orderId}'].get;
+          const schema = structuredClone(order(d));
+          delete schema.properties.note;
+          schema.required = schema.required.filter((name: string) => name !== 'note');
+          get.responses['200'].content['application/json'].schema = schema;
+        },
+      }),
+      retirements: [retirement],
+      today: '2026-11-23',
+    });
+    expect(result.blocking.map((f) => f.message)).toEqual([]);
+    expect(result.findings.some((f) => f.retiredBy === retirement)).toBe(true);
+  });
+
+  it('still blocks it before the sunset, or without an entry', async () => {
+    const early: Retirement = {
+      contract: 'openapi',
+      item,
+      deprecated: '2026-10-01',
+      sunset: '2027-01-01',
+      zeroUsageSince: '2026-11-01',
+    };
+    expect((await verdict(removeNote, [early])).breaking).toBe(true);
+    expect((await verdict(removeNote)).breaking).toBe(true);
+  });
+});
+
+describe('the command', () => {
+  const run = (...args: string[]) => {
+    try {
+      return {
+        code: 0,
+        output: execFileSync('npx', ['tsx', 'scripts/contracts-breaking.ts', ...args], { cwd: root, encoding: 'utf8' }),
+      };
+    } catch (error) {
+      const failure = error as { status: number; stdout: string; stderr: string };
+      return { code: failure.status, output: failure.stdout + failure.stderr };
+    }
+  };
+
+  it('passes the working contracts against the released baseline', () => {
+    expect(run()).toMatchObject({ code: 0 });
+  });
+
+  it('fails the canary in every contract, so a broken rule set cannot pass silently', () => {
+    const { code, output } = run(
+      '--base',
+      'test/fixtures/breaking/canary-base',
+      '--head',
+      'test/fixtures/breaking/canary-head',
+    );
+    expect(code).toBe(1);
+    for (const contract of ['openapi', 'graphql', 'proto'])
+      expect(output).toMatch(new RegExp(`${contract}: [1-9]\\d* breaking`));
+  });
+
+  it('tells a failure to load apart from a breaking change', () => {
+    const { code, output } = run('--base', path.join(scratch, 'does-not-exist'));
+    expect(code).toBe(2);
+    expect(output).toContain('LOAD FAILURE');
+  });
+});

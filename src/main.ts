@@ -70,7 +70,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
 
+  // Handlers in flight, so that shutdown closes the database only after the last one (a client that went
+  // away does not stop its handler).
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   const app = await createHttpApp({
+    track: async (_, next) => {
+      inFlight++;
+      try {
+        await next();
+      } finally {
+        inFlight--;
+        if (inFlight === 0) drained?.();
+      }
+    },
     projectRoot,
     logger,
     core,
@@ -122,6 +135,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
       if ('closeIdleConnections' in http) http.closeIdleConnections();
       await Promise.all([httpClosed, grpc.close()]);
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
       inventoryClient?.close();
       await db.close();
     },

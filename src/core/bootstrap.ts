@@ -20,8 +20,10 @@ export async function bootstrap(
   options: { adminApiKey?: string; seedDemo: boolean },
 ): Promise<BootstrapResult> {
   const emptyDatabase = (await store.users.count()) === 0;
+  // The administrator is created once per database (also one that was filled by other means).
+  const recorded = await store.settings.get('admin_user_id');
   const adminUserId = Number(
-    await store.settings.putIfAbsent('admin_user_id', String(emptyDatabase ? await createAdmin(store) : 0)),
+    recorded ?? (await store.settings.putIfAbsent('admin_user_id', String(await createAdmin(store)))),
   );
   const adminKey = await core.apiKeys.bootstrap(options.adminApiKey, adminUserId);
   if (!emptyDatabase || !options.seedDemo) return { ...(adminKey ? { adminKey } : {}), seeded: false };

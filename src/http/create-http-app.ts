@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { Core } from '../core/index.js';
@@ -17,6 +17,8 @@ export interface HttpAppDeps {
   graphql: GraphQLSettings;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
+  /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
+  track?: MiddlewareHandler;
 }
 
 /**
@@ -26,6 +28,7 @@ export interface HttpAppDeps {
  */
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
+  if (deps.track) app.use('*', deps.track);
   app.use('*', requestId());
   app.use('*', requestLogger(deps.logger));
   app.route('/health', healthRoutes(deps.healthChecks));

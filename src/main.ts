@@ -17,6 +17,7 @@ import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
 import { createHttpApp } from './http/create-http-app.js';
+import { createMetrics } from './http/metrics.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
 
@@ -87,6 +88,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     projectRoot,
     logger,
     core,
+    metrics: createMetrics(),
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,

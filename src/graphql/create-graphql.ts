@@ -9,6 +9,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import {
+  type DocumentNode,
   GraphQLError,
   type GraphQLFieldResolver,
   NoSchemaIntrospectionCustomRule,
@@ -18,6 +19,7 @@ import { createSchema, createYoga, type Plugin, type YogaServerInstance } from '
 import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
+import type { Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { resolvers } from './resolvers.js';
 
@@ -38,16 +40,17 @@ export interface GraphQLDeps {
   core: Core;
   logger: Logger;
   settings: GraphQLSettings;
+  metrics: Metrics;
 }
 
 interface ServerContext {
-  signal?: AbortSignal;
+  clientName?: string;
 }
 
-type Context = GraphQLContext & { timer?: NodeJS.Timeout };
+type Context = GraphQLContext & { timer?: NodeJS.Timeout; clientName: string };
 
 /** Builds the Yoga instance; mount it with `app.on(['GET','POST','OPTIONS'], '/graphql', …)`. */
-export async function createGraphQL({ projectRoot, core, logger, settings }: GraphQLDeps) {
+export async function createGraphQL({ projectRoot, core, logger, settings, metrics }: GraphQLDeps) {
   const [typeDefs, manifestText] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
     readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
@@ -108,8 +111,14 @@ export async function createGraphQL({ projectRoot, core, logger, settings }: Gra
           onExecuteDone({ result }) {
             clearTimeout(context.timer);
             const errors = 'errors' in result ? (result.errors ?? []) : [];
+            const operation = args.operationName ?? operationNameOf(args.document) ?? 'anonymous';
+            metrics.graphqlOperations.inc({ operation, outcome: errors.length > 0 ? 'error' : 'ok' });
+            for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
+            for (const field of context.usage) {
+              metrics.fieldUsage.inc({ field, interface: 'graphql', client: context.clientName });
+            }
             if (errors.length > 0) {
-              logger.info({ codes: errors.map((error) => error.extensions?.code) }, 'graphql errors');
+              logger.info({ operation, codes: errors.map(codeOf) }, 'graphql errors');
             }
           },
         };
@@ -142,7 +151,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings }: Gra
     },
     plugins,
     maskedErrors: { maskError: (error) => maskError(error, logger) },
-    async context({ request }) {
+    async context({ request, clientName }) {
       const caller = await authenticate(core, request.headers.get('authorization'));
       const controller = new AbortController();
       const timer = setTimeout(
@@ -155,7 +164,15 @@ export async function createGraphQL({ projectRoot, core, logger, settings }: Gra
         settings.timeoutMs,
       );
       timer.unref();
-      return { core, caller, loaders: createLoaders(core, caller), signal: controller.signal, timer };
+      return {
+        core,
+        caller,
+        loaders: createLoaders(core, caller),
+        signal: controller.signal,
+        timer,
+        usage: new Set<string>(),
+        clientName: clientName ?? 'unknown',
+      };
     },
   });
   return yoga;
@@ -231,4 +248,22 @@ function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T):
     }
   }
   return wrapped as T;
+}
+
+function operationNameOf(document: DocumentNode): string | undefined {
+  for (const definition of document.definitions) {
+    if (definition.kind === 'OperationDefinition' && definition.name) return definition.name.value;
+  }
+  return undefined;
+}
+
+/** The catalog code of an error as the client will see it (errors are masked after execution). */
+function codeOf(error: GraphQLError): string {
+  const code = error.extensions?.code;
+  if (typeof code === 'string') return code;
+  const original = error.originalError;
+  if (original instanceof DomainError) return original.code;
+  if (original instanceof GraphQLError && typeof original.extensions?.code === 'string')
+    return original.extensions.code;
+  return 'INTERNAL';
 }

@@ -7,6 +7,7 @@ import { createRestApp } from '../rest/create-rest-app.js';
 import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
+import { clientOf, type Metrics, routeOf } from './metrics.js';
 import { problemResponse } from './problem.js';
 import { requestLogger } from './request-logger.js';
 
@@ -17,6 +18,7 @@ export interface HttpAppDeps {
   graphql: GraphQLSettings;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
+  metrics: Metrics;
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
 }
@@ -31,6 +33,39 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   if (deps.track) app.use('*', deps.track);
   app.use('*', requestId());
   app.use('*', requestLogger(deps.logger));
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    const route = routeOf.get(c.req.raw) ?? staticRoute(c.req.path);
+    deps.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    deps.metrics.httpDuration.observe({ route }, (performance.now() - started) / 1000);
+  });
+  app.get('/metrics', async (c) => {
+    const header = c.req.header('authorization');
+    const key = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+    const caller = key ? await deps.core.apiKeys.authenticate(key).catch(() => undefined) : undefined;
+    if (!caller) {
+      return problemResponse(
+        c,
+        {
+          status: 401,
+          code: 'UNAUTHENTICATED',
+          title: 'Authentication required',
+          detail: '/metrics needs an admin API key.',
+        },
+        { 'WWW-Authenticate': 'Bearer realm="order-api"' },
+      );
+    }
+    if (caller.role !== 'admin') {
+      return problemResponse(c, {
+        status: 403,
+        code: 'FORBIDDEN',
+        title: 'Forbidden',
+        detail: 'Only admins may read /metrics.',
+      });
+    }
+    return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
+  });
   app.route('/health', healthRoutes(deps.healthChecks));
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
   app.route('/docs', await docsRoutes());
@@ -39,9 +74,15 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     core: deps.core,
     logger: deps.logger,
     settings: deps.graphql,
+    metrics: deps.metrics,
   });
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => yoga.fetch(c.req.raw, {}));
-  app.route('/v1', await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger }));
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
+    yoga.fetch(c.req.raw, { clientName: clientOf(c.req.header('user-agent')) }),
+  );
+  app.route(
+    '/v1',
+    await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger, metrics: deps.metrics }),
+  );
   app.notFound((c) =>
     problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: `No resource at ${c.req.path}.` }),
   );
@@ -56,4 +97,11 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     });
   });
   return app;
+}
+
+/** A bounded route label for requests outside the REST contract. */
+function staticRoute(path: string): string {
+  if (path === '/graphql') return 'graphql';
+  for (const prefix of ['/health', '/contracts', '/docs', '/metrics']) if (path.startsWith(prefix)) return prefix;
+  return 'unmatched';
 }

@@ -9,6 +9,7 @@ import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
+import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
 import { problemResponse } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
 import { createHandlers } from './handlers.js';
@@ -34,10 +35,11 @@ export interface RestAppDeps {
   projectRoot: string;
   core: Core;
   logger: Logger;
+  metrics: Metrics;
 }
 
 /** Builds the `/v1` app. */
-export async function createRestApp({ projectRoot, core, logger }: RestAppDeps): Promise<Hono> {
+export async function createRestApp({ projectRoot, core, logger, metrics }: RestAppDeps): Promise<Hono> {
   const contract = await loadRestContract(projectRoot);
   const handlers = createHandlers(core);
   for (const operation of contract.api.getOperations()) {
@@ -48,7 +50,7 @@ export async function createRestApp({ projectRoot, core, logger }: RestAppDeps):
   const app = new Hono();
   app.all('*', async (c) => {
     try {
-      return await handle(c, contract, handlers, core);
+      return await handle(c, contract, handlers, core, metrics);
     } catch (error) {
       if (error instanceof DomainError) return domainProblem(c, error);
       logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
@@ -67,6 +69,7 @@ async function handle(
   contract: RestContract,
   handlers: Record<string, (request: RestRequest) => Promise<Response>>,
   core: Core,
+  metrics: Metrics,
 ): Promise<Response> {
   const url = new URL(c.req.url);
   const route = contract.match(c.req.method, url.pathname);
@@ -77,6 +80,7 @@ async function handle(
     });
   }
   const { operationId } = route;
+  routeOf.set(c.req.raw, operationId);
   const operation = contract.operation(operationId);
 
   if (!new Negotiator({ headers: { accept: c.req.header('accept') ?? '*/*' } }).mediaType(PRODUCED)) {
@@ -142,7 +146,13 @@ async function handle(
     throw error;
   }
 
+  const client = clientOf(c.req.header('user-agent'));
+  const keyLabel = caller ? String(caller.apiKeyId ?? 'bootstrap') : 'anonymous';
+  if (query.include?.split(',').includes('amountDetail')) {
+    metrics.fieldUsage.inc({ field: 'amountDetail', interface: 'rest', client });
+  }
   for (const deprecation of contract.deprecations(operationId, Object.keys(query))) {
+    metrics.deprecatedUsage.inc({ item: deprecation.item, key: keyLabel, client });
     c.header('Deprecation', 'true');
     if (deprecation.sunset) c.header('Sunset', new Date(`${deprecation.sunset}T00:00:00Z`).toUTCString());
     c.header('Link', `<${DEPRECATIONS_DOC}>; rel="deprecation"`);

@@ -6,6 +6,7 @@ import { requestId } from 'hono/request-id';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { createMetrics } from '../../src/http/metrics.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 
@@ -14,6 +15,7 @@ import { openTestDatabase, type TestDatabase, testCore } from '../support/databa
 let root: string;
 let database: TestDatabase;
 let app: Hono;
+const metrics = createMetrics();
 
 beforeAll(async () => {
   const contract = parse(await readFile(path.resolve(import.meta.dirname, '../../contracts/openapi.yaml'), 'utf8'));
@@ -30,7 +32,7 @@ beforeAll(async () => {
   await core.products.create({ userId: 1, role: 'admin', apiKeyId: null }, { name: 'Mug', sku: 'MUG', price: 100 });
   app = new Hono();
   app.use('*', requestId());
-  app.route('/v1', await createRestApp({ projectRoot: root, core, logger: pino({ level: 'silent' }) }));
+  app.route('/v1', await createRestApp({ projectRoot: root, core, logger: pino({ level: 'silent' }), metrics }));
 });
 afterAll(async () => {
   await database?.close();
@@ -53,5 +55,12 @@ describe('deprecation signals read from the contract', () => {
     expect(used.headers.get('sunset')).toBeNull();
     const unused = await app.request('/v1/products/1');
     expect(unused.headers.get('deprecation')).toBeNull();
+  });
+
+  it('counts each use per item, key and client, for the retirement measurements of spec §9.2', async () => {
+    await app.request('/v1/products', { headers: { 'user-agent': 'shop-app/2.3.1 (ios)' } });
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/deprecated_usage_total\{item="listProducts",key="anonymous",client="shop-app\/2.3.1"\} 1/);
+    expect(text).toMatch(/deprecated_usage_total\{item="getProduct\?lang",key="anonymous",client="unknown"\} 1/);
   });
 });

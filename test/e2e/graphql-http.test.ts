@@ -112,6 +112,20 @@ describe('GraphQL over HTTP', () => {
   });
 });
 
+describe('metrics', () => {
+  it('counts GraphQL failures from the errors in the body, and is for admins only', async () => {
+    await graphql('query Missing { order(id: "424242") { id } }');
+    const customer = await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${customerKey}` } });
+    expect(customer.status).toBe(403);
+    expect((await fetch(`${server.httpUrl}/metrics`)).status).toBe(401);
+    const response = await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const text = await response.text();
+    expect(text).toMatch(/graphql_operations_total\{operation="Missing",outcome="error"\} 1/);
+    expect(text).toMatch(/graphql_errors_total\{code="ORDER_NOT_FOUND"\} [1-9]/);
+    expect(text).toMatch(/http_requests_total\{method="POST",route="createOrder",status="201"\}/);
+  });
+});
+
 describe('persisted operations', () => {
   it('runs a manifest operation by documentId over GET and by APQ hash over POST', async () => {
     const variables = encodeURIComponent(JSON.stringify({ first: 1 }));

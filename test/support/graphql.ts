@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Core } from '../../src/core/index.js';
 import { createGraphQL, type GraphQLSettings } from '../../src/graphql/create-graphql.js';
+import { createMetrics } from '../../src/http/metrics.js';
 
 /** The documented defaults of the GraphQL endpoint. */
 export const defaultGraphQLSettings: GraphQLSettings = {
@@ -21,6 +22,7 @@ export async function graphqlEndpoint(core: Core, settings: Partial<GraphQLSetti
     core,
     logger: pino({ level: 'silent' }),
     settings: { ...defaultGraphQLSettings, ...settings },
+    metrics: createMetrics(),
   });
   return async function run(
     query: string,

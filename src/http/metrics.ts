@@ -1,0 +1,59 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** The client a request comes from, for usage counts: the first `name/version` token of its User-Agent. */
+export function clientOf(userAgent: string | undefined | null): string {
+  const token = userAgent?.trim().split(/\s+/)[0] ?? '';
+  return /^[\w.-]{1,40}\/[\w.+-]{1,20}$/.test(token) ? token : 'unknown';
+}
+
+/** The server's Prometheus metrics, one registry per server (tests run several in one process). */
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Creates the metrics; `/metrics` (admin key) exposes them in the Prometheus text format. */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route (operationId where the contract names one) and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route.',
+      labelNames: ['route'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    graphqlOperations: new Counter({
+      name: 'graphql_operations_total',
+      help: 'GraphQL operations by name and outcome, counted from the errors in the response body (not the HTTP status).',
+      labelNames: ['operation', 'outcome'] as const,
+      registers: [registry],
+    }),
+    graphqlErrors: new Counter({
+      name: 'graphql_errors_total',
+      help: 'GraphQL errors by extensions.code.',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
+    deprecatedUsage: new Counter({
+      name: 'deprecated_usage_total',
+      help: 'Uses of deprecated operations and parameters, by item, API key and client (User-Agent name/version).',
+      labelNames: ['item', 'key', 'client'] as const,
+      registers: [registry],
+    }),
+    fieldUsage: new Counter({
+      name: 'field_usage_total',
+      help: 'Requests that read a watched field (Order.amount) or opt in to amountDetail, by interface and client; the measurements a future retirement starts from (spec §9.2).',
+      labelNames: ['field', 'interface', 'client'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+/** The route label of a request, set by the REST pipeline (operationId) or the mount point. */
+export const routeOf = new WeakMap<Request, string>();

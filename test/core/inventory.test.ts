@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Core } from '../../src/core/index.js';
 import { createInventoryService, RESERVATION_TTL_MS } from '../../src/core/inventory.js';
 import { openTestDatabase, type TestDatabase, testCore, testDatabaseUrl } from '../support/database.js';
-import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let core: Core;
@@ -15,11 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'resolved',
-    (error: { code?: string }) => error.code ?? String(error),
-  );
+const code = codeOf;
 
 describe('inventory', () => {
   it('reserves idempotently per (order, SKU) and refuses a retry with another quantity', async () => {

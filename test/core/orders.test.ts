@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Core } from '../../src/core/index.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
-import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let core: Core;
@@ -18,11 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'resolved',
-    (error: { code?: string }) => error.code ?? String(error),
-  );
+const code = codeOf;
 
 describe('placing orders', () => {
   it('prices lines, merges duplicate products and reserves their stock', async () => {

@@ -3,7 +3,7 @@ import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
 import type { Caller, Core } from '../../src/core/index.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
-import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let core: Core;
@@ -16,11 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'resolved',
-    (error: { code?: string }) => error.code ?? String(error),
-  );
+const code = codeOf;
 
 describe('users', () => {
   it('are created and listed by admins only', async () => {

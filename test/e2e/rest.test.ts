@@ -316,6 +316,59 @@ describe('lists over REST', () => {
   });
 });
 
+describe('the rest of the order and user operations', () => {
+  it('reads one user: admins anyone, customers only themselves', async () => {
+    const own = await call(`/v1/users/${customerId}`, { key: customerKey });
+    expect(own.body).toMatchObject({ id: customerId, name: 'Alice' });
+    const viaAdmin = await call(`/v1/users/${customerId}`);
+    expect(viaAdmin.status).toBe(200);
+    const foreign = await call(`/v1/users/${customerId}`, { key: otherKey });
+    expect([foreign.status, problem(foreign.body).code]).toEqual([404, 'USER_NOT_FOUND']);
+  });
+
+  it('sets carrier data on a shipment (admins), which exists only once the order is paid', async () => {
+    const order = await placeOrder();
+    const early = await call(`/v1/orders/${order.id}/shipment`, { method: 'PATCH', body: '{"carrier":"DHL"}' });
+    expect([early.status, problem(early.body).code]).toEqual([404, 'SHIPMENT_NOT_FOUND']);
+    await call(`/v1/orders/${order.id}`, { method: 'PATCH', body: '{"status":"PAID"}' });
+    const denied = await call(`/v1/orders/${order.id}/shipment`, {
+      method: 'PATCH',
+      key: customerKey,
+      body: '{"carrier":"DHL"}',
+    });
+    expect(denied.status).toBe(403);
+    const set = await call(`/v1/orders/${order.id}/shipment`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ carrier: 'DHL', trackingNumber: 'JD0146' }),
+    });
+    expect(set.body).toMatchObject({ status: 'PREPARING', carrier: 'DHL', trackingNumber: 'JD0146' });
+    const cleared = await call(`/v1/orders/${order.id}/shipment`, { method: 'PATCH', body: '{"trackingNumber":null}' });
+    expect(cleared.body).toMatchObject({ carrier: 'DHL', trackingNumber: null });
+  });
+
+  it('filters by user, dates, amount and text', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const all = (await call(`/v1/orders?userId=${customerId}&withTotal=true`)).body as { totalCount: number };
+    const dated = (await call(`/v1/orders?userId=${customerId}&from=${today}&to=${today}&withTotal=true`)).body as {
+      totalCount: number;
+    };
+    expect(dated.totalCount).toBe(all.totalCount);
+    const past = (await call(`/v1/orders?to=2000-01-01&withTotal=true`)).body as { totalCount: number };
+    expect(past.totalCount).toBe(0);
+    const badDate = await call('/v1/orders?from=yesterday');
+    expect([badDate.status, problem(badDate.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+    const big = (await call('/v1/orders?minAmount=100&size=100')).body as { items: Array<{ amount: number }> };
+    expect(big.items.every((o) => o.amount >= 100)).toBe(true);
+    const text = (await call('/v1/orders?q=KETTLE&withTotal=true')).body as { totalCount: number };
+    expect(text.totalCount).toBeGreaterThan(0);
+    const customerForeign = (await call('/v1/orders?userId=1&withTotal=true', { key: customerKey })).body as {
+      totalCount: number;
+    };
+    expect(customerForeign.totalCount).toBe(0);
+  });
+});
+
 describe('HTTP semantics', () => {
   it('answers 401 with WWW-Authenticate without a key or with a wrong one', async () => {
     const none = await call('/v1/orders', { key: null });

@@ -32,3 +32,10 @@ export async function makeCustomer(core: Core, admin: Caller, name = 'Customer')
 export async function makeProduct(core: Core, admin: Caller, price = 1_000, stock = 100, name = 'Widget') {
   return core.products.create(admin, { name, sku: `SKU-${unique()}`, price, stock });
 }
+
+/** The catalog code a core call failed with, or `resolved`. */
+export const codeOf = (promise: Promise<unknown>): Promise<string> =>
+  promise.then(
+    () => 'resolved',
+    (error: { code?: string }) => error.code ?? String(error),
+  );

@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { Core } from '../core/index.js';
@@ -32,6 +33,26 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
   if (deps.track) app.use('*', deps.track);
   app.use('*', requestId());
+  // One CORS policy for the whole server (Yoga's own is off). Credentials travel in the Authorization
+  // header, never in cookies, so any origin may call; the headers clients need are exposed.
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'],
+      exposeHeaders: [
+        'ETag',
+        'Location',
+        'X-Request-Id',
+        'Idempotent-Replayed',
+        'Deprecation',
+        'Sunset',
+        'Link',
+        'Allow',
+      ],
+      maxAge: 600,
+    }),
+  );
   app.use('*', requestLogger(deps.logger));
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -78,6 +99,13 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   });
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     yoga.fetch(c.req.raw, { clientName: clientOf(c.req.header('user-agent')) }),
+  );
+  app.all('/graphql', (c) =>
+    problemResponse(
+      c,
+      { status: 405, code: 'METHOD_NOT_ALLOWED', title: 'Method not allowed', detail: '/graphql takes GET and POST.' },
+      { Allow: 'GET, POST, OPTIONS' },
+    ),
   );
   app.route(
     '/v1',

@@ -94,6 +94,18 @@ describe('GraphQL over HTTP', () => {
     expect(response.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
+  it('answers other methods with 405 and Allow, and preflights with one CORS policy', async () => {
+    const put = await fetch(`${server.httpUrl}/graphql`, { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST, OPTIONS');
+    const preflight = await fetch(`${server.httpUrl}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
   it('refuses mutations over GET', async () => {
     const query = encodeURIComponent('mutation { deleteOrder(id: "1") }');
     const response = await fetch(`${server.httpUrl}/graphql?query=${query}`, {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * GraphQL at `/graphql` with graphql-yoga: the schema of contracts/schema.graphql with the typed
  * resolvers, per-request loaders, limits checked before execution, an execution time-out that answers
@@ -154,6 +155,8 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
     async context({ request, clientName }) {
       const caller = await authenticate(core, request.headers.get('authorization'));
       const controller = new AbortController();
+      // Every pending resolver listens on this one signal; a 100-item list has hundreds at once.
+      setMaxListeners(0, controller.signal);
       const timer = setTimeout(
         () =>
           controller.abort(

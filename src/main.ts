@@ -8,6 +8,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
+import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
+import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import { type Core, createCore } from './core/index.js';
@@ -16,6 +18,7 @@ import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
+import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createMetrics } from './http/metrics.js';
 import { openDatabase } from './store/open.js';
@@ -107,10 +110,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const health = grpcHealthRoutes({ services: ['inventory.v1.Inventory'], isServing: () => serving });
   const inventory = inventoryRoutes(core.inventory);
+  const reflection = reflectionRoutes([Inventory, Health]);
   const grpc = createGrpcServer({
     routes: (router) => {
       health(router);
       inventory(router);
+      reflection(router);
     },
     interceptors: config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : [],
   });

@@ -1,10 +1,14 @@
 import path from 'node:path';
+import { fromBinary } from '@bufbuild/protobuf';
+import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { createClient, createRouterTransport, type HandlerContext } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
+import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { createGrpcServer } from '../../src/grpc/create-grpc-server.js';
 import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
@@ -200,6 +204,28 @@ describe('inventory.v1.Inventory over gRPC', () => {
     } finally {
       health.close();
     }
+  });
+});
+
+describe('server reflection', () => {
+  it('lists the services and serves their descriptors, for buf curl and grpcurl', async () => {
+    const transport = createGrpcTransport({ baseUrl: server.grpcUrl });
+    const reflection = createClient(ServerReflection, transport);
+    async function* requests() {
+      yield { messageRequest: { case: 'listServices' as const, value: '' } };
+      yield { messageRequest: { case: 'fileContainingSymbol' as const, value: 'inventory.v1.Inventory.Reserve' } };
+      yield { messageRequest: { case: 'fileByFilename' as const, value: 'no/such.proto' } };
+    }
+    const answers = [];
+    for await (const answer of reflection.serverReflectionInfo(requests())) answers.push(answer.messageResponse);
+    expect(answers[0]).toMatchObject({ case: 'listServicesResponse' });
+    const names = (answers[0]?.value as { service: Array<{ name: string }> }).service.map((s) => s.name).sort();
+    expect(names).toEqual(['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'inventory.v1.Inventory']);
+    const files = (answers[1]?.value as { fileDescriptorProto: Uint8Array[] }).fileDescriptorProto.map(
+      (bytes) => fromBinary(FileDescriptorProtoSchema, bytes).name,
+    );
+    expect(files).toEqual(['google/protobuf/timestamp.proto', 'inventory/v1/inventory.proto']);
+    expect(answers[2]).toMatchObject({ case: 'errorResponse', value: { errorCode: 5 } });
   });
 });
 

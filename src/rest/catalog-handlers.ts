@@ -1,0 +1,74 @@
+import type { Core } from '../core/index.js';
+import { toMinor } from '../core/money.js';
+import { apiKeyJson, pageJson, productJson, ratingJson } from './mappers.js';
+import { callerOf, listInput } from './request.js';
+import {
+  type Handler,
+  idempotencyKey,
+  idempotencyScope,
+  json,
+  noContent,
+  replayHeader,
+  type Schemas,
+} from './respond.js';
+
+/** Products, ratings and API keys. */
+export function createCatalogHandlers(core: Core): Record<string, Handler> {
+  return {
+    async listProducts(request) {
+      return json(request.c, 200, pageJson(await core.products.list(listInput(request.query)), productJson));
+    },
+
+    async createProduct(request) {
+      const body = request.body as Schemas['ProductCreate'];
+      const input = {
+        name: body.name,
+        sku: body.sku,
+        price: toMinor(body.price, '/price'),
+        ...(body.imageUrl !== undefined ? { imageUrl: body.imageUrl } : {}),
+        ...(body.stock !== undefined ? { stock: body.stock } : {}),
+      };
+      const caller = callerOf(request);
+      const { result, replayed } = await core.idempotency.run(
+        idempotencyScope(request),
+        idempotencyKey(request),
+        'products.create',
+        input,
+        () => core.products.create(caller, input),
+      );
+      return json(request.c, 201, productJson(result), {
+        Location: `/v1/products/${result.id}`,
+        ...replayHeader(replayed),
+      });
+    },
+
+    async getProduct(request) {
+      return json(request.c, 200, productJson(await core.products.get(request.params.productId as number)));
+    },
+
+    async getProductRating(request) {
+      return json(request.c, 200, await core.products.rating(request.params.productId as number));
+    },
+
+    async putMyRating(request) {
+      const body = request.body as Schemas['MyRatingPut'];
+      const productId = request.params.productId as number;
+      const { rating, created } = await core.products.rate(callerOf(request), productId, body);
+      return created
+        ? json(request.c, 201, ratingJson(rating), { Location: `/v1/products/${productId}/ratings/me` })
+        : json(request.c, 200, ratingJson(rating));
+    },
+
+    async createApiKey(request) {
+      const body = request.body as Schemas['ApiKeyCreate'];
+      const { apiKey, secret } = await core.apiKeys.issue(callerOf(request), { userId: body.userId, role: body.role });
+      // The secret is shown once: never cache this response.
+      return json(request.c, 201, { ...apiKeyJson(apiKey), key: secret }, { 'Cache-Control': 'no-store' });
+    },
+
+    async revokeApiKey(request) {
+      await core.apiKeys.revoke(callerOf(request), request.params.apiKeyId as number);
+      return noContent(request.c);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import type { Core } from '../core/index.js';
+import type { User } from '../core/model.js';
+import { etagOf, pageJson, userJson } from './mappers.js';
+import { callerOf, ifMatchVersion, listInput, type RestRequest } from './request.js';
+import {
+  address,
+  checkReadOnly,
+  conditionalGet,
+  type Handler,
+  idempotencyKey,
+  idempotencyScope,
+  json,
+  noContent,
+  replayHeader,
+  type Schemas,
+} from './respond.js';
+
+const USER_READ_ONLY = ['id', 'createdAt', 'lastLoginAt'] as const;
+
+/** Users, including the caller at /users/me. */
+export function createUserHandlers(core: Core): Record<string, Handler> {
+  const userResponse = (request: RestRequest, user: User) =>
+    json(request.c, 200, userJson(user), { ETag: etagOf(user.version) });
+
+  async function currentUserForWrite(request: RestRequest, body: Record<string, unknown>) {
+    const user = await core.users.get(callerOf(request), request.params.userId as number);
+    checkReadOnly(body, { ...userJson(user) }, USER_READ_ONLY);
+  }
+
+  return {
+    async listUsers(request) {
+      const page = await core.users.list(callerOf(request), listInput(request.query));
+      return json(request.c, 200, pageJson(page, userJson));
+    },
+
+    async createUser(request) {
+      const body = request.body as Schemas['UserCreate'];
+      const input = {
+        name: body.name,
+        email: body.email,
+        ...(body.phone !== undefined ? { phone: body.phone } : {}),
+        ...(body.address ? { address: address(body.address) } : {}),
+        ...(body.nickname !== undefined ? { nickname: body.nickname } : {}),
+        ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
+      };
+      const caller = callerOf(request);
+      const { result, replayed } = await core.idempotency.run(
+        idempotencyScope(request),
+        idempotencyKey(request),
+        'users.create',
+        input,
+        () => core.users.create(caller, input),
+      );
+      return json(request.c, 201, userJson(result), {
+        Location: `/v1/users/${result.id}`,
+        ETag: etagOf(result.version),
+        ...replayHeader(replayed),
+      });
+    },
+
+    async getCurrentUser(request) {
+      const caller = callerOf(request);
+      const user = await core.users.get(caller, caller.userId);
+      return conditionalGet(request, user.version, () => userJson(user));
+    },
+
+    async getUser(request) {
+      const user = await core.users.get(callerOf(request), request.params.userId as number);
+      return conditionalGet(request, user.version, () => userJson(user));
+    },
+
+    async replaceUser(request) {
+      const body = request.body as Schemas['UserReplace'] & Record<string, unknown>;
+      await currentUserForWrite(request, body);
+      const user = await core.users.replace(
+        callerOf(request),
+        request.params.userId as number,
+        {
+          name: body.name,
+          email: body.email,
+          phone: body.phone ?? null,
+          address: body.address ? address(body.address) : null,
+          nickname: body.nickname ?? null,
+          marketingAgreed: body.marketingAgreed ?? false,
+        },
+        ifMatchVersion(request.header('if-match')),
+      );
+      return userResponse(request, user);
+    },
+
+    async updateUser(request) {
+      const body = request.body as Schemas['UserPatch'] & Record<string, unknown>;
+      await currentUserForWrite(request, body);
+      const user = await core.users.update(
+        callerOf(request),
+        request.params.userId as number,
+        {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.email !== undefined ? { email: body.email } : {}),
+          ...('phone' in body ? { phone: body.phone ?? null } : {}),
+          ...('address' in body ? { address: body.address ? address(body.address) : null } : {}),
+          ...('nickname' in body ? { nickname: body.nickname ?? null } : {}),
+          ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
+        },
+        ifMatchVersion(request.header('if-match')),
+      );
+      return userResponse(request, user);
+    },
+
+    async deleteUser(request) {
+      await core.users.remove(
+        callerOf(request),
+        request.params.userId as number,
+        ifMatchVersion(request.header('if-match')),
+      );
+      return noContent(request.c);
+    },
+  };
+}

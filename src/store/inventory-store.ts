@@ -1,0 +1,94 @@
+import type { Reservation } from '../core/model.js';
+import type { ReserveOutcome, Store } from '../core/ports.js';
+import type { Database, Queryable } from './database.js';
+import { toReservation, toStock } from './rows.js';
+
+/** Gives back every HELD reservation of an order (optionally of one SKU) to stock; returns them. */
+export async function releaseHeld(tx: Queryable, orderId: number, sku?: string): Promise<Reservation[]> {
+  const rows = await tx.query(
+    `UPDATE reservations SET state = 'RELEASED', expires_at = NULL
+      WHERE order_id = $1 AND ($2::text IS NULL OR sku = $2) AND state = 'HELD'
+      RETURNING *`,
+    [orderId, sku ?? null],
+  );
+  for (const row of rows) {
+    await tx.query('UPDATE stock SET reserved = reserved - $2 WHERE sku = $1', [row.sku, row.quantity]);
+  }
+  return rows.map(toReservation);
+}
+
+/** Stock and reservations in PostgreSQL; a reservation locks its stock row so concurrent ones queue. */
+export function inventoryStore(db: Database): Store['inventory'] {
+  return {
+    async stock(sku) {
+      const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
+      return rows[0] && toStock(rows[0]);
+    },
+    reserve(orderId, sku, quantity, expiresAt): Promise<ReserveOutcome> {
+      return db.transaction(async (tx) => {
+        // Lock the stock row first: concurrent reservations of one SKU queue here, so the check below
+        // and the increment are one atomic step on a server that truly runs them in parallel.
+        const stockRows = await tx.query('SELECT * FROM stock WHERE sku = $1 FOR UPDATE', [sku]);
+        const stockRow = stockRows[0];
+        if (!stockRow) return { kind: 'unknown-sku' };
+        const existing = await tx.query('SELECT * FROM reservations WHERE order_id = $1 AND sku = $2', [orderId, sku]);
+        const previous = existing[0] && toReservation(existing[0]);
+        if (previous && previous.state === 'HELD') {
+          return previous.quantity === quantity
+            ? { kind: 'reserved', reservation: previous, stock: toStock(stockRow), replayed: true }
+            : { kind: 'mismatch', reservation: previous };
+        }
+        if (previous) return { kind: 'mismatch', reservation: previous };
+        const updated = await tx.query(
+          'UPDATE stock SET reserved = reserved + $2 WHERE sku = $1 AND on_hand - reserved >= $2 RETURNING *',
+          [sku, quantity],
+        );
+        if (updated.length === 0) return { kind: 'insufficient', stock: toStock(stockRow) };
+        const rows = await tx.query(
+          `INSERT INTO reservations (order_id, sku, quantity, state, expires_at) VALUES ($1, $2, $3, 'HELD', $4) RETURNING *`,
+          [orderId, sku, quantity, expiresAt],
+        );
+        return {
+          kind: 'reserved',
+          reservation: toReservation(rows[0] as Record<string, unknown>),
+          stock: toStock(updated[0] as Record<string, unknown>),
+          replayed: false,
+        };
+      });
+    },
+    release(orderId, sku) {
+      return db.transaction(async (tx) => {
+        const released = await releaseHeld(tx, orderId, sku);
+        if (released.length > 0) return released;
+        // Releasing again is not an error: report what exists in its released state.
+        const rows = await tx.query(
+          'SELECT * FROM reservations WHERE order_id = $1 AND ($2::text IS NULL OR sku = $2) ORDER BY sku',
+          [orderId, sku ?? null],
+        );
+        return rows.map(toReservation);
+      });
+    },
+    async adjust(sku, delta) {
+      return db.transaction(async (tx) => {
+        const current = await tx.query('SELECT * FROM stock WHERE sku = $1 FOR UPDATE', [sku]);
+        if (current.length === 0) return 'unknown-sku' as const;
+        const rows = await tx.query(
+          'UPDATE stock SET on_hand = on_hand + $2 WHERE sku = $1 AND on_hand + $2 >= reserved RETURNING *',
+          [sku, delta],
+        );
+        return rows[0] ? toStock(rows[0]) : ('below-reserved' as const);
+      });
+    },
+    expire(now) {
+      return db.transaction(async (tx) => {
+        const stale = await tx.query(
+          `SELECT DISTINCT order_id FROM reservations WHERE state = 'HELD' AND expires_at IS NOT NULL AND expires_at < $1`,
+          [now],
+        );
+        let released = 0;
+        for (const row of stale) released += (await releaseHeld(tx, row.order_id as number)).length;
+        return released;
+      });
+    },
+  };
+}

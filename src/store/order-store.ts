@@ -1,0 +1,176 @@
+import type { KeysetQuery, OrderFilters, Store } from '../core/ports.js';
+import type { Database, Queryable } from './database.js';
+import { releaseHeld } from './inventory-store.js';
+import { pageSql } from './keyset.js';
+import { orderColumns, orderConditions } from './order-query.js';
+import { type OrderRow, toCancellation, toShipment, withItems } from './order-rows.js';
+import { toDraft } from './rows.js';
+
+async function loadOrder(db: Queryable, id: number) {
+  const rows = await db.query<OrderRow>('SELECT * FROM orders WHERE id = $1', [id]);
+  return (await withItems(db, rows))[0];
+}
+
+/** Orders with their items, shipments and cancellations in PostgreSQL; every multi-row change is one transaction. */
+export function orderStore(db: Database): Store['orders'] {
+  return {
+    async allocateId() {
+      const rows = await db.query<{ id: number }>(`SELECT nextval('orders_id_seq') AS id`);
+      return (rows[0] as { id: number }).id;
+    },
+    get: (id) => loadOrder(db, id),
+    async getMany(ids) {
+      if (ids.length === 0) return [];
+      return withItems(db, await db.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::bigint[])', [ids]));
+    },
+    async orderOfItem(itemId) {
+      const rows = await db.query<{ order_id: number }>('SELECT order_id FROM order_items WHERE id = $1', [itemId]);
+      return rows[0]?.order_id;
+    },
+    async list({ filters, sort, after, limit }: KeysetQuery<OrderFilters>) {
+      const query = pageSql({
+        from: 'orders o',
+        select: 'o.*',
+        columns: orderColumns,
+        where: orderConditions(filters),
+        sort,
+        limit,
+        ...(after ? { after } : {}),
+      });
+      return withItems(db, await db.query<OrderRow>(query.sql, query.params));
+    },
+    async count(filters) {
+      const where = orderConditions(filters);
+      const rows = await db.query<{ count: number }>(
+        `SELECT count(*) AS count FROM orders o ${where.sql ? `WHERE ${where.sql}` : ''}`,
+        where.params,
+      );
+      return rows[0]?.count ?? 0;
+    },
+    insert(order) {
+      return db
+        .transaction(async (tx) => {
+          await tx.query(
+            `INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code)
+           VALUES ($1, $2, 'PENDING', $3, $4, $5, $6)`,
+            [order.id, order.userId, order.amount, order.shippingAddress, order.note, order.couponCode],
+          );
+          for (const item of order.items) {
+            await tx.query(
+              `INSERT INTO order_items (order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
+             VALUES ($1, $2, $3, $4, $5, $6)`,
+              [order.id, item.productId, item.sku, item.quantity, item.unitPrice, item.amount],
+            );
+          }
+          if (order.draftId !== undefined) {
+            const consumed = await tx.query(
+              `UPDATE order_drafts SET status = 'ORDERED', order_id = $2 WHERE id = $1 AND status = 'OPEN' RETURNING id`,
+              [order.draftId, order.id],
+            );
+            // The draft is consumed in the order's own transaction, so two placements of one draft cannot both win.
+            if (consumed.length === 0) throw new DraftTaken();
+          }
+          // The order exists now: its reservations no longer expire.
+          await tx.query(`UPDATE reservations SET expires_at = NULL WHERE order_id = $1 AND state = 'HELD'`, [
+            order.id,
+          ]);
+          return (await loadOrder(tx, order.id)) as NonNullable<Awaited<ReturnType<typeof loadOrder>>>;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof DraftTaken) return 'draft-already-ordered' as const;
+          throw error;
+        });
+    },
+    change(change) {
+      return db.transaction(async (tx) => {
+        const updated = await tx.query(
+          `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
+                  updated_at = date_trunc('milliseconds', now()), version = version + 1
+            WHERE id = $1 AND version = $2 RETURNING id`,
+          [change.orderId, change.version, change.status, change.shippingAddress, change.note, change.couponCode],
+        );
+        if (updated.length === 0) return 'stale' as const;
+        if (change.shipment) {
+          const { status, create } = change.shipment;
+          const stamps = `shipped_at = CASE WHEN $2 IN ('SHIPPED', 'DELIVERED') THEN COALESCE(shipped_at, date_trunc('milliseconds', now())) END,
+                          delivered_at = CASE WHEN $2 = 'DELIVERED' THEN date_trunc('milliseconds', now()) END`;
+          if (create)
+            await tx.query(`INSERT INTO shipments (order_id, status) VALUES ($1, 'PREPARING')`, [change.orderId]);
+          await tx.query(`UPDATE shipments SET status = $2, ${stamps} WHERE order_id = $1`, [change.orderId, status]);
+        }
+        if (change.cancellation) {
+          await tx.query('INSERT INTO cancellations (order_id, reason, refund_minor) VALUES ($1, $2, $3)', [
+            change.orderId,
+            change.cancellation.reason,
+            change.cancellation.refundAmount,
+          ]);
+        }
+        if (change.reservations === 'release') await releaseHeld(tx, change.orderId);
+        if (change.reservations === 'consume') {
+          const consumed = await tx.query(
+            `UPDATE reservations SET state = 'CONSUMED' WHERE order_id = $1 AND state = 'HELD' RETURNING sku, quantity`,
+            [change.orderId],
+          );
+          for (const row of consumed) {
+            await tx.query('UPDATE stock SET on_hand = on_hand - $2, reserved = reserved - $2 WHERE sku = $1', [
+              row.sku,
+              row.quantity,
+            ]);
+          }
+        }
+        return (await loadOrder(tx, change.orderId)) as NonNullable<Awaited<ReturnType<typeof loadOrder>>>;
+      });
+    },
+    delete(id, version) {
+      return db.transaction(async (tx) => {
+        const deleted = await tx.query('DELETE FROM orders WHERE id = $1 AND version = $2 RETURNING id', [id, version]);
+        if (deleted.length === 0) return 'stale' as const;
+        await releaseHeld(tx, id);
+        return 'deleted' as const;
+      });
+    },
+    async shipment(orderId) {
+      const rows = await db.query('SELECT * FROM shipments WHERE order_id = $1', [orderId]);
+      return rows[0] && toShipment(rows[0]);
+    },
+    async shipments(orderIds) {
+      if (orderIds.length === 0) return [];
+      return (await db.query('SELECT * FROM shipments WHERE order_id = ANY($1::bigint[])', [orderIds])).map(toShipment);
+    },
+    async updateShipment(orderId, fields) {
+      const rows = await db.query(
+        'UPDATE shipments SET carrier = $2, tracking_number = $3 WHERE order_id = $1 RETURNING *',
+        [orderId, fields.carrier, fields.trackingNumber],
+      );
+      return rows[0] && toShipment(rows[0]);
+    },
+    async cancellations(orderIds) {
+      if (orderIds.length === 0) return [];
+      const rows = await db.query('SELECT * FROM cancellations WHERE order_id = ANY($1::bigint[])', [orderIds]);
+      return rows.map(toCancellation);
+    },
+    async cancellation(orderId) {
+      const rows = await db.query('SELECT * FROM cancellations WHERE order_id = $1', [orderId]);
+      return rows[0] && toCancellation(rows[0]);
+    },
+  };
+}
+
+/** Order drafts in PostgreSQL. */
+export function draftStore(db: Database): Store['drafts'] {
+  return {
+    async get(id) {
+      const rows = await db.query('SELECT * FROM order_drafts WHERE id = $1', [id]);
+      return rows[0] && toDraft(rows[0]);
+    },
+    async insert(userId, items, amount) {
+      const rows = await db.query(
+        `INSERT INTO order_drafts (user_id, items, amount_minor, status) VALUES ($1, $2, $3, 'OPEN') RETURNING *`,
+        [userId, JSON.stringify(items), amount],
+      );
+      return toDraft(rows[0] as Record<string, unknown>);
+    },
+  };
+}
+
+class DraftTaken extends Error {}

@@ -1,0 +1,37 @@
+import { GraphQLError } from 'graphql';
+import type { Caller } from '../core/caller.js';
+import { DomainError, type ErrorCode } from '../core/errors.js';
+import type { Address } from '../core/model.js';
+import type { GraphQLContext } from './context.js';
+
+/** The caller, or UNAUTHENTICATED for an anonymous request. */
+export function callerOf(context: GraphQLContext): Caller {
+  if (!context.caller) {
+    throw new GraphQLError('This field needs an API key: send `Authorization: Bearer <key>`.', {
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
+  }
+  return context.caller;
+}
+
+/** A GraphQL `ID` as the service's positive integer id; anything else names nothing. */
+export function idOf(value: string | number, notFound: ErrorCode, what: string): number {
+  const text = String(value);
+  if (!/^[1-9]\d{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new DomainError(notFound, `There is no ${what} ${text}.`);
+  }
+  return Number(text);
+}
+
+/** Optional scalar args: GraphQL gives `null` for an explicit null, the core wants it left out or `null`. */
+export const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
+
+/** The core's address from an `AddressInput`. */
+export const address = (input: { zipCode: string; line1: string; line2?: string | null }): Address => ({
+  zipCode: input.zipCode,
+  line1: input.line1,
+  line2: input.line2 ?? null,
+});
+
+/** The idempotency scope of a caller: the same as REST's, so a key is shared across the two. */
+export const scope = (caller: Caller) => `user:${caller.userId}`;

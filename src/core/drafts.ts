@@ -1,7 +1,7 @@
 import { type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
 import type { OrderDraft } from './model.js';
-import { type OrderLine, priceLines } from './orders.js';
+import { type OrderLine, priceLines } from './order-placement.js';
 import type { Store } from './ports.js';
 
 /** Order drafts: baskets priced when made, immutable, placed once as an order. */

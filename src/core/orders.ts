@@ -1,26 +1,13 @@
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
-import { DomainError, invalidInput } from './errors.js';
+import { DomainError } from './errors.js';
 import type { Address, Cancellation, Order, OrderItem, Shipment, ShipmentStatus } from './model.js';
+import { createOrderPlacement } from './order-placement.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
 import { type ListInput, type Page, pageInMemory, pageSize, parseSort, readPage } from './paging.js';
-import type { CallOptions, InventoryPort, NewOrder, OrderChange, OrderFilters, Store } from './ports.js';
+import type { InventoryPort, OrderChange, OrderFilters, Store } from './ports.js';
 
-/** A line to order. */
-export interface OrderLine {
-  productId: number;
-  quantity: number;
-}
-
-/** What placing an order takes (exactly one of `items` or `draftId`). */
-export interface PlaceOrderInput {
-  items?: OrderLine[];
-  draftId?: number;
-  userId?: number;
-  shippingAddress?: Address;
-  note?: string;
-  couponCode?: string;
-}
+export type { OrderLine, PlaceOrderInput } from './order-placement.js';
 
 /** A merge patch of an order: absent = unchanged, `null` clears. */
 export interface OrderPatch {
@@ -73,86 +60,11 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
     return order;
   }
 
-  async function linesFor(caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> {
-    if (input.draftId !== undefined) {
-      const draft = await store.drafts.get(input.draftId);
-      if (!draft || !canSee(caller, draft.userId) || draft.userId !== userId) {
-        throw new DomainError('DRAFT_NOT_FOUND', `There is no order draft ${input.draftId}.`);
-      }
-      if (draft.status === 'ORDERED') {
-        throw new DomainError(
-          'DRAFT_ALREADY_ORDERED',
-          `Draft ${draft.id} was already placed as order ${draft.orderId}.`,
-        );
-      }
-      return draft.items.map(({ productId, sku, quantity, unitPrice, amount }) => ({
-        productId,
-        sku,
-        quantity,
-        unitPrice,
-        amount,
-      }));
-    }
-    return priceLines(store, input.items ?? []);
-  }
-
-  /** Reserves every line, or releases what was reserved and rethrows (no transaction spans the calls). */
-  async function reserveAll(orderId: number, lines: NewOrder['items'], deadline: number, signal?: AbortSignal) {
-    try {
-      for (const line of lines) {
-        const options = callOptions(deadline, signal);
-        await inventory.reserve({ orderId: String(orderId), sku: line.sku, quantity: line.quantity }, options);
-      }
-    } catch (error) {
-      await compensate(orderId);
-      throw asTimeout(error, deadline);
-    }
-  }
-
-  /** Best-effort release with a short budget of its own; what it misses expires (RESERVATION_TTL_MS). */
-  async function compensate(orderId: number): Promise<void> {
-    await inventory
-      .release({ orderId: String(orderId) }, { timeoutMs: 1000, signal: AbortSignal.timeout(1000) })
-      .catch(() => undefined);
-  }
+  const place = createOrderPlacement({ store, inventory, requestTimeoutMs });
 
   return {
     /** Places an order: reserve every line, then write the order; all or nothing. */
-    async place(caller: Caller, input: PlaceOrderInput, options: CallOptions = {}): Promise<Order> {
-      const deadline = Date.now() + (options.timeoutMs ?? requestTimeoutMs);
-      if ((input.items === undefined) === (input.draftId === undefined)) {
-        throw invalidInput('items', 'or draftId must be given, exactly one of the two');
-      }
-      const userId = orderingUser(caller, input.userId);
-      const user = await store.users.get(userId);
-      if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
-      const shippingAddress = input.shippingAddress ?? user.address;
-      if (!shippingAddress) throw invalidInput('shippingAddress', 'is required: the user has no address on file');
-      const items = await linesFor(caller, input, userId);
-
-      const orderId = await store.orders.allocateId();
-      await reserveAll(orderId, items, deadline, options.signal);
-      try {
-        const written = await store.orders.insert({
-          id: orderId,
-          userId,
-          items,
-          amount: items.reduce((sum, line) => sum + line.amount, 0),
-          shippingAddress,
-          note: input.note ?? null,
-          couponCode: input.couponCode ?? null,
-          ...(input.draftId === undefined ? {} : { draftId: input.draftId }),
-        });
-        if (written === 'draft-already-ordered') {
-          throw new DomainError('DRAFT_ALREADY_ORDERED', `Draft ${input.draftId} was already placed.`);
-        }
-        return written;
-      } catch (error) {
-        await compensate(orderId);
-        throw error;
-      }
-    },
-
+    place,
     /** One order of the caller (any order for an admin). */
     get: visibleOrder,
 
@@ -346,30 +258,6 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
   }
 }
 
-function orderingUser(caller: Caller, userId: number | undefined): number {
-  if (caller.role === 'admin') {
-    if (userId === undefined) throw invalidInput('userId', 'is required when an admin places an order');
-    return userId;
-  }
-  if (userId !== undefined && userId !== caller.userId) {
-    throw new DomainError('FORBIDDEN', 'Customers place orders only for themselves.');
-  }
-  return caller.userId;
-}
-
-/** Prices lines at today's prices; lines of the same product are merged. */
-export async function priceLines(store: Store, lines: readonly { productId: number; quantity: number }[]) {
-  if (lines.length === 0) throw invalidInput('items', 'must hold at least one line');
-  const merged = new Map<number, number>();
-  for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
-  const products = new Map((await store.products.getMany([...merged.keys()])).map((product) => [product.id, product]));
-  return [...merged].map(([productId, quantity]) => {
-    const product = products.get(productId);
-    if (!product) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${productId}.`);
-    return { productId, sku: product.sku, quantity, unitPrice: product.price, amount: product.price * quantity };
-  });
-}
-
 /** Restricts a customer to their own orders; `undefined` means "nothing can match". */
 function scopeFilters(caller: Caller, filters: OrderFilters): OrderFilters | undefined {
   if (caller.role === 'admin') return filters;
@@ -381,23 +269,6 @@ function orderKeys(order: Order, sort: ReturnType<typeof parseSort>): Array<stri
   return sort.map(({ field }) =>
     field === 'createdAt' ? order.createdAt.toISOString() : field === 'amount' ? order.amount : order.id,
   );
-}
-
-function callOptions(deadline: number, signal?: AbortSignal): CallOptions {
-  const timeoutMs = Math.max(0, deadline - Date.now());
-  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
-  return { timeoutMs, signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
-}
-
-function asTimeout(error: unknown, deadline: number): unknown {
-  if (error instanceof DomainError) return error;
-  if (
-    Date.now() >= deadline ||
-    (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
-  ) {
-    return new DomainError('UPSTREAM_TIMEOUT', 'Stock could not be reserved in time; no order was placed.');
-  }
-  return error;
 }
 
 /**

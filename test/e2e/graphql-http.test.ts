@@ -1,6 +1,10 @@
+import { ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistedOperationIds } from '../../generated/graphql/persisted-operation-ids.js';
+import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
+import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { RunningServer } from '../../src/main.js';
 import { contractClient, type ProblemBody } from '../support/client.js';
 import { checkedFetch } from '../support/contract.js';
@@ -179,7 +183,7 @@ describe('persisted operations', () => {
   });
 });
 
-describe('one core behind REST and GraphQL', () => {
+describe('one core behind REST, GraphQL and gRPC', () => {
   it('gives the same error codes for the same scenarios', async () => {
     const placed = await rest('/v1/orders', {
       method: 'POST',
@@ -235,6 +239,36 @@ describe('one core behind REST and GraphQL', () => {
     const gqlTransition = await graphql(`mutation { updateOrder(id: "${orderId}", input: { status: PAID }) { id } }`);
     expect(gqlTransition.body.errors?.[0]?.extensions?.code).toBe(restTransition.code);
     expect(restTransition.code).toBe('INVALID_TRANSITION');
+  });
+
+  it('gives the gRPC Inventory the same catalog codes, as ErrorInfo reasons', async () => {
+    const inventory = createClient(Inventory, createGrpcTransport({ baseUrl: server.grpcUrl }));
+    const reason = (call: Promise<unknown>) =>
+      call.then(
+        () => 'OK',
+        (error) => ConnectError.from(error).findDetails(ErrorInfoSchema)[0]?.reason,
+      );
+    const viaRest = (
+      await rest('/v1/orders', {
+        method: 'POST',
+        key: customerKey,
+        body: JSON.stringify({ items: [{ productId: scarceId, quantity: 5 }] }),
+      })
+    ).body as ProblemBody;
+    const viaGraphql = await graphql(
+      `mutation { createOrder(input: { items: [{ productId: "${scarceId}", quantity: 5 }] }) { id } }`,
+      {},
+      customerKey,
+    );
+    const viaGrpc = await reason(inventory.reserve({ orderId: '880001', sku: 'GQL-2', quantity: 5 }));
+    expect([viaRest.code, viaGraphql.body.errors?.[0]?.extensions?.code, viaGrpc]).toEqual([
+      'INSUFFICIENT_STOCK',
+      'INSUFFICIENT_STOCK',
+      'INSUFFICIENT_STOCK',
+    ]);
+    expect(await reason(inventory.reserve({ orderId: '880001', sku: 'GQL-2', quantity: 0 }))).toBe(
+      ((await rest('/v1/orders?size=0')).body as ProblemBody).code,
+    );
   });
 
   it('shares cursors: a GraphQL endCursor continues a REST list with the same filter and sort', async () => {

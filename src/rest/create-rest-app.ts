@@ -5,6 +5,7 @@
  * operation's handler. Domain errors become problem documents through the one error catalog.
  */
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
@@ -48,6 +49,14 @@ export async function createRestApp({ projectRoot, core, logger, metrics }: Rest
   }
 
   const app = new Hono();
+  // Streams are cut at 1 MiB while they arrive, so a huge or chunked body is never buffered whole.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.'),
+    }),
+  );
   app.all('*', async (c) => {
     try {
       return await handle(c, contract, handlers, core, metrics);

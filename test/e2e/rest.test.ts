@@ -1,7 +1,8 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
 import { contractClient, type ProblemBody } from '../support/client.js';
-import { checkedFetch } from '../support/contract.js';
+import { checkedFetch, expectContract, type SeenResponse } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
 
 const ADMIN_KEY = 'rest-test-admin-key-0123456789';
@@ -393,6 +394,26 @@ describe('HTTP semantics', () => {
     expect([unsupported.status, problem(unsupported.body).code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     const large = await call('/v1/orders', { method: 'POST', body: JSON.stringify({ note: 'x'.repeat(1_100_000) }) });
     expect([large.status, problem(large.body).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    // A chunked body has no Content-Length: it is cut while it streams in, and answered 413 early.
+    const chunked = await new Promise<SeenResponse>((resolve, reject) => {
+      const request = httpRequest(`${server.httpUrl}/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      });
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers))
+          if (typeof value === 'string') headers.set(name, value);
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers, text }));
+      });
+      request.on('error', (error) => (error.message.includes('EPIPE') ? undefined : reject(error)));
+      for (let chunk = 0; chunk < 20; chunk++) request.write('x'.repeat(100_000));
+      request.end();
+    });
+    expect(chunked.status).toBe(413);
+    expect(await expectContract('POST', '/v1/orders', chunked)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     const malformed = await call('/v1/orders', { method: 'POST', body: '{"items": [' });
     expect([malformed.status, problem(malformed.body).code]).toEqual([400, 'MALFORMED_JSON']);
   });

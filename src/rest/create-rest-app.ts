@@ -5,7 +5,6 @@
  * operation's handler. Domain errors become problem documents through the one error catalog.
  */
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
@@ -49,14 +48,6 @@ export async function createRestApp({ projectRoot, core, logger, metrics }: Rest
   }
 
   const app = new Hono();
-  // Streams are cut at 1 MiB while they arrive, so a huge or chunked body is never buffered whole.
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.'),
-    }),
-  );
   app.all('*', async (c) => {
     try {
       return await handle(c, contract, handlers, core, metrics);
@@ -209,8 +200,8 @@ async function readBody(
   if (length > MAX_BODY_BYTES) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
   const mediaType = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
   const accepted = Object.keys(requestBody.content);
-  const raw = await c.req.arrayBuffer();
-  if (raw.byteLength > MAX_BODY_BYTES) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
+  const raw = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
+  if (!raw) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
   if (raw.byteLength === 0 && !mediaType) return undefined;
   if (!mediaType || !accepted.includes(mediaType)) {
     return catalogProblem(c, 'UNSUPPORTED_MEDIA_TYPE', `Send the body as ${accepted.join(' or ')}.`);
@@ -222,6 +213,29 @@ async function readBody(
       { in: 'body', name: '', message: 'is not valid JSON' },
     ]);
   }
+}
+
+/**
+ * Reads a body of at most `limit` bytes; undefined when it is longer. A longer body is not read further
+ * nor cancelled (cancelling would reset the connection before the 413 is sent); the HTTP server drains it
+ * after the answer.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > limit) {
+      reader.releaseLock();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, length);
 }
 
 /** Turns ajv's errors into the problem's `errors[]` and picks the code that describes them. */

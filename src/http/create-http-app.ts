@@ -10,7 +10,7 @@ import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
 import { clientOf, type Metrics, routeOf } from './metrics.js';
 import { problemResponse } from './problem.js';
-import { requestLogger } from './request-logger.js';
+import { observeRequests } from './request-logger.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -26,8 +26,8 @@ export interface HttpAppDeps {
 
 /**
  * Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, the
- * reference page at `/docs`, and
- * (as they land) REST under `/v1` and GraphQL at `/graphql`. Every response carries `X-Request-Id`.
+ * reference page at `/docs`, `/metrics`, REST under `/v1` and GraphQL at `/graphql`. Every response carries
+ * `X-Request-Id`.
  */
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
@@ -53,14 +53,14 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
       maxAge: 600,
     }),
   );
-  app.use('*', requestLogger(deps.logger));
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    const route = routeOf.get(c.req.raw) ?? staticRoute(c.req.path);
-    deps.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
-    deps.metrics.httpDuration.observe({ route }, (performance.now() - started) / 1000);
-  });
+  app.use(
+    '*',
+    observeRequests({
+      logger: deps.logger,
+      metrics: deps.metrics,
+      routeOf: (c) => routeOf.get(c.req.raw) ?? staticRoute(c.req.path),
+    }),
+  );
   app.get('/metrics', async (c) => {
     const header = c.req.header('authorization');
     const key = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;

@@ -14,7 +14,7 @@ export interface Deprecation {
 
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */
 export type RouteMatch =
-  | { kind: 'operation'; operationId: string }
+  | { kind: 'operation'; operationId: string; params: Record<string, number> }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
@@ -75,7 +75,11 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
   for (const [template, item] of Object.entries(paths)) {
     const segments = template.split('/').slice(1);
     const pattern = new RegExp(
-      `^/${segments.map((segment) => (segment.startsWith('{') ? '[1-9][0-9]{0,15}' : escapeRegExp(segment))).join('/')}$`,
+      `^/${segments
+        .map((segment) =>
+          segment.startsWith('{') ? `(?<${segment.slice(1, -1)}>[1-9][0-9]{0,15})` : escapeRegExp(segment),
+        )
+        .join('/')}$`,
     );
     const methods = new Map<string, string>();
     for (const method of METHODS) {
@@ -102,7 +106,10 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
       const verb = method === 'HEAD' ? 'GET' : method;
       for (const route of candidates) {
         const operationId = route.methods.get(verb);
-        if (operationId) return { kind: 'operation', operationId };
+        if (!operationId) continue;
+        const groups = route.pattern.exec(pathname)?.groups ?? {};
+        const params = Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, Number(value)]));
+        return { kind: 'operation', operationId, params };
       }
       const allow = [...new Set(candidates.flatMap((route) => [...route.methods.keys()]))];
       return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };

@@ -158,9 +158,7 @@ async function handle(
     c.header('Link', `<${DEPRECATIONS_DOC}>; rel="deprecation"`);
   }
 
-  const params: Record<string, number> = {};
-  const parsed = contract.api.router.parseRequest({ method: c.req.method, path: url.pathname, headers }, operation);
-  for (const [name, value] of Object.entries(parsed.params)) params[name] = Number(value);
+  const { params } = route;
 
   const handler = handlers[operationId];
   if (!handler) return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${url.pathname}.`);

@@ -13,8 +13,12 @@ import {
   type DocumentNode,
   GraphQLError,
   type GraphQLFieldResolver,
+  type GraphQLSchema,
   NoSchemaIntrospectionCustomRule,
+  TypeInfo,
   type ValidationContext,
+  visit,
+  visitWithTypeInfo,
 } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -108,6 +112,10 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
       // Ends the time budget when execution finishes, and logs failures counted from the body's errors.
       onExecute({ args }) {
         const context = args.contextValue as Context;
+        for (const item of deprecatedFieldsOf(args.schema, args.document)) {
+          const key = context.caller ? String(context.caller.apiKeyId ?? 'bootstrap') : 'anonymous';
+          metrics.deprecatedUsage.inc({ item, key, client: context.clientName });
+        }
         return {
           onExecuteDone({ result }) {
             clearTimeout(context.timer);
@@ -251,6 +259,29 @@ function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T):
     }
   }
   return wrapped as T;
+}
+
+/** The deprecated fields and arguments a document selects, as `Type.field` / `Type.field(arg)` (DESIGN.md §7). */
+function deprecatedFieldsOf(schema: GraphQLSchema, document: DocumentNode): Set<string> {
+  const found = new Set<string>();
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const field = typeInfo.getFieldDef();
+        const parent = typeInfo.getParentType();
+        if (field?.deprecationReason && parent) found.add(`${parent.name}.${field.name}`);
+      },
+      Argument() {
+        const argument = typeInfo.getArgument();
+        const field = typeInfo.getFieldDef();
+        const parent = typeInfo.getParentType();
+        if (argument?.deprecationReason && field && parent) found.add(`${parent.name}.${field.name}(${argument.name})`);
+      },
+    }),
+  );
+  return found;
 }
 
 function operationNameOf(document: DocumentNode): string | undefined {

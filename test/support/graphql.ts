@@ -16,13 +16,17 @@ export const defaultGraphQLSettings: GraphQLSettings = {
 };
 
 /** A Yoga instance over a core, called in-process through `yoga.fetch`. */
-export async function graphqlEndpoint(core: Core, settings: Partial<GraphQLSettings> = {}) {
+export async function graphqlEndpoint(
+  core: Core,
+  settings: Partial<GraphQLSettings> = {},
+  { projectRoot = path.resolve(import.meta.dirname, '../..'), metrics = createMetrics() } = {},
+) {
   const yoga = await createGraphQL({
-    projectRoot: path.resolve(import.meta.dirname, '../..'),
+    projectRoot,
     core,
     logger: pino({ level: 'silent' }),
     settings: { ...defaultGraphQLSettings, ...settings },
-    metrics: createMetrics(),
+    metrics,
   });
   return async function run(
     query: string,

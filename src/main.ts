@@ -36,7 +36,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How often reservations whose order never appeared are looked for (they expire after 10 minutes). */
+/** How often stale reservations (10 minutes) and idempotency keys (24 hours) are looked for. */
 const EXPIRY_SWEEP_MS = 60_000;
 
 /** Starts both listeners from a configuration; resolves once both accept connections. */
@@ -71,6 +71,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   const sweep = setInterval(() => {
     core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
+    core.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
 

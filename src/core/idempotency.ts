@@ -24,6 +24,9 @@ export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 /** Creates the idempotency service over the store. */
 export function createIdempotencyService(store: Store, now: () => Date = () => new Date()) {
   return {
+    /** Forgets keys older than the 24-hour window (run periodically). */
+    purgeExpired: () => store.idempotency.purge(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS)),
+
     /**
      * Runs `work` once per (caller, key): the same operation and input within 24 h gets the stored result
      * back (`replayed`); another operation or input is IDEMPOTENCY_KEY_REUSED; a key whose first request

@@ -171,6 +171,8 @@ export interface Store {
     claim(caller: string, key: string, operation: string, fingerprint: string, since: Date): Promise<IdempotencyClaim>;
     complete(caller: string, key: string, result: unknown): Promise<void>;
     abandon(caller: string, key: string): Promise<void>;
+    /** Forgets keys claimed before `before`; returns how many. */
+    purge(before: Date): Promise<number>;
   };
 }
 

@@ -55,6 +55,10 @@ export function createSqlStore(db: Database): Store {
           JSON.stringify(result),
         ]);
       },
+      async purge(before) {
+        const rows = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING key', [before]);
+        return rows.length;
+      },
       async abandon(caller, key) {
         await db.query(`DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS'`, [
           caller,

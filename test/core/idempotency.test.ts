@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js';
 import type { Caller, Core } from '../../src/core/index.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
@@ -58,6 +59,14 @@ describe('idempotency keys', () => {
     await expect(placeWithKey('fail-1', input)).rejects.toMatchObject({ code: 'INSUFFICIENT_STOCK' });
     await core.inventory.adjust(product.sku, 5);
     expect((await placeWithKey('fail-1', input)).replayed).toBe(false);
+  });
+
+  it('forgets keys after 24 hours, so the key can be used again', async () => {
+    await core.idempotency.run('user:purge', 'old-key', 'users.create', { n: 1 }, async () => 1);
+    const later = createIdempotencyService(database.store, () => new Date(Date.now() + IDEMPOTENCY_WINDOW_MS + 60_000));
+    expect(await later.purgeExpired()).toBeGreaterThanOrEqual(1);
+    const again = await core.idempotency.run('user:purge', 'old-key', 'users.create', { n: 2 }, async () => 2);
+    expect(again).toEqual({ result: 2, replayed: false });
   });
 
   it('creates exactly one order from ten concurrent requests with one key', async () => {

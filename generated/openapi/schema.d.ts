@@ -1080,6 +1080,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The inventory service could not be reached; no order was written. Retry later. */
+        InventoryUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Stock could not be reserved within the request's time budget; no order was written. */
         GatewayTimeout: {
             headers: {
@@ -1336,6 +1346,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["InventoryUnavailable"];
             504: components["responses"]["GatewayTimeout"];
         };
     };

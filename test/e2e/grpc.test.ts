@@ -244,6 +244,34 @@ describe('in-process, through createRouterTransport', () => {
 });
 
 describe('deadlines from the REST edge', () => {
+  it('answers 503 INVENTORY_UNAVAILABLE, writing nothing, when the remote Inventory cannot be reached', async () => {
+    const closed = createGrpcServer({ routes: () => undefined });
+    const { port } = await closed.listen(0, '127.0.0.1');
+    await closed.close();
+    const edge = await startTestServer({
+      ADMIN_API_KEY: ADMIN_KEY,
+      SEED_DEMO: 'false',
+      INVENTORY_URL: `http://127.0.0.1:${port}`,
+    });
+    try {
+      const admin = contractClient(edge.httpUrl, ADMIN_KEY);
+      const product = await admin.POST('/v1/products', { body: { name: 'Away', sku: 'AWAY-1', price: 1, stock: 5 } });
+      const me = await admin.GET('/v1/users/me');
+      const { response, error } = await admin.POST('/v1/orders', {
+        body: {
+          userId: me.data?.id as number,
+          items: [{ productId: product.data?.id as number, quantity: 1 }],
+          shippingAddress: { zipCode: '1', line1: 'x' },
+        },
+      });
+      expect(response.status).toBe(503);
+      expect((error as ProblemBody).code).toBe('INVENTORY_UNAVAILABLE');
+      expect((await admin.GET('/v1/orders', { params: { query: { withTotal: true } } })).data?.totalCount).toBe(0);
+    } finally {
+      await edge.close();
+    }
+  });
+
   it('passes the remaining budget to a remote Inventory and answers 504 with nothing left behind', async () => {
     const seen: { timeoutMs?: number; released: string[] } = { released: [] };
     const slow = createGrpcServer({

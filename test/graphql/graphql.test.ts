@@ -130,6 +130,83 @@ describe('queries', () => {
   });
 });
 
+describe('mutations mirror the REST writes', () => {
+  it('creates, changes and deletes users, products, ratings, drafts and orders through the core', async () => {
+    const ok = async (query: string, variables: Record<string, unknown> = {}, key = adminKey) => {
+      const result = await run(query, { variables, key });
+      expect(result.body.errors, query).toBeUndefined();
+      return result.body.data as Record<string, any>;
+    };
+    const { createUser: user } = await ok(
+      'mutation($input: CreateUserInput!) { createUser(input: $input, idempotencyKey: "u-1") { id name } }',
+      { input: { name: 'Ivy', email: 'ivy@example.com', address: { zipCode: '1', line1: 'Elm St' } } },
+    );
+    const again = await ok(
+      'mutation($input: CreateUserInput!) { createUser(input: $input, idempotencyKey: "u-1") { id } }',
+      { input: { name: 'Ivy', email: 'ivy@example.com', address: { zipCode: '1', line1: 'Elm St' } } },
+    );
+    expect(again.createUser.id).toBe(user.id);
+    const { updateUser } = await ok(
+      `mutation { updateUser(id: "${user.id}", input: { nickname: "ivy" }) { nickname } }`,
+    );
+    expect(updateUser.nickname).toBe('ivy');
+    const { replaceUser } = await ok(
+      `mutation { replaceUser(id: "${user.id}", input: { name: "Ivy B", email: "ivy@example.com" }) { nickname address { zipCode } } }`,
+    );
+    expect(replaceUser).toEqual({ nickname: null, address: null });
+    await ok(`mutation { updateUser(id: "${user.id}", input: { address: { zipCode: "2", line1: "Oak St" } }) { id } }`);
+
+    const { createProduct: product } = await ok(
+      'mutation { createProduct(input: { name: "Tamper", sku: "TAMP-1", price: 12.5, stock: 3 }) { id price } }',
+    );
+    expect(product.price).toBe(12.5);
+    const { rateProduct } = await ok(
+      `mutation { rateProduct(productId: "${product.id}", score: 4) { score product { rating } } }`,
+    );
+    expect(rateProduct).toEqual({ score: 4, product: { rating: 4 } });
+
+    const { createOrderDraft: draft } = await ok(
+      `mutation { createOrderDraft(input: { userId: "${user.id}", items: [{ productId: "${product.id}", quantity: 2 }] }) { id amount status } }`,
+    );
+    expect(draft).toMatchObject({ amount: 25, status: 'OPEN' });
+    const { createOrder: order } = await ok(
+      `mutation { createOrder(input: { userId: "${user.id}", draftId: "${draft.id}" }) { id status amountDetail { supply vat total } } }`,
+    );
+    expect(order.amountDetail).toEqual({ supply: 22.73, vat: 2.27, total: 25 });
+    const { orderDraft } = await ok(`{ orderDraft(id: "${draft.id}") { status order { id } } }`);
+    expect(orderDraft).toEqual({ status: 'ORDERED', order: { id: order.id } });
+
+    await ok(`mutation { updateOrder(id: "${order.id}", input: { status: PAID }) { id } }`);
+    const { updateShipment } = await ok(
+      `mutation { updateShipment(orderId: "${order.id}", input: { carrier: "UPS" }) { status carrier } }`,
+    );
+    expect(updateShipment).toEqual({ status: 'PREPARING', carrier: 'UPS' });
+    const { replaceOrder } = await ok(
+      `mutation { replaceOrder(id: "${order.id}", input: { status: PAID, shippingAddress: { zipCode: "3", line1: "Pine St" } }) { shippingAddress { line1 } note } }`,
+    );
+    expect(replaceOrder).toEqual({ shippingAddress: { line1: 'Pine St' }, note: null });
+    const { cancelOrder } = await ok(
+      `mutation { cancelOrder(id: "${order.id}", reason: "gift", idempotencyKey: "c-1") { reason refundAmount } }`,
+    );
+    expect(cancelOrder).toEqual({ reason: 'gift', refundAmount: 25 });
+    const { order: canceled } = await ok(
+      `{ order(id: "${order.id}") { status cancellation { reason } shipment { status } } }`,
+    );
+    expect(canceled).toEqual({
+      status: 'CANCELED',
+      cancellation: { reason: 'gift' },
+      shipment: { status: 'PREPARING' },
+    });
+    expect(await ok(`mutation { deleteOrder(id: "${order.id}") }`)).toEqual({ deleteOrder: order.id });
+    expect(await ok(`mutation { deleteUser(id: "${user.id}") }`)).toEqual({ deleteUser: user.id });
+
+    const users = await ok('{ users(first: 2, sort: "name") { nodes { name } totalCount } }');
+    expect(users.users.nodes).toHaveLength(2);
+    const denied = await run('{ users(first: 2) { totalCount } }', { key: customerKey });
+    expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});
+
 describe('limits, refused before execution', () => {
   const refusal = async (query: string, endpoint = run) => {
     statements = 0;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Caller } from './caller.js';
 import { canonicalJson } from './cursor.js';
 import { DomainError } from './errors.js';
 import type { Store } from './ports.js';
@@ -34,13 +35,15 @@ export function createIdempotencyService(store: Store, now: () => Date = () => n
      * again. Without a key, `work` simply runs.
      */
     async run<T>(
-      scope: string,
+      caller: Caller,
       key: string | undefined,
       operation: string,
       input: unknown,
       work: () => Promise<T>,
     ): Promise<Idempotent<T>> {
       if (key === undefined) return { result: await work(), replayed: false };
+      // Keys belong to the caller's user, whichever key or interface they come through.
+      const scope = `user:${caller.userId}`;
       const fingerprint = createHash('sha256')
         .update(`${operation}\n${canonicalJson(input)}`)
         .digest('base64url');

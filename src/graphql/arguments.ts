@@ -33,5 +33,17 @@ export const address = (input: { zipCode: string; line1: string; line2?: string 
   line2: input.line2 ?? null,
 });
 
-/** The idempotency scope of a caller: the same as REST's, so a key is shared across the two. */
-export const scope = (caller: Caller) => `user:${caller.userId}`;
+/**
+ * Runs a create under the mutation's `idempotencyKey` (if any), in the caller's scope and under the core's
+ * operation name: the same store and keys as REST's `Idempotency-Key`.
+ */
+export async function idempotent<T>(
+  context: GraphQLContext,
+  key: string | null | undefined,
+  operation: string,
+  input: unknown,
+  work: () => Promise<T>,
+): Promise<T> {
+  const { result } = await context.core.idempotency.run(callerOf(context), key ?? undefined, operation, input, work);
+  return result;
+}

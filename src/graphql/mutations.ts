@@ -1,7 +1,7 @@
 import type { MutationResolvers } from '../../generated/graphql/resolvers.js';
 import { toMinor } from '../core/money.js';
 import type { OrderStatus } from '../core/order-state.js';
-import { address, callerOf, given, idOf, scope } from './arguments.js';
+import { address, callerOf, given, idempotent, idOf } from './arguments.js';
 
 /** The writes; each applies the same core call as the matching REST operation, idempotency keys shared. */
 export const mutationResolvers: MutationResolvers = {
@@ -22,14 +22,9 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.note) ? { note: input.note } : {}),
       ...(given(input.couponCode) ? { couponCode: input.couponCode } : {}),
     };
-    const { result } = await context.core.idempotency.run(
-      scope(caller),
-      idempotencyKey ?? undefined,
-      'orders.place',
-      request,
-      () => context.core.orders.place(caller, request, { signal: context.signal }),
+    return idempotent(context, idempotencyKey, 'orders.place', request, () =>
+      context.core.orders.place(caller, request, { signal: context.signal }),
     );
-    return result;
   },
   updateOrder: (_, { id, input }, context) =>
     context.core.orders.update(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'), {
@@ -49,14 +44,9 @@ export const mutationResolvers: MutationResolvers = {
     const caller = callerOf(context);
     const orderId = idOf(id, 'ORDER_NOT_FOUND', 'order');
     const request = { orderId, ...(given(reason) ? { reason } : {}) };
-    const { result } = await context.core.idempotency.run(
-      scope(caller),
-      idempotencyKey ?? undefined,
-      'orders.cancel',
-      request,
-      () => context.core.orders.cancel(caller, orderId, reason ?? undefined),
+    return idempotent(context, idempotencyKey, 'orders.cancel', request, () =>
+      context.core.orders.cancel(caller, orderId, reason ?? undefined),
     );
-    return result;
   },
   async deleteOrder(_, { id }, context) {
     await context.core.orders.remove(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'));
@@ -76,14 +66,9 @@ export const mutationResolvers: MutationResolvers = {
       })),
       ...(given(input.userId) ? { userId: idOf(input.userId, 'USER_NOT_FOUND', 'user') } : {}),
     };
-    const { result } = await context.core.idempotency.run(
-      scope(caller),
-      idempotencyKey ?? undefined,
-      'drafts.create',
-      request,
-      () => context.core.drafts.create(caller, request),
+    return idempotent(context, idempotencyKey, 'drafts.create', request, () =>
+      context.core.drafts.create(caller, request),
     );
-    return result;
   },
   async createUser(_, { input, idempotencyKey }, context) {
     const caller = callerOf(context);
@@ -95,14 +80,9 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.nickname) ? { nickname: input.nickname } : {}),
       ...(given(input.marketingAgreed) ? { marketingAgreed: input.marketingAgreed } : {}),
     };
-    const { result } = await context.core.idempotency.run(
-      scope(caller),
-      idempotencyKey ?? undefined,
-      'users.create',
-      request,
-      () => context.core.users.create(caller, request),
+    return idempotent(context, idempotencyKey, 'users.create', request, () =>
+      context.core.users.create(caller, request),
     );
-    return result;
   },
   updateUser: (_, { id, input }, context) =>
     context.core.users.update(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'), {
@@ -135,14 +115,9 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.imageUrl) ? { imageUrl: input.imageUrl } : {}),
       ...(given(input.stock) ? { stock: input.stock } : {}),
     };
-    const { result } = await context.core.idempotency.run(
-      scope(caller),
-      idempotencyKey ?? undefined,
-      'products.create',
-      request,
-      () => context.core.products.create(caller, request),
+    return idempotent(context, idempotencyKey, 'products.create', request, () =>
+      context.core.products.create(caller, request),
     );
-    return result;
   },
   async rateProduct(_, { productId, score, comment }, context) {
     const { rating } = await context.core.products.rate(

@@ -2,15 +2,7 @@ import type { Core } from '../core/index.js';
 import { toMinor } from '../core/money.js';
 import { apiKeyJson, pageJson, productJson, ratingJson } from './mappers.js';
 import { callerOf, listInput } from './request.js';
-import {
-  type Handler,
-  idempotencyKey,
-  idempotencyScope,
-  json,
-  noContent,
-  replayHeader,
-  type Schemas,
-} from './respond.js';
+import { type Handler, idempotent, json, noContent, replayHeader, type Schemas } from './respond.js';
 
 /** Products, ratings and API keys. */
 export function createCatalogHandlers(core: Core): Record<string, Handler> {
@@ -29,12 +21,8 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
         ...(body.stock !== undefined ? { stock: body.stock } : {}),
       };
       const caller = callerOf(request);
-      const { result, replayed } = await core.idempotency.run(
-        idempotencyScope(request),
-        idempotencyKey(request),
-        'products.create',
-        input,
-        () => core.products.create(caller, input),
+      const { result, replayed } = await idempotent(core, request, 'products.create', input, () =>
+        core.products.create(caller, input),
       );
       return json(request.c, 201, productJson(result), {
         Location: `/v1/products/${result.id}`,

@@ -16,8 +16,7 @@ import {
   checkReadOnly,
   conditionalGet,
   type Handler,
-  idempotencyKey,
-  idempotencyScope,
+  idempotent,
   json,
   noContent,
   replayHeader,
@@ -80,12 +79,8 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
       };
       const caller = callerOf(request);
       const signal = request.c.req.raw.signal;
-      const { result, replayed } = await core.idempotency.run(
-        idempotencyScope(request),
-        idempotencyKey(request),
-        'orders.place',
-        input,
-        () => core.orders.place(caller, input, { signal }),
+      const { result, replayed } = await idempotent(core, request, 'orders.place', input, () =>
+        core.orders.place(caller, input, { signal }),
       );
       return json(request.c, 201, orderView(request, result), {
         Location: `/v1/orders/${result.id}`,
@@ -181,12 +176,8 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
       const orderId = request.params.orderId as number;
       const caller = callerOf(request);
       const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
-      const { result, replayed } = await core.idempotency.run(
-        idempotencyScope(request),
-        idempotencyKey(request),
-        'orders.cancel',
-        input,
-        () => core.orders.cancel(caller, orderId, body.reason),
+      const { result, replayed } = await idempotent(core, request, 'orders.cancel', input, () =>
+        core.orders.cancel(caller, orderId, body.reason),
       );
       return json(request.c, 201, cancellationJson(result), {
         Location: `/v1/orders/${orderId}/cancellation`,
@@ -209,12 +200,8 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
         ...(body.userId !== undefined ? { userId: body.userId } : {}),
       };
       const caller = callerOf(request);
-      const { result, replayed } = await core.idempotency.run(
-        idempotencyScope(request),
-        idempotencyKey(request),
-        'drafts.create',
-        input,
-        () => core.drafts.create(caller, input),
+      const { result, replayed } = await idempotent(core, request, 'drafts.create', input, () =>
+        core.drafts.create(caller, input),
       );
       return json(request.c, 201, draftJson(result), {
         Location: `/v1/order-drafts/${result.id}`,

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../generated/openapi/schema.js';
 import { canonicalJson } from '../core/cursor.js';
 import { DomainError, type Violation } from '../core/errors.js';
+import type { Core } from '../core/index.js';
 import type { Address } from '../core/model.js';
 import { etagOf } from './mappers.js';
 import { callerOf, noneMatchHits, type RestRequest } from './request.js';
@@ -24,11 +25,19 @@ export const noContent = (c: Context) => c.body(null, 204);
 export const replayHeader = (replayed: boolean): Record<string, string> =>
   replayed ? { 'Idempotent-Replayed': 'true' } : {};
 
-/** The idempotency scope of a request: keys belong to the caller's user, across REST and GraphQL. */
-export const idempotencyScope = (request: RestRequest) => `user:${callerOf(request).userId}`;
-
-/** The request's `Idempotency-Key`, if any. */
-export const idempotencyKey = (request: RestRequest) => request.header('idempotency-key');
+/**
+ * Runs a create under the request's `Idempotency-Key` (if any), in the caller's scope; operation names
+ * are the core's, so REST and GraphQL share keys.
+ */
+export function idempotent<T>(
+  core: Core,
+  request: RestRequest,
+  operation: string,
+  input: unknown,
+  work: () => Promise<T>,
+) {
+  return core.idempotency.run(callerOf(request), request.header('idempotency-key'), operation, input, work);
+}
 
 /** Answers 304 when `If-None-Match` names the current ETag, else the representation with its ETag. */
 export function conditionalGet(request: RestRequest, version: number, body: () => unknown): Response {

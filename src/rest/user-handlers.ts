@@ -7,8 +7,7 @@ import {
   checkReadOnly,
   conditionalGet,
   type Handler,
-  idempotencyKey,
-  idempotencyScope,
+  idempotent,
   json,
   noContent,
   replayHeader,
@@ -44,12 +43,8 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
         ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
       };
       const caller = callerOf(request);
-      const { result, replayed } = await core.idempotency.run(
-        idempotencyScope(request),
-        idempotencyKey(request),
-        'users.create',
-        input,
-        () => core.users.create(caller, input),
+      const { result, replayed } = await idempotent(core, request, 'users.create', input, () =>
+        core.users.create(caller, input),
       );
       return json(request.c, 201, userJson(result), {
         Location: `/v1/users/${result.id}`,

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => database?.close());
 
 const placeWithKey = (key: string, input: { items: Array<{ productId: number; quantity: number }> }) =>
-  core.idempotency.run(`user:${customer.userId}`, key, 'orders.place', input, () => core.orders.place(customer, input));
+  core.idempotency.run(customer, key, 'orders.place', input, () => core.orders.place(customer, input));
 
 const orderCount = async () => (await core.orders.list(customer, { withTotal: true })).totalCount;
 
@@ -45,8 +45,20 @@ describe('idempotency keys', () => {
   it('scopes keys to the caller', async () => {
     const product = await makeProduct(core, admin);
     const input = { items: [{ productId: product.id, quantity: 1 }] };
-    const mine = await core.idempotency.run('user:a', 'shared', 'orders.place', input, async () => 1);
-    const theirs = await core.idempotency.run('user:b', 'shared', 'orders.place', input, async () => 2);
+    const mine = await core.idempotency.run(
+      { userId: 900_001, role: 'customer', apiKeyId: null },
+      'shared',
+      'orders.place',
+      input,
+      async () => 1,
+    );
+    const theirs = await core.idempotency.run(
+      { userId: 900_002, role: 'customer', apiKeyId: null },
+      'shared',
+      'orders.place',
+      input,
+      async () => 2,
+    );
     expect([mine, theirs]).toEqual([
       { result: 1, replayed: false },
       { result: 2, replayed: false },
@@ -62,10 +74,11 @@ describe('idempotency keys', () => {
   });
 
   it('forgets keys after 24 hours, so the key can be used again', async () => {
-    await core.idempotency.run('user:purge', 'old-key', 'users.create', { n: 1 }, async () => 1);
+    const purger: Caller = { userId: 900_003, role: 'customer', apiKeyId: null };
+    await core.idempotency.run(purger, 'old-key', 'users.create', { n: 1 }, async () => 1);
     const later = createIdempotencyService(database.store, () => new Date(Date.now() + IDEMPOTENCY_WINDOW_MS + 60_000));
     expect(await later.purgeExpired()).toBeGreaterThanOrEqual(1);
-    const again = await core.idempotency.run('user:purge', 'old-key', 'users.create', { n: 2 }, async () => 2);
+    const again = await core.idempotency.run(purger, 'old-key', 'users.create', { n: 2 }, async () => 2);
     expect(again).toEqual({ result: 2, replayed: false });
   });
 

@@ -24,6 +24,7 @@ import { createSchema, createYoga, type Plugin, type YogaServerInstance } from '
 import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
+import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import type { Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { resolvers } from './resolvers.js';
@@ -190,18 +191,13 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
 }
 
 async function authenticate(core: Core, header: string | null): Promise<Caller | null> {
-  if (!header) return null;
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  try {
-    if (key) return await core.apiKeys.authenticate(key);
-  } catch (error) {
-    if (!(error instanceof DomainError && error.code === 'UNAUTHENTICATED')) throw error;
-  }
+  const caller = await callerFromAuthorization(core, header);
+  if (caller !== 'invalid') return caller;
   // A wrong key is an HTTP 401, not an anonymous request (DESIGN.md §9).
   throw new GraphQLError('The API key is wrong or was revoked.', {
     extensions: {
       code: 'UNAUTHENTICATED',
-      http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="order-api", error="invalid_token"' } },
+      http: { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(true) } },
     },
   });
 }

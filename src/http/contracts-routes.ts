@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
 import Negotiator from 'negotiator';
-import { problemResponse } from './problem.js';
+import { catalogProblem } from './problem.js';
 
 /** Where the contracts live on disk; the composition root passes the project root. */
 export interface ContractsRoutesOptions {
@@ -48,19 +48,14 @@ export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): 
   app.get('/:name', (c) => {
     const contract = published[c.req.param('name')];
     if (!contract) {
-      return problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: 'No such contract.' });
+      return catalogProblem(c, 'NOT_FOUND', 'No such contract.');
     }
     const types = contract.representations.map(([type]) => type);
     const accept = c.req.header('accept') ?? '*/*';
     const chosen = new Negotiator({ headers: { accept } }).mediaType(types);
     const representation = contract.representations.find(([type]) => type === chosen);
     if (!representation) {
-      return problemResponse(c, {
-        status: 406,
-        code: 'NOT_ACCEPTABLE',
-        title: 'Not acceptable',
-        detail: `This contract is available as: ${types.join(', ')}.`,
-      });
+      return catalogProblem(c, 'NOT_ACCEPTABLE', `This contract is available as: ${types.join(', ')}.`);
     }
     const [type, body] = representation;
     c.header('Vary', 'Accept');

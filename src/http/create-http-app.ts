@@ -5,11 +5,12 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/index.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import { createRestApp } from '../rest/create-rest-app.js';
+import { bearerChallenge, callerFromAuthorization } from './bearer.js';
 import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
 import { clientOf, type Metrics, routeOf } from './metrics.js';
-import { problemResponse } from './problem.js';
+import { catalogProblem } from './problem.js';
 import { observeRequests } from './request-logger.js';
 
 /** What the public HTTP app is built from. */
@@ -62,29 +63,13 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     }),
   );
   app.get('/metrics', async (c) => {
-    const header = c.req.header('authorization');
-    const key = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-    const caller = key ? await deps.core.apiKeys.authenticate(key).catch(() => undefined) : undefined;
-    if (!caller) {
-      return problemResponse(
-        c,
-        {
-          status: 401,
-          code: 'UNAUTHENTICATED',
-          title: 'Authentication required',
-          detail: '/metrics needs an admin API key.',
-        },
-        { 'WWW-Authenticate': 'Bearer realm="order-api"' },
-      );
-    }
-    if (caller.role !== 'admin') {
-      return problemResponse(c, {
-        status: 403,
-        code: 'FORBIDDEN',
-        title: 'Forbidden',
-        detail: 'Only admins may read /metrics.',
+    const caller = await callerFromAuthorization(deps.core, c.req.header('authorization'));
+    if (!caller || caller === 'invalid') {
+      return catalogProblem(c, 'UNAUTHENTICATED', '/metrics needs an admin API key.', undefined, {
+        'WWW-Authenticate': bearerChallenge(caller === 'invalid'),
       });
     }
+    if (caller.role !== 'admin') return catalogProblem(c, 'FORBIDDEN', 'Only admins may read /metrics.');
     return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
   app.route('/health', healthRoutes(deps.healthChecks));
@@ -101,28 +86,21 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     yoga.fetch(c.req.raw, { clientName: clientOf(c.req.header('user-agent')) }),
   );
   app.all('/graphql', (c) =>
-    problemResponse(
-      c,
-      { status: 405, code: 'METHOD_NOT_ALLOWED', title: 'Method not allowed', detail: '/graphql takes GET and POST.' },
-      { Allow: 'GET, POST, OPTIONS' },
-    ),
+    catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
   );
   app.route(
     '/v1',
     await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger, metrics: deps.metrics }),
   );
-  app.notFound((c) =>
-    problemResponse(c, { status: 404, code: 'NOT_FOUND', title: 'Not found', detail: `No resource at ${c.req.path}.` }),
-  );
+  app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
   app.onError((error, c) => {
     // Internals stay in the log, tied to the request id the client received.
     deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-    return problemResponse(c, {
-      status: 500,
-      code: 'INTERNAL',
-      title: 'Internal server error',
-      detail: 'The server failed to answer; the request id identifies the failure in the logs.',
-    });
+    return catalogProblem(
+      c,
+      'INTERNAL',
+      'The server failed to answer; the request id identifies the failure in the logs.',
+    );
   });
   return app;
 }

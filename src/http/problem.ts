@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
 
 /** Base of every problem `type` URI; each code has a page under it (RFC 9457 §3.1.1). */
 export const PROBLEM_TYPE_BASE = 'https://order-api.example.com/problems/';
@@ -37,4 +38,23 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     ...headers,
     'content-type': 'application/problem+json',
   });
+}
+
+/**
+ * The one mapping from a catalog code to an HTTP problem: status and title come from the error catalog,
+ * for every route on the public port.
+ */
+export function catalogProblem(
+  c: Context,
+  code: ErrorCode,
+  detail: string,
+  errors?: Violation[],
+  headers: Record<string, string> = {},
+): Response {
+  const spec = errorCatalog[code];
+  return problemResponse(
+    c,
+    { status: spec.httpStatus, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
+    headers,
+  );
 }

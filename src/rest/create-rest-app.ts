@@ -7,10 +7,11 @@
 import { type Context, Hono } from 'hono';
 import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
-import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
-import type { Caller, Core } from '../core/index.js';
+import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
+import type { Core } from '../core/index.js';
+import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
-import { problemResponse } from '../http/problem.js';
+import { catalogProblem } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
 import { createHandlers } from './handlers.js';
 import type { RestRequest } from './request.js';
@@ -87,10 +88,13 @@ async function handle(
     return catalogProblem(c, 'NOT_ACCEPTABLE', `This API answers ${PRODUCED.join(' or ')}.`);
   }
 
-  const caller = await authenticate(c, core, operation.security);
-  if (caller === 'refused')
-    return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.');
-  if (caller === 'invalid') return unauthenticated(c, 'The API key is wrong or was revoked.', 'error="invalid_token"');
+  const caller = await callerFromAuthorization(core, c.req.header('authorization'));
+  if (caller === 'invalid') return unauthenticated(c, 'The API key is wrong or was revoked.', true);
+  // Only operations the contract marks `security: []` (product reads) answer without a key.
+  const open = Array.isArray(operation.security) && operation.security.length === 0;
+  if (!caller && !open) {
+    return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.', false);
+  }
 
   // Query: every name once, and only names the operation defines.
   const query: Record<string, string> = {};
@@ -171,21 +175,6 @@ async function handle(
     caller: caller ?? undefined,
     header: (name) => c.req.header(name),
   });
-}
-
-/** Resolves the bearer key: a caller, none (allowed only where the contract says `security: []`), or a refusal. */
-async function authenticate(c: Context, core: Core, security: unknown): Promise<Caller | null | 'refused' | 'invalid'> {
-  const optional = Array.isArray(security) && security.length === 0;
-  const header = c.req.header('authorization');
-  if (!header) return optional ? null : 'refused';
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) return 'invalid';
-  try {
-    return await core.apiKeys.authenticate(match[1]);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return 'invalid';
-    throw error;
-  }
 }
 
 /** Reads a JSON body where the operation takes one: 415 for other media types, 413 above 1 MiB. */
@@ -272,27 +261,10 @@ function validationError(errors: AjvError[]): DomainError {
   return new DomainError(code, `The request is invalid: ${summary}.`, violations);
 }
 
-function unauthenticated(c: Context, detail: string, parameters?: string): Response {
-  const challenge = `Bearer realm="order-api"${parameters ? `, ${parameters}` : ''}`;
-  return catalogProblem(c, 'UNAUTHENTICATED', detail, undefined, { 'WWW-Authenticate': challenge });
+function unauthenticated(c: Context, detail: string, invalid: boolean): Response {
+  return catalogProblem(c, 'UNAUTHENTICATED', detail, undefined, { 'WWW-Authenticate': bearerChallenge(invalid) });
 }
 
 function domainProblem(c: Context, error: DomainError): Response {
   return catalogProblem(c, error.code, error.detail, error.violations);
-}
-
-/** A problem document for a catalog code: status and title come from the catalog, one place for every transport. */
-export function catalogProblem(
-  c: Context,
-  code: ErrorCode,
-  detail: string,
-  errors?: Violation[],
-  headers: Record<string, string> = {},
-): Response {
-  const spec = errorCatalog[code];
-  return problemResponse(
-    c,
-    { status: spec.httpStatus, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
-    headers,
-  );
 }

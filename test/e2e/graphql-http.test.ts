@@ -134,6 +134,9 @@ describe('metrics', () => {
     const customer = await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${customerKey}` } });
     expect(customer.status).toBe(403);
     expect((await fetch(`${server.httpUrl}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: 'Bearer oak_wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toContain('invalid_token');
     const response = await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
     const text = await response.text();
     expect(text).toMatch(/graphql_operations_total\{operation="Missing",outcome="error"\} 1/);

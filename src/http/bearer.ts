@@ -1,0 +1,25 @@
+import { DomainError } from '../core/errors.js';
+import type { Caller, Core } from '../core/index.js';
+
+/** The `WWW-Authenticate` challenge of every 401 (RFC 6750); `invalid_token` when a key was sent but is wrong. */
+export const bearerChallenge = (invalid: boolean) =>
+  `Bearer realm="order-api"${invalid ? ', error="invalid_token"' : ''}`;
+
+/**
+ * Resolves an `Authorization` header for every interface on the public port: `null` without one, the
+ * caller for a valid bearer key, `'invalid'` for anything else (a malformed header, a wrong or revoked key).
+ */
+export async function callerFromAuthorization(
+  core: Core,
+  header: string | null | undefined,
+): Promise<Caller | null | 'invalid'> {
+  if (!header) return null;
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (!key) return 'invalid';
+  try {
+    return await core.apiKeys.authenticate(key);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return 'invalid';
+    throw error;
+  }
+}

@@ -6,6 +6,7 @@ import { createOrderPlacement } from './order-placement.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
 import { type ListInput, type Page, pageInMemory, pageSize, parseSort, readPage } from './paging.js';
 import type { InventoryPort, OrderChange, OrderFilters, Store } from './ports.js';
+import { checkVersion, retryStale } from './versions.js';
 
 export type { OrderLine, PlaceOrderInput } from './order-placement.js';
 
@@ -178,7 +179,7 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
       if (order.status !== 'PENDING' && order.status !== 'CANCELED') {
         throw new DomainError('INVALID_TRANSITION', `A ${order.status} order cannot be deleted; cancel it first.`);
       }
-      checkVersion(order, ifMatchVersion);
+      checkVersion(order, ifMatchVersion, () => stale(order.id));
       if ((await store.orders.delete(id, order.version)) === 'stale') throw stale(id);
     },
 
@@ -229,7 +230,7 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
     ifMatchVersion: number | undefined,
     reason: string | null = null,
   ): Promise<Order> {
-    checkVersion(order, ifMatchVersion);
+    checkVersion(order, ifMatchVersion, () => stale(order.id));
     const move = transition(order.status, next.status);
     if (move.kind === 'invalid') {
       throw new DomainError('INVALID_TRANSITION', `An order cannot move from ${order.status} to ${next.status}.`);
@@ -269,25 +270,6 @@ function orderKeys(order: Order, sort: ReturnType<typeof parseSort>): Array<stri
   return sort.map(({ field }) =>
     field === 'createdAt' ? order.createdAt.toISOString() : field === 'amount' ? order.amount : order.id,
   );
-}
-
-/**
- * Without If-Match the caller asked for no precondition, so a write that lost a race with another one is
- * recomputed from the fresh state (a few times) instead of answering 412.
- */
-async function retryStale<T>(ifMatchVersion: number | undefined, attempt: () => Promise<T>): Promise<T> {
-  for (let round = 1; ; round++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const lostRace = error instanceof DomainError && error.code === 'PRECONDITION_FAILED';
-      if (!lostRace || ifMatchVersion !== undefined || round >= 3) throw error;
-    }
-  }
-}
-
-function checkVersion(order: Order, ifMatchVersion: number | undefined): void {
-  if (ifMatchVersion !== undefined && ifMatchVersion !== order.version) throw stale(order.id);
 }
 
 function stale(id: number): DomainError {

@@ -4,6 +4,7 @@ import { DomainError } from './errors.js';
 import type { Address, User } from './model.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
 import type { Store, UserFields } from './ports.js';
+import { checkVersion, retryStale } from './versions.js';
 
 /** A new user. */
 export interface UserInput {
@@ -32,18 +33,17 @@ export function createUserService({ store, cursors }: { store: Store; cursors: C
     return user;
   }
 
-  async function write(caller: Caller, id: number, next: (user: User) => UserFields, ifMatchVersion?: number) {
-    for (let round = 1; ; round++) {
+  function write(caller: Caller, id: number, next: (user: User) => UserFields, ifMatchVersion?: number) {
+    return retryStale(ifMatchVersion, async () => {
       const user = await visibleUser(caller, id);
-      if (ifMatchVersion !== undefined && ifMatchVersion !== user.version) throw stale(id);
+      checkVersion(user, ifMatchVersion, () => stale(id));
       const fields = next(user);
       if (sameFields(fields, user)) return user;
       const updated = await store.users.update(id, user.version, fields);
       if (updated === 'email-taken') throw emailTaken(fields.email);
-      if (updated !== 'stale') return updated;
-      // Lost a race with another write: recompute from fresh state unless the caller pinned a version.
-      if (ifMatchVersion !== undefined || round >= 3) throw stale(id);
-    }
+      if (updated === 'stale') throw stale(id);
+      return updated;
+    });
   }
 
   return {
@@ -108,7 +108,7 @@ export function createUserService({ store, cursors }: { store: Store; cursors: C
     /** Deletes a user (admins, or the user themself) with their keys; a user with orders is kept. */
     async remove(caller: Caller, id: number, ifMatchVersion?: number): Promise<void> {
       const user = await visibleUser(caller, id);
-      if (ifMatchVersion !== undefined && ifMatchVersion !== user.version) throw stale(id);
+      checkVersion(user, ifMatchVersion, () => stale(id));
       const outcome = await store.users.delete(id, user.version);
       if (outcome === 'has-orders') {
         throw new DomainError('USER_HAS_ORDERS', `User ${id} has orders and cannot be deleted.`);

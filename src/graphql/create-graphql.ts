@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
-import type { Metrics } from '../http/metrics.js';
+import { keyLabelOf, type Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { resolvers } from './resolvers.js';
 
@@ -114,8 +114,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
       onExecute({ args }) {
         const context = args.contextValue as Context;
         for (const item of deprecatedFieldsOf(args.schema, args.document)) {
-          const key = context.caller ? String(context.caller.apiKeyId ?? 'bootstrap') : 'anonymous';
-          metrics.deprecatedUsage.inc({ item, key, client: context.clientName });
+          metrics.deprecatedUsage.inc({ item, key: keyLabelOf(context.caller), client: context.clientName });
         }
         return {
           onExecuteDone({ result }) {

@@ -10,8 +10,8 @@ import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
 import { clientOf, type Metrics, routeOf } from './metrics.js';
+import { observeRequests } from './observe-requests.js';
 import { catalogProblem } from './problem.js';
-import { observeRequests } from './request-logger.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {

@@ -6,6 +6,11 @@ export function clientOf(userAgent: string | undefined | null): string {
   return /^[\w.-]{1,40}\/[\w.+-]{1,20}$/.test(token) ? token : 'unknown';
 }
 
+/** The API key a request used, as a metrics label (`anonymous` without one). */
+export function keyLabelOf(caller: { apiKeyId: number | null } | null | undefined): string {
+  return caller ? String(caller.apiKeyId ?? 'none') : 'anonymous';
+}
+
 /** The server's Prometheus metrics, one registry per server (tests run several in one process). */
 export type Metrics = ReturnType<typeof createMetrics>;
 

@@ -10,11 +10,11 @@ import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
-import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
+import { clientOf, keyLabelOf, type Metrics, routeOf } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
 import { createHandlers } from './handlers.js';
-import type { RestRequest } from './request.js';
+import type { Handler } from './respond.js';
 
 /** Request bodies above this are refused with 413 (DESIGN.md §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -68,7 +68,7 @@ export async function createRestApp({ projectRoot, core, logger, metrics }: Rest
 async function handle(
   c: Context,
   contract: RestContract,
-  handlers: Record<string, (request: RestRequest) => Promise<Response>>,
+  handlers: Record<string, Handler>,
   core: Core,
   metrics: Metrics,
 ): Promise<Response> {
@@ -151,25 +151,22 @@ async function handle(
   }
 
   const client = clientOf(c.req.header('user-agent'));
-  const keyLabel = caller ? String(caller.apiKeyId ?? 'bootstrap') : 'anonymous';
   if (query.include?.split(',').includes('amountDetail')) {
     metrics.fieldUsage.inc({ field: 'amountDetail', interface: 'rest', client });
   }
   for (const deprecation of contract.deprecations(operationId, Object.keys(query))) {
-    metrics.deprecatedUsage.inc({ item: deprecation.item, key: keyLabel, client });
+    metrics.deprecatedUsage.inc({ item: deprecation.item, key: keyLabelOf(caller), client });
     c.header('Deprecation', 'true');
     if (deprecation.sunset) c.header('Sunset', new Date(`${deprecation.sunset}T00:00:00Z`).toUTCString());
     c.header('Link', `<${DEPRECATIONS_DOC}>; rel="deprecation"`);
   }
 
-  const { params } = route;
-
-  const handler = handlers[operationId];
-  if (!handler) return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${url.pathname}.`);
+  // Every operation of the contract has a handler: createRestApp checks that at start.
+  const handler = handlers[operationId] as Handler;
   return handler({
     c,
     operationId,
-    params,
+    params: route.params,
     query,
     body,
     caller: caller ?? undefined,

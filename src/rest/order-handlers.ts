@@ -1,6 +1,7 @@
 import type { Core } from '../core/index.js';
 import type { Order } from '../core/model.js';
 import type { OrderStatus } from '../core/order-state.js';
+import type { ListInput } from '../core/paging.js';
 import { cancellationJson, draftJson, etagOf, orderItemJson, orderJson, pageJson, shipmentJson } from './mappers.js';
 import {
   callerOf,
@@ -37,16 +38,11 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
     checkReadOnly(body, { ...orderJson(order, { amountDetail: true, vatRate: core.vatRate }) }, ORDER_READ_ONLY);
   }
 
-  const searchList = async (request: RestRequest, conditions: OrderConditions, paging: Record<string, unknown>) => {
+  /** The query form and the search body name the same conditions; both become one core list call. */
+  const searchList = async (request: RestRequest, conditions: OrderConditions, paging: ListInput) => {
     const page = await core.orders.list(callerOf(request), {
       filters: orderFilters(conditions, request.operationId === 'searchOrders' ? 'body' : 'query'),
-      ...listInput(
-        Object.fromEntries(
-          Object.entries(paging)
-            .filter(([, value]) => value !== undefined)
-            .map(([k, v]) => [k, String(v)]),
-        ),
-      ),
+      ...paging,
     });
     return json(
       request.c,
@@ -56,15 +52,21 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
   };
   return {
     async listOrders(request) {
-      const { sort, cursor, size, withTotal, include: _include, ...conditions } = request.query;
-      return searchList(request, conditions, { sort, cursor, size, withTotal });
+      // orderFilters reads only the condition parameters; paging ones go to listInput.
+      return searchList(request, request.query, listInput(request.query));
     },
 
     async searchOrders(request) {
       const body = (request.body ?? {}) as Schemas['OrderSearch'];
-      const { sort, cursor, size, withTotal, include, ...conditions } = body;
+      const { sort, cursor, size, withTotal, include } = body;
       if (include) request.query.include = include.join(',');
-      return searchList(request, conditions as OrderConditions, { sort, cursor, size, withTotal });
+      const paging = {
+        ...(sort !== undefined ? { sort } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(size !== undefined ? { size } : {}),
+        ...(withTotal !== undefined ? { withTotal } : {}),
+      };
+      return searchList(request, body as OrderConditions, paging);
     },
 
     async createOrder(request) {

@@ -9,7 +9,7 @@ import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
 import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
-import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { Inventory, ReserveReplySchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { createGrpcServer } from '../../src/grpc/create-grpc-server.js';
 import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
 import type { RunningServer } from '../../src/main.js';
@@ -143,7 +143,12 @@ describe('inventory.v1.Inventory over gRPC', () => {
       TOKEN,
     );
     expect(released.reservations).toEqual([expect.objectContaining({ state: 'RESERVATION_STATE_RELEASED' })]);
-    await expect(client.call('Release', { orderId: '7010', sku }, TOKEN)).resolves.toBeDefined();
+    const again = await client.call<{ reservations: Array<{ state: string }> }>(
+      'Release',
+      { orderId: '7010', sku },
+      TOKEN,
+    );
+    expect(again.reservations).toEqual([expect.objectContaining({ state: 'RESERVATION_STATE_RELEASED' })]);
     const adjusted = await client.call<{ stock: { onHand: number } }>(
       'AdjustStock',
       { sku, delta: 5, reason: 'restock' },
@@ -159,7 +164,11 @@ describe('inventory.v1.Inventory over gRPC', () => {
     writer.uint32((3 << 3) | 0).int32(1); // quantity
     writer.uint32((4 << 3) | 2).string(sku); // sku
     writer.uint32((99 << 3) | 0).int32(42); // a field number this revision does not know
-    await expect(rawReserve(address, Buffer.from(writer.finish()), TOKEN)).resolves.toBeInstanceOf(Buffer);
+    const reply = fromBinary(
+      ReserveReplySchema,
+      (await rawReserve(address, Buffer.from(writer.finish()), TOKEN)) as Buffer,
+    );
+    expect(reply.reservation).toMatchObject({ orderId: '7020', sku, quantity: 1 });
 
     const old = inventoryClient(address, path.join(root, 'test/fixtures/proto/revision-1'));
     try {
@@ -180,7 +189,7 @@ describe('inventory.v1.Inventory over gRPC', () => {
     expect(error.code).toBe(grpc.status.INTERNAL);
     expect(error.details).toMatch(/parse binary/i);
     expect(error.details).not.toMatch(/\bat \S+:\d+/);
-    await expect(client.call('GetStock', { sku }, TOKEN)).resolves.toBeDefined();
+    await expect(client.call('GetStock', { sku }, TOKEN)).resolves.toMatchObject({ stock: { sku } });
   });
 
   it('keeps health open without the token', async () => {

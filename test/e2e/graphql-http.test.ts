@@ -166,6 +166,7 @@ describe('persisted operations', () => {
     });
     expect(((await post.json()) as GraphQLBody).data?.orders).toHaveLength(2);
     const unknown = await fetch(`${server.httpUrl}/graphql?documentId=${'0'.repeat(64)}`);
+    expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as GraphQLBody).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 
@@ -177,6 +178,7 @@ describe('persisted operations', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query: '{ products(first: 1) { nodes { id } } }' }),
       });
+      expect(response.status).toBe(403);
       expect(((await response.json()) as GraphQLBody).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ONLY');
       const persisted = await fetch(`${locked.httpUrl}/graphql?documentId=${persistedOperationIds.Products}`);
       expect(((await persisted.json()) as GraphQLBody).errors).toBeUndefined();

@@ -241,6 +241,10 @@ describe('limits, refused before execution', () => {
     expect(await refusal(`{ ${aliases} }`)).toBe('ALIAS_LIMIT');
   });
 
+  it('refuses more than 50 directives', async () => {
+    expect(await refusal(`{ me { id ${'@include(if: true) '.repeat(51)} } }`)).toBe('DIRECTIVE_LIMIT');
+  });
+
   it('refuses more than 3000 tokens', async () => {
     expect(await refusal(`{ me { ${'id '.repeat(3000)} } }`)).toBe('TOKEN_LIMIT');
   });

@@ -73,6 +73,9 @@ export interface GateInput {
   changelog?: string;
   /** The proto findings, when they were computed already (a corpus runs buf once for many pairs). */
   protoChanges?: Change[];
+  /** Either side already loaded, instead of reading its directory (a corpus builds its edits in memory). */
+  base?: Contracts;
+  head?: Contracts;
 }
 
 const EMPTY_CHANGELOG = '# Changelog\n\n## [Unreleased]\n';
@@ -82,28 +85,29 @@ function readChangelog(headDir: string): string {
   return existsSync(file) ? readFileSync(file, 'utf8') : EMPTY_CHANGELOG;
 }
 
-/** Every `.proto` file under a directory, by relative path, with its whitespace collapsed. */
+/** Every `.proto` file under a directory's `inventory/`, by relative path. */
 function protoTexts(dir: string): Map<string, string> {
   const texts = new Map<string, string>();
   const walk = (relative: string) => {
     for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
       const name = path.join(relative, entry.name);
       if (entry.isDirectory()) walk(name);
-      else if (name.endsWith('.proto')) texts.set(name, readFileSync(path.join(dir, name), 'utf8').replace(/\s+/g, ' ').trim());
+      else if (name.endsWith('.proto')) texts.set(name, readFileSync(path.join(dir, name), 'utf8'));
     }
   };
   if (existsSync(path.join(dir, 'inventory'))) walk('inventory');
   return texts;
 }
 
-/** One side of the comparison, parsed. */
-interface Side {
+/** One side of the comparison: the OpenAPI document parsed, the SDL, and the proto files by path. */
+export interface Contracts {
   openapi: Record<string, unknown>;
   graphql: string;
   proto: Map<string, string>;
 }
 
-function readSide(dir: string): Side {
+/** Reads the contracts of a directory holding openapi.yaml, schema.graphql and inventory/. */
+export function readContracts(dir: string): Contracts {
   return {
     openapi: parseYaml(readFileSync(path.join(dir, 'openapi.yaml'), 'utf8')),
     graphql: readFileSync(path.join(dir, 'schema.graphql'), 'utf8'),
@@ -112,15 +116,17 @@ function readSide(dir: string): Side {
 }
 
 /** The contracts whose content differs (formatting and SDL comments aside). */
-function differing(base: Side, head: Side): Change['contract'][] {
+function differing(base: Contracts, head: Contracts): Change['contract'][] {
+  const collapse = (files: Map<string, string>) =>
+    new Map([...files].map(([name, text]) => [name, text.replace(/\s+/g, ' ').trim()]));
   const out: Change['contract'][] = [];
   if (!isDeepStrictEqual(base.openapi, head.openapi)) out.push('openapi');
   if (print(parse(base.graphql)) !== print(parse(head.graphql))) out.push('graphql');
-  if (!isDeepStrictEqual(base.proto, head.proto)) out.push('proto');
+  if (!isDeepStrictEqual(collapse(base.proto), collapse(head.proto))) out.push('proto');
   return out;
 }
 
-function versionsOf(side: Side): Versions {
+function versionsOf(side: Contracts): Versions {
   const paths = Object.keys((side.openapi.paths as Record<string, unknown> | undefined) ?? {});
   return {
     openapi: new Set(paths.flatMap((p) => /^\/(v\d+)\//.exec(p)?.[1] ?? [])),
@@ -131,8 +137,8 @@ function versionsOf(side: Side): Versions {
 /** Compares the three contracts, checks the changelog, and decides which changes block a release. */
 export async function runGate(input: GateInput): Promise<GateResult> {
   const { root, baseDir, headDir, retirements, today } = input;
-  const base = readSide(baseDir);
-  const head = readSide(headDir);
+  const base = input.base ?? readContracts(baseDir);
+  const head = input.head ?? readContracts(headDir);
   const changelog = parseChangelog(input.changelog ?? readChangelog(headDir));
   const changes: Change[] = [
     ...diffOpenApi(base.openapi, head.openapi),

@@ -82,6 +82,8 @@ export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
     for (const line of output.split('\n')) {
       if (!line.trim().startsWith('{')) continue;
       const finding = JSON.parse(line) as BufFinding;
+      // A proto that does not compile is a failure to load, and in a batch it hides every other finding.
+      if (finding.type === 'COMPILE') throw new Error(`buf cannot compile ${finding.path}:${finding.start_line ?? 0}: ${finding.message}`);
       let file = path.relative(path.join(scratch, 'head'), path.resolve(scratch, 'head', finding.path));
       if (file.startsWith('..')) file = path.relative(path.join(scratch, 'base'), path.resolve(scratch, 'base', finding.path));
       let index = 0;

@@ -17,11 +17,12 @@ interface Published {
 
 async function loadPublished(projectRoot: string): Promise<Record<string, Published>> {
   const read = (file: string) => readFile(path.join(projectRoot, file), 'utf8');
-  const [openapiJson, openapiYaml, schema, proto] = await Promise.all([
+  const [openapiJson, openapiYaml, schema, proto, changelog] = await Promise.all([
     read('generated/contracts/openapi.json'),
     read('contracts/openapi.yaml'),
     read('contracts/schema.graphql'),
     read('contracts/inventory/v1/inventory.proto'),
+    read('contracts/CHANGELOG.md'),
   ]);
   return {
     openapi: {
@@ -34,12 +35,15 @@ async function loadPublished(projectRoot: string): Promise<Record<string, Publis
     },
     graphql: { representations: [['text/plain', schema]] },
     inventory: { representations: [['text/plain', proto]] },
+    // What changed in which release, for client teams (Keep a Changelog; checked by the release gate).
+    changelog: { representations: [['text/markdown', changelog], ['text/plain', changelog]] },
   };
 }
 
 /**
  * Publishes the contracts without file extensions in their URLs (spec §1 rule 3); the `Accept` header
- * chooses the representation: `/contracts/openapi` is JSON by default and YAML on request.
+ * chooses the representation: `/contracts/openapi` is JSON by default and YAML on request;
+ * `/contracts/changelog` is the contracts' changelog as Markdown.
  */
 export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): Promise<Hono> {
   const published = await loadPublished(projectRoot);

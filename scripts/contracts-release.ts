@@ -24,14 +24,18 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const version = values.version ?? String(parseYaml(readFileSync(path.join(contracts, 'openapi.yaml'), 'utf8')).info.version);
+const version =
+  values.version ?? String(parseYaml(readFileSync(path.join(contracts, 'openapi.yaml'), 'utf8')).info.version);
 const date = values.date ?? new Date().toISOString().slice(0, 10);
 const changelogText = readFileSync(changelogFile, 'utf8');
 const changelog = parseChangelog(changelogText);
 if (!/^\d+\.\d+\.\d+$/.test(version)) fail(`"${version}" is not a version like 1.2.0.`);
 if (changelog.releases.some((release) => release.version === version))
-  fail(`contracts/CHANGELOG.md already has ${version}: raise info.version in contracts/openapi.yaml (or pass --version).`);
-if (changelog.unreleased.length === 0) fail('"## [Unreleased]" in contracts/CHANGELOG.md is empty: nothing to release.');
+  fail(
+    `contracts/CHANGELOG.md already has ${version}: raise info.version in contracts/openapi.yaml (or pass --version).`,
+  );
+if (changelog.unreleased.length === 0)
+  fail('"## [Unreleased]" in contracts/CHANGELOG.md is empty: nothing to release.');
 
 try {
   execFileSync('npx', ['tsx', path.join(root, 'scripts/contracts-breaking.ts')], { cwd: root, stdio: 'inherit' });
@@ -49,4 +53,6 @@ writeFileSync(
   `# Released contracts\n\nThe contracts as released on ${date} (version ${version}; its changes are listed in contracts/CHANGELOG.md).\n` +
     'Written by `npm run contracts:release`; the baseline of `npm run contracts:breaking`. Do not edit by hand.\n',
 );
-console.log(`\nReleased ${version}: contracts/released holds it and contracts/CHANGELOG.md is stamped ${date}. Commit both.`);
+console.log(
+  `\nReleased ${version}: contracts/released holds it and contracts/CHANGELOG.md is stamped ${date}. Commit both.`,
+);

@@ -17,7 +17,11 @@ import type { Change } from './report.js';
 
 export const CATEGORIES = ['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'] as const;
 const CONTRACTS: Record<string, Change['contract']> = { REST: 'openapi', GraphQL: 'graphql', gRPC: 'proto' };
-export const CONTRACT_LABEL: Record<Change['contract'], string> = { openapi: 'REST', graphql: 'GraphQL', proto: 'gRPC' };
+export const CONTRACT_LABEL: Record<Change['contract'], string> = {
+  openapi: 'REST',
+  graphql: 'GraphQL',
+  proto: 'gRPC',
+};
 const BULLET = /^- ((?:REST|GraphQL|gRPC)(?:, (?:REST|GraphQL|gRPC))*)(?: \[(docs|v\d+)\])?: (.+)$/s;
 const RELEASE = /^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$/;
 
@@ -52,14 +56,16 @@ export function parseChangelog(text: string): Changelog {
     if (!bullet) return;
     const match = BULLET.exec(bullet.text.replace(/\s*\n\s*/g, ' '));
     if (!match) {
-      result.problems.push(`line ${bullet.line}: an Unreleased bullet must read "- REST: …", "- GraphQL [docs]: …" or "- gRPC [v2]: …"`);
+      result.problems.push(
+        `line ${bullet.line}: an Unreleased bullet must read "- REST: …", "- GraphQL [docs]: …" or "- gRPC [v2]: …"`,
+      );
     } else {
       result.unreleased.push({
         category: bullet.category,
-        contracts: match[1].split(', ').map((label) => CONTRACTS[label]),
+        contracts: (match[1] ?? '').split(', ').flatMap((label) => CONTRACTS[label] ?? []),
         ...(match[2] ? { tag: match[2] } : {}),
-        text: match[3],
-        items: [...match[3].matchAll(/`([^`]+)`/g)].map((found) => found[1]),
+        text: match[3] ?? '',
+        items: [...(match[3] ?? '').matchAll(/`([^`]+)`/g)].map((found) => found[1] ?? ''),
         line: bullet.line,
       });
     }
@@ -79,14 +85,14 @@ export function parseChangelog(text: string): Changelog {
       const release = RELEASE.exec(line);
       if (!line.startsWith('## [') && section === 'none') return; // the preamble's own headings
       if (!release) result.problems.push(`line ${index + 1}: a release heading reads "## [1.2.0] - YYYY-MM-DD"`);
-      else result.releases.push({ version: release[1], date: release[2] });
+      else result.releases.push({ version: release[1] ?? '', date: release[2] ?? '' });
       section = 'release';
       return;
     }
     if (line.startsWith('### ') && section !== 'none') {
       flush();
       category = line.slice(4).trim();
-      if (section !== 'none' && !(CATEGORIES as readonly string[]).includes(category))
+      if (!(CATEGORIES as readonly string[]).includes(category))
         result.problems.push(`line ${index + 1}: "${category}" is not one of ${CATEGORIES.join(', ')}`);
       return;
     }
@@ -184,6 +190,7 @@ export function acknowledged(changelog: Changelog, change: Change): boolean {
 
 /** Stamps the Unreleased entries as a release: a new dated heading below an empty `## [Unreleased]`. */
 export function stampRelease(text: string, version: string, date: string): string {
-  if (!text.includes('## [Unreleased]')) throw new Error('contracts/CHANGELOG.md has no "## [Unreleased]" section');
-  return text.replace('## [Unreleased]', `## [Unreleased]\n\n## [${version}] - ${date}`);
+  const heading = /^## \[Unreleased\][ \t]*$/m;
+  if (!heading.test(text)) throw new Error('contracts/CHANGELOG.md has no "## [Unreleased]" section');
+  return text.replace(heading, () => `## [Unreleased]\n\n## [${version}] - ${date}`);
 }

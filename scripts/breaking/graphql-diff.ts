@@ -34,7 +34,7 @@ export async function diffGraphql(baseSdl: string, headSdl: string): Promise<Cha
   const received = outputEnums(base);
   return changes.map((change) => {
     const level = change.criticality.level;
-    const inputOnly = change.type === 'ENUM_VALUE_ADDED' && !received.has(String(change.path).split('.')[0]);
+    const inputOnly = change.type === 'ENUM_VALUE_ADDED' && !received.has(String(change.path).split('.')[0] ?? '');
     const dangerous = level === CriticalityLevel.Dangerous && !inputOnly;
     const item = change.path ?? change.type;
     return {

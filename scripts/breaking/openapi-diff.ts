@@ -51,7 +51,14 @@ class OperationDiff {
   ) {}
 
   private push(item: string, rule: string, message: string, extra: Partial<Change> = {}) {
-    this.context.out.push({ contract: 'openapi', item, rule, message: `${this.op}: ${message}`, breaking: true, ...extra });
+    this.context.out.push({
+      contract: 'openapi',
+      item,
+      rule,
+      message: `${this.op}: ${message}`,
+      breaking: true,
+      ...extra,
+    });
   }
 
   parameters(before: Map<string, Json>, after: Map<string, Json>) {
@@ -66,14 +73,22 @@ class OperationDiff {
       if (!parameter.required && next.required) this.push(item, 'parameter-required', `${label} is now required`);
       const [b, h] = [serialization(parameter), serialization(next)];
       if (b.style !== h.style || b.explode !== h.explode)
-        this.push(item, 'parameter-style-changed', `${label} is serialized differently (style ${b.style}→${h.style}, explode ${b.explode}→${h.explode})`);
+        this.push(
+          item,
+          'parameter-style-changed',
+          `${label} is serialized differently (style ${b.style}→${h.style}, explode ${b.explode}→${h.explode})`,
+        );
       compareSchemas(parameter.schema, next.schema, 'request', item, this.op, this.context);
     }
     for (const [key, parameter] of after) {
       if (before.has(key)) continue;
       const item = `${this.op} ${parameter.in}:${parameter.name}`;
-      if (parameter.required) this.push(item, 'parameter-added-required', `new required ${parameter.in} parameter "${parameter.name}"`);
-      else this.push(item, 'parameter-added', `new optional ${parameter.in} parameter "${parameter.name}"`, { breaking: false });
+      if (parameter.required)
+        this.push(item, 'parameter-added-required', `new required ${parameter.in} parameter "${parameter.name}"`);
+      else
+        this.push(item, 'parameter-added', `new optional ${parameter.in} parameter "${parameter.name}"`, {
+          breaking: false,
+        });
     }
   }
 
@@ -84,10 +99,14 @@ class OperationDiff {
       return;
     }
     if (!after) return this.push(item, 'request-body-removed', 'request body no longer accepted', { removal: true });
-    if (!before.required && after.required) this.push(item, 'request-body-required', 'the request body is now required');
+    if (!before.required && after.required)
+      this.push(item, 'request-body-required', 'the request body is now required');
     for (const [type, media] of Object.entries<Json>(before.content ?? {})) {
       const next = after.content?.[type];
-      if (!next) this.push(`${item} ${type}`, 'request-media-type-removed', `request media type ${type} no longer accepted`, { removal: true });
+      if (!next)
+        this.push(`${item} ${type}`, 'request-media-type-removed', `request media type ${type} no longer accepted`, {
+          removal: true,
+        });
       else compareSchemas(media.schema, next.schema, 'request', item, this.op, this.context);
     }
   }
@@ -99,11 +118,14 @@ class OperationDiff {
       const item = `${this.op} ${status}`;
       if (!(status in after)) {
         if (!isSuccess(status)) {
-          this.push(item, 'error-response-undocumented', `response ${status} is no longer documented`, { breaking: false });
+          this.push(item, 'error-response-undocumented', `response ${status} is no longer documented`, {
+            breaking: false,
+          });
           continue;
         }
         const others = headStatuses.filter((other) => isSuccess(other) && !(other in before));
-        if (others.length > 0) this.push(item, 'success-status-changed', `success status ${status} changed to ${others.join(', ')}`);
+        if (others.length > 0)
+          this.push(item, 'success-status-changed', `success status ${status} changed to ${others.join(', ')}`);
         else this.push(item, 'success-status-removed', `success response ${status} removed`, { removal: true });
         continue;
       }
@@ -114,28 +136,48 @@ class OperationDiff {
       if (status in before) continue;
       const item = `${this.op} ${status}`;
       if (isSuccess(status) && beforeSuccess.length > 0 && beforeSuccess.every((old) => old in after))
-        this.push(item, 'success-status-added', `new success status ${status}: clients that expect ${beforeSuccess.join(', ')} meet another`);
-      else if (!isSuccess(status)) this.push(item, 'response-added', `response ${status} documented`, { breaking: false });
+        this.push(
+          item,
+          'success-status-added',
+          `new success status ${status}: clients that expect ${beforeSuccess.join(', ')} meet another`,
+        );
+      else if (!isSuccess(status))
+        this.push(item, 'response-added', `response ${status} documented`, { breaking: false });
     }
   }
 
   private response(item: string, status: string, before: Json, after: Json) {
-    const afterHeaders = new Map(Object.entries<Json>(after.headers ?? {}).map(([name, header]) => [headerKey(name), header]));
+    const afterHeaders = new Map(
+      Object.entries<Json>(after.headers ?? {}).map(([name, header]) => [headerKey(name), header]),
+    );
     for (const [name, raw] of Object.entries<Json>(before.headers ?? {})) {
       const header = this.context.base(raw) ?? {};
       const nextRaw = afterHeaders.get(headerKey(name));
       const headerItem = `${item} header ${name}`;
       if (!nextRaw) {
-        this.push(headerItem, 'response-header-removed', `response header ${name} of ${status} removed or renamed`, { removal: true });
+        this.push(headerItem, 'response-header-removed', `response header ${name} of ${status} removed or renamed`, {
+          removal: true,
+        });
         continue;
       }
       const next = this.context.head(nextRaw) ?? {};
-      if (header.required && !next.required) this.push(headerItem, 'response-header-optional', `response header ${name} of ${status} is no longer always sent`);
+      if (header.required && !next.required)
+        this.push(
+          headerItem,
+          'response-header-optional',
+          `response header ${name} of ${status} is no longer always sent`,
+        );
       compareSchemas(header.schema, next.schema, 'response', headerItem, item, this.context);
     }
     for (const [type, media] of Object.entries<Json>(before.content ?? {})) {
       const next = after.content?.[type];
-      if (!next) this.push(`${item} ${type}`, 'response-media-type-removed', `response ${status} is no longer offered as ${type}`, { removal: true });
+      if (!next)
+        this.push(
+          `${item} ${type}`,
+          'response-media-type-removed',
+          `response ${status} is no longer offered as ${type}`,
+          { removal: true },
+        );
       else compareSchemas(media.schema, next.schema, 'response', `${item} response`, item, this.context);
     }
   }
@@ -146,7 +188,11 @@ class OperationDiff {
     if (anonymous(h)) return; // anyone may still call it
     const lost = anonymous(b) ? ['none'] : b.filter((requirement) => !h.includes(requirement));
     if (lost.length > 0)
-      this.push(`${this.op} security`, 'security-requirement-changed', `security requirement changed from ${b.join(' or ') || 'none'} to ${h.join(' or ') || 'none'}`);
+      this.push(
+        `${this.op} security`,
+        'security-requirement-changed',
+        `security requirement changed from ${b.join(' or ') || 'none'} to ${h.join(' or ') || 'none'}`,
+      );
   }
 }
 
@@ -156,7 +202,13 @@ function compareSchemes(base: Json, head: Json, out: Change[]) {
     const next = head.components?.securitySchemes?.[name];
     const strip = (value: Json | undefined) => value && { ...value, description: undefined };
     if (!isDeepStrictEqual(strip(scheme), strip(next)))
-      out.push({ contract: 'openapi', item: `securitySchemes.${name}`, rule: 'security-scheme-changed', message: `security scheme ${name} ${next ? 'changed' : 'removed'}`, breaking: true });
+      out.push({
+        contract: 'openapi',
+        item: `securitySchemes.${name}`,
+        rule: 'security-scheme-changed',
+        message: `security scheme ${name} ${next ? 'changed' : 'removed'}`,
+        breaking: true,
+      });
   }
 }
 
@@ -172,7 +224,14 @@ export function diffOpenApi(base: Json, head: Json): Change[] {
       const op = `${method.toUpperCase()} ${path}`;
       const after = headItem[method] as Json | undefined;
       if (!after) {
-        out.push({ contract: 'openapi', item: op, rule: 'operation-removed', message: `${op}: operation removed (or its URL or method changed)`, breaking: true, removal: true });
+        out.push({
+          contract: 'openapi',
+          item: op,
+          rule: 'operation-removed',
+          message: `${op}: operation removed (or its URL or method changed)`,
+          breaking: true,
+          removal: true,
+        });
         continue;
       }
       const diff = new OperationDiff(op, context, { base, head });
@@ -186,7 +245,13 @@ export function diffOpenApi(base: Json, head: Json): Change[] {
     for (const method of METHODS) {
       if (headItem[method] && !base.paths?.[path]?.[method]) {
         const op = `${method.toUpperCase()} ${path}`;
-        out.push({ contract: 'openapi', item: op, rule: 'operation-added', message: `${op}: operation added`, breaking: false });
+        out.push({
+          contract: 'openapi',
+          item: op,
+          rule: 'operation-added',
+          message: `${op}: operation added`,
+          breaking: false,
+        });
       }
     }
   }

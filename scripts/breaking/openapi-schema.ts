@@ -56,13 +56,21 @@ function typesOf(node: Json): string[] {
   if (node.nullable === true) types.push('null');
   const values = node.enum ?? (node.const !== undefined ? [node.const] : undefined);
   if (types.length === 0 && Array.isArray(values)) {
-    for (const value of values) types.push(value === null ? 'null' : Number.isInteger(value) ? 'integer' : typeof value);
+    for (const value of values)
+      types.push(value === null ? 'null' : Number.isInteger(value) ? 'integer' : typeof value);
   }
   return types;
 }
 
 function shapeOf(schema: unknown, resolve: Resolve): Shape {
-  const shape: Shape = { types: new Set(), properties: {}, required: new Set(), open: false, closed: false, keywords: {} };
+  const shape: Shape = {
+    types: new Set(),
+    properties: {},
+    required: new Set(),
+    open: false,
+    closed: false,
+    keywords: {},
+  };
   const add = (part: unknown, top: boolean) => {
     const node: Json = resolve(part) ?? {};
     for (const type of typesOf(node)) shape.types.add(type);
@@ -124,7 +132,7 @@ export function compareSchemas(
   }
   const before = shapeOf(base, context.base);
   const after = shapeOf(head, context.head);
-  const push = (rule: string, text: string, extra: Partial<Change> = {}) =>
+  const push = (rule: string, text: string, extra: Partial<Change> = {}): void => {
     context.out.push({
       contract: 'openapi',
       item,
@@ -133,19 +141,29 @@ export function compareSchemas(
       breaking: true,
       ...extra,
     });
+  };
 
   if (direction === 'response') {
     const gained = [...after.types].filter((type) => !covered(type, before.types));
-    if (before.types.size > 0 && after.types.size === 0) push('response-type-changed', `is now of any type (was ${typeText(before.types)})`);
+    if (before.types.size > 0 && after.types.size === 0)
+      push('response-type-changed', `is now of any type (was ${typeText(before.types)})`);
     else if (gained.includes('null') && gained.length === 1) push('response-member-nullable', 'may now be null');
-    else if (before.types.size > 0 && gained.length > 0)
-      return push('response-type-changed', `type changed from ${typeText(before.types)} to ${typeText(after.types)}`);
+    else if (before.types.size > 0 && gained.length > 0) {
+      push('response-type-changed', `type changed from ${typeText(before.types)} to ${typeText(after.types)}`);
+      return;
+    }
     compareResponseEnum(before, after, push);
   } else {
     const lost = [...before.types].filter((type) => after.types.size > 0 && !covered(type, after.types));
-    if (before.types.size === 0 && after.types.size > 0) push('request-type-narrowed', `now accepts only ${typeText(after.types)}`);
-    else if (lost.length > 0)
-      return push('request-type-narrowed', `no longer accepts ${lost.join(', ')} (was ${typeText(before.types)}, now ${typeText(after.types)})`);
+    if (before.types.size === 0 && after.types.size > 0)
+      push('request-type-narrowed', `now accepts only ${typeText(after.types)}`);
+    else if (lost.length > 0) {
+      push(
+        'request-type-narrowed',
+        `no longer accepts ${lost.join(', ')} (was ${typeText(before.types)}, now ${typeText(after.types)})`,
+      );
+      return;
+    }
     compareRequestKeywords(before, after, push);
   }
 
@@ -170,48 +188,71 @@ export function compareSchemas(
   }
   for (const name of Object.keys(after.properties)) {
     if (!(name in before.properties))
-      context.out.push({ contract: 'openapi', item: `${item}.${name}`, rule: 'member-added', message: `\`${item}.${name}\` (${direction} of ${where}): member added`, breaking: false });
+      context.out.push({
+        contract: 'openapi',
+        item: `${item}.${name}`,
+        rule: 'member-added',
+        message: `\`${item}.${name}\` (${direction} of ${where}): member added`,
+        breaking: false,
+      });
   }
   if (direction === 'request') {
-    for (const name of after.required) if (!before.required.has(name)) push('request-member-required', `\`${name}\` is newly required`);
-    if (after.closed && !before.closed) push('request-closed', 'no longer accepts members it does not list (additionalProperties: false)');
+    for (const name of after.required)
+      if (!before.required.has(name)) push('request-member-required', `\`${name}\` is newly required`);
+    if (after.closed && !before.closed)
+      push('request-closed', 'no longer accepts members it does not list (additionalProperties: false)');
   }
-  if (before.items && after.items) compareSchemas(before.items, after.items, direction, `${item}[]`, where, context, depth + 1);
-  if (before.values && after.values) compareSchemas(before.values, after.values, direction, `${item}{}`, where, context, depth + 1);
+  if (before.items && after.items)
+    compareSchemas(before.items, after.items, direction, `${item}[]`, where, context, depth + 1);
+  if (before.values && after.values)
+    compareSchemas(before.values, after.values, direction, `${item}{}`, where, context, depth + 1);
 }
 
 type Push = (rule: string, text: string, extra?: Partial<Change>) => void;
 
 function compareResponseEnum(before: Shape, after: Shape, push: Push): void {
   if (!before.enum || before.open) return;
-  if (!after.enum) return push('response-enum-value-added', 'was a closed enum and may now carry any value');
+  if (!after.enum) {
+    push('response-enum-value-added', 'was a closed enum and may now carry any value');
+    return;
+  }
   const added = after.enum.filter((value) => !before.enum?.includes(value));
   if (added.length > 0)
-    push('response-enum-value-added', `new value(s) ${added.join(', ')} in a closed enum (not declared \`x-extensible-enum\`)`);
+    push(
+      'response-enum-value-added',
+      `new value(s) ${added.join(', ')} in a closed enum (not declared \`x-extensible-enum\`)`,
+    );
 }
 
 function compareRequestKeywords(before: Shape, after: Shape, push: Push): void {
   if (before.enum && after.enum) {
     const removed = before.enum.filter((value) => !after.enum?.includes(value));
     if (removed.length > 0) push('request-enum-value-removed', `value(s) ${removed.join(', ')} no longer accepted`);
-  } else if (!before.enum && after.enum) push('request-enum-value-removed', `now accepts only ${after.enum.join(', ')}`);
+  } else if (!before.enum && after.enum)
+    push('request-enum-value-removed', `now accepts only ${after.enum.join(', ')}`);
   const b = before.keywords;
   const h = after.keywords;
   const narrowed = (key: string, text: string) => push('request-constraint-narrowed', `${key} ${text}`);
   for (const key of UPPER) {
     if (typeof h[key] === 'boolean') {
       if (h[key] && !b[key]) narrowed(key, 'is now true');
-    } else if (h[key] !== undefined && (b[key] === undefined || h[key] < b[key])) narrowed(key, `lowered from ${b[key] ?? 'none'} to ${h[key]}`);
+    } else if (h[key] !== undefined && (b[key] === undefined || h[key] < b[key]))
+      narrowed(key, `lowered from ${b[key] ?? 'none'} to ${h[key]}`);
   }
   for (const key of LOWER) {
     if (typeof h[key] === 'boolean') {
       if (h[key] && !b[key]) narrowed(key, 'is now true');
-    } else if (h[key] !== undefined && (b[key] === undefined || h[key] > b[key])) narrowed(key, `raised from ${b[key] ?? 'none'} to ${h[key]}`);
+    } else if (h[key] !== undefined && (b[key] === undefined || h[key] > b[key]))
+      narrowed(key, `raised from ${b[key] ?? 'none'} to ${h[key]}`);
   }
   for (const key of EXACT) {
-    if (h[key] !== undefined && !isDeepStrictEqual(h[key], b[key])) narrowed(key, `${b[key] === undefined ? 'added' : 'changed'}: ${JSON.stringify(h[key])}`);
+    if (h[key] !== undefined && !isDeepStrictEqual(h[key], b[key]))
+      narrowed(key, `${b[key] === undefined ? 'added' : 'changed'}: ${JSON.stringify(h[key])}`);
   }
   if (h.uniqueItems === true && b.uniqueItems !== true) narrowed('uniqueItems', 'is now required');
   if (b.default !== undefined && !isDeepStrictEqual(b.default, h.default))
-    push('request-default-changed', `default changed from ${JSON.stringify(b.default)} to ${JSON.stringify(h.default)}: a request that leaves it out now means something else`);
+    push(
+      'request-default-changed',
+      `default changed from ${JSON.stringify(b.default)} to ${JSON.stringify(h.default)}: a request that leaves it out now means something else`,
+    );
 }

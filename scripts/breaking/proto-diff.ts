@@ -15,10 +15,13 @@ function breakingConfig(root: string): string {
   const use: string[] = config.breaking?.use ?? [];
   const except: string[] = config.breaking?.except ?? [];
   const missing = JSON_RULES.filter(
-    (rule) => except.includes(rule) || !(use.includes(rule) || use.some((category) => JSON_CATEGORIES.includes(category))),
+    (rule) =>
+      except.includes(rule) || !(use.includes(rule) || use.some((category) => JSON_CATEGORIES.includes(category))),
   );
   if (missing.length > 0)
-    throw new Error(`buf.yaml's breaking rules must check JSON names (Connect clients speak JSON); missing: ${missing.join(', ')}`);
+    throw new Error(
+      `buf.yaml's breaking rules must check JSON names (Connect clients speak JSON); missing: ${missing.join(', ')}`,
+    );
   return JSON.stringify({ version: 'v2', breaking: config.breaking });
 }
 
@@ -57,6 +60,7 @@ export interface ProtoPair {
  * directory `cN/` of one scratch module per side, with its packages prefixed `cN.` so they cannot clash.
  */
 export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
+  const config = breakingConfig(root);
   const scratch = mkdtempSync(path.join(tmpdir(), 'proto-breaking-'));
   const batch = pairs.length > 1;
   try {
@@ -69,7 +73,16 @@ export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
     try {
       execFileSync(
         'buf',
-        ['breaking', path.join(scratch, 'head'), '--against', path.join(scratch, 'base'), '--config', breakingConfig(root), '--error-format', 'json'],
+        [
+          'breaking',
+          path.join(scratch, 'head'),
+          '--against',
+          path.join(scratch, 'base'),
+          '--config',
+          config,
+          '--error-format',
+          'json',
+        ],
         { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
       );
     } catch (error) {
@@ -83,15 +96,17 @@ export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
       if (!line.trim().startsWith('{')) continue;
       const finding = JSON.parse(line) as BufFinding;
       // A proto that does not compile is a failure to load, and in a batch it hides every other finding.
-      if (finding.type === 'COMPILE') throw new Error(`buf cannot compile ${finding.path}:${finding.start_line ?? 0}: ${finding.message}`);
+      if (finding.type === 'COMPILE')
+        throw new Error(`buf cannot compile ${finding.path}:${finding.start_line ?? 0}: ${finding.message}`);
       let file = path.relative(path.join(scratch, 'head'), path.resolve(scratch, 'head', finding.path));
-      if (file.startsWith('..')) file = path.relative(path.join(scratch, 'base'), path.resolve(scratch, 'base', finding.path));
+      if (file.startsWith('..'))
+        file = path.relative(path.join(scratch, 'base'), path.resolve(scratch, 'base', finding.path));
       let index = 0;
       let message = finding.message;
       const batched = /^c(\d+)\/(.*)$/.exec(file);
       if (batch && batched) {
         index = Number(batched[1]);
-        file = batched[2];
+        file = batched[2] ?? file;
         message = message.replaceAll(`c${index}.`, '');
       }
       const field = /field "\d+" with name "(\w+)" on message "(\w+)"/.exec(message);

@@ -36,7 +36,12 @@ async function loadPublished(projectRoot: string): Promise<Record<string, Publis
     graphql: { representations: [['text/plain', schema]] },
     inventory: { representations: [['text/plain', proto]] },
     // What changed in which release, for client teams (Keep a Changelog; checked by the release gate).
-    changelog: { representations: [['text/markdown', changelog], ['text/plain', changelog]] },
+    changelog: {
+      representations: [
+        ['text/markdown', changelog],
+        ['text/plain', changelog],
+      ],
+    },
   };
 }
 

@@ -28,7 +28,7 @@ beforeAll(() => {
     return { baseDir, headDir };
   });
   const results = diffProtoMany(root, pairs);
-  protoEdits.forEach((edit, index) => protoChanges.set(edit, results[index] ?? []));
+  for (const [index, edit] of protoEdits.entries()) protoChanges.set(edit, results[index] ?? []);
 }, 60_000);
 
 afterAll(() => {

@@ -8,7 +8,6 @@ import type { Contracts } from '../../scripts/breaking/gate.js';
 export const corpusDir = path.resolve(import.meta.dirname, '../fixtures/breaking/corpus');
 export const baseDir = path.join(corpusDir, 'base');
 
-// biome-ignore lint/suspicious/noExplicitAny: edits reach into parsed YAML
 type Json = Record<string, any>;
 export type Contract = 'openapi' | 'graphql' | 'proto';
 const FILES: Record<Contract, string> = {
@@ -56,11 +55,11 @@ export function loadCorpus(): Edit[] {
   });
 }
 
-const unescape = (token: string) => token.replace(/~1/g, '/').replace(/~0/g, '~');
+const unescapeToken = (token: string) => token.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The parent object and key a JSON Pointer names; the parent must exist. */
 function locate(document: Json, pointer: string): [Json, string] {
-  const tokens = pointer.split('/').slice(1).map(unescape);
+  const tokens = pointer.split('/').slice(1).map(unescapeToken);
   const key = tokens.pop() as string;
   const parent = tokens.reduce<Json>((node, token) => {
     const next = node?.[token] as Json | undefined;

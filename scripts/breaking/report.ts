@@ -31,5 +31,9 @@ export function wayThrough(change: Change): string {
   if (change.rule === 'response-enum-value-added')
     return 'declare the enum open with `x-extensible-enum: true` in a release before adding values, or add a new member for the new values, or cut a version';
   if (change.rule.startsWith('changelog')) return 'edit contracts/CHANGELOG.md as the message says';
+  if (change.contract === 'graphql')
+    return 'add the new form beside the old one under a new field, argument or type name, and deprecate the old one';
+  if (change.contract === 'proto')
+    return 'add a new field or rpc with a new number or name (retire the old one with `reserved` later), or publish a new package (inventory.v2)';
   return ADD;
 }

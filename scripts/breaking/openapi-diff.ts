@@ -5,8 +5,8 @@
  * statuses, headers, media types and bodies, and security requirements. Adding is never breaking;
  * removing, renaming, retyping, narrowing what is accepted and loosening what is promised are.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { compareSchemas, type Json, type Resolve, resolver, type SchemaContext } from './openapi-schema.js';
+import { compareSchemes, compareSecurity } from './openapi-security.js';
 import type { Change } from './report.js';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
@@ -28,17 +28,6 @@ function serialization(parameter: Json): { style: string; explode: boolean } {
   return { style, explode: parameter.explode ?? style === 'form' };
 }
 
-/** Requirement sets of an operation, each as a canonical string (`{}` = anonymous access allowed). */
-function securityOf(operation: Json, document: Json): string[] {
-  const requirements: Json[] = operation.security ?? document.security ?? [];
-  return requirements.map((requirement) =>
-    Object.entries(requirement)
-      .map(([name, scopes]) => `${name}[${[...((scopes as string[]) ?? [])].sort().join(',')}]`)
-      .sort()
-      .join('+'),
-  );
-}
-
 const isSuccess = (status: string) => /^2/.test(status);
 const headerKey = (name: string) => name.toLowerCase();
 
@@ -47,7 +36,6 @@ class OperationDiff {
   constructor(
     private readonly op: string,
     private readonly context: SchemaContext,
-    private readonly docs: { base: Json; head: Json },
   ) {}
 
   private push(item: string, rule: string, message: string, extra: Partial<Change> = {}) {
@@ -181,43 +169,15 @@ class OperationDiff {
       else compareSchemas(media.schema, next.schema, 'response', `${item} response`, item, this.context);
     }
   }
-
-  security(before: Json, after: Json) {
-    const [b, h] = [securityOf(before, this.docs.base), securityOf(after, this.docs.head)];
-    const anonymous = (requirements: string[]) => requirements.length === 0 || requirements.includes('');
-    if (anonymous(h)) return; // anyone may still call it
-    const lost = anonymous(b) ? ['none'] : b.filter((requirement) => !h.includes(requirement));
-    if (lost.length > 0)
-      this.push(
-        `${this.op} security`,
-        'security-requirement-changed',
-        `security requirement changed from ${b.join(' or ') || 'none'} to ${h.join(' or ') || 'none'}`,
-      );
-  }
-}
-
-/** Security schemes in use must keep their definition: a changed scheme is an authentication change. */
-function compareSchemes(base: Json, head: Json, out: Change[]) {
-  for (const [name, scheme] of Object.entries<Json>(base.components?.securitySchemes ?? {})) {
-    const next = head.components?.securitySchemes?.[name];
-    const strip = (value: Json | undefined) => value && { ...value, description: undefined };
-    if (!isDeepStrictEqual(strip(scheme), strip(next)))
-      out.push({
-        contract: 'openapi',
-        item: `securitySchemes.${name}`,
-        rule: 'security-scheme-changed',
-        message: `security scheme ${name} ${next ? 'changed' : 'removed'}`,
-        breaking: true,
-      });
-  }
 }
 
 /** Lists the changes between two OpenAPI documents; `breaking` marks what blocks a release. */
 export function diffOpenApi(base: Json, head: Json): Change[] {
   const context: SchemaContext = { base: resolver(base), head: resolver(head), out: [], done: new Set() };
   const out = context.out;
-  for (const [path, baseItem] of Object.entries<Json>(base.paths ?? {})) {
-    const headItem = (head.paths?.[path] ?? {}) as Json;
+  for (const [path, rawItem] of Object.entries<Json>(base.paths ?? {})) {
+    const baseItem: Json = context.base(rawItem) ?? {};
+    const headItem: Json = context.head(head.paths?.[path]) ?? {};
     for (const method of METHODS) {
       const before = baseItem[method] as Json | undefined;
       if (!before) continue;
@@ -234,16 +194,18 @@ export function diffOpenApi(base: Json, head: Json): Change[] {
         });
         continue;
       }
-      const diff = new OperationDiff(op, context, { base, head });
+      const diff = new OperationDiff(op, context);
       diff.parameters(parametersOf(before, baseItem, context.base), parametersOf(after, headItem, context.head));
       diff.requestBody(context.base(before.requestBody), context.head(after.requestBody));
       diff.responses(before.responses ?? {}, after.responses ?? {});
-      diff.security(before, after);
+      compareSecurity(op, before, after, { base, head }, out);
     }
   }
-  for (const [path, headItem] of Object.entries<Json>(head.paths ?? {})) {
+  for (const [path, rawItem] of Object.entries<Json>(head.paths ?? {})) {
+    const headItem: Json = context.head(rawItem) ?? {};
+    const baseItem: Json = context.base(base.paths?.[path]) ?? {};
     for (const method of METHODS) {
-      if (headItem[method] && !base.paths?.[path]?.[method]) {
+      if (headItem[method] && !baseItem[method]) {
         const op = `${method.toUpperCase()} ${path}`;
         out.push({
           contract: 'openapi',

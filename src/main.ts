@@ -36,7 +36,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How often stale reservations (10 minutes) and idempotency keys (24 hours) are looked for. */
+/**
+ * How often stale reservations (10 minutes), idempotency keys (24 hours) and expired idempotency claims
+ * (their lease) are looked for; at least once per lease.
+ */
 const EXPIRY_SWEEP_MS = 60_000;
 
 /** Starts both listeners from a configuration; resolves once both accept connections. */
@@ -63,6 +66,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     },
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
   });
   const secrets = await bootstrap(core, store, {
@@ -72,7 +76,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const sweep = setInterval(() => {
     core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
     core.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
-  }, EXPIRY_SWEEP_MS);
+  }, Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000));
   sweep.unref();
 
   // Handlers in flight, so that shutdown closes the database only after the last one (a client that went

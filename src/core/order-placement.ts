@@ -1,5 +1,6 @@
 import { type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
+import { holdForCurrentClaim } from './idempotency.js';
 import type { Address, Order } from './model.js';
 import type { CallOptions, InventoryPort, NewOrder, Store } from './ports.js';
 
@@ -90,8 +91,15 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
     const items = await linesFor(caller, input, userId);
 
     const orderId = await store.orders.allocateId();
+    // Tie the stock about to be held to the idempotency claim: if this process dies before the order is
+    // written, the claim's expiry releases it (and a retry with the key may run).
+    await holdForCurrentClaim(orderId);
     await reserveAll(orderId, items, deadline, options.signal);
     try {
+      // Past the budget the caller has given up (and a retry may take the claim over): write nothing.
+      if (Date.now() >= deadline) {
+        throw new DomainError('UPSTREAM_TIMEOUT', 'The order could not be placed in time; no order was placed.');
+      }
       const written = await store.orders.insert({
         id: orderId,
         userId,

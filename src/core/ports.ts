@@ -168,11 +168,26 @@ export interface Store {
     expire(now: Date): Promise<number>;
   };
   idempotency: {
-    claim(caller: string, key: string, operation: string, fingerprint: string, since: Date): Promise<IdempotencyClaim>;
+    /**
+     * Claims a key; a row older than `since`, or still in progress since before `leaseStart`, is taken
+     * over (releasing the stock its claim held for an order that was never written).
+     */
+    claim(
+      caller: string,
+      key: string,
+      operation: string,
+      fingerprint: string,
+      since: Date,
+      leaseStart: Date,
+    ): Promise<IdempotencyClaim>;
+    /** Records that the claim holds stock reserved for `orderId`. */
+    hold(caller: string, key: string, orderId: number): Promise<void>;
     complete(caller: string, key: string, result: unknown): Promise<void>;
     abandon(caller: string, key: string): Promise<void>;
     /** Forgets keys claimed before `before`; returns how many. */
     purge(before: Date): Promise<number>;
+    /** Drops claims still in progress since before `leaseStart` and releases their stock; returns how many. */
+    expireLeases(leaseStart: Date): Promise<number>;
   };
 }
 

@@ -47,7 +47,8 @@ export function fromConnectError(error: unknown): unknown {
     return new DomainError('UPSTREAM_TIMEOUT', 'Stock could not be reserved in time; no order was placed.');
   }
   const reason = connectError.findDetails(ErrorInfoSchema)[0]?.reason;
-  if (reason && reason in errorCatalog) return new DomainError(reason as ErrorCode, connectError.rawMessage);
+  if (reason && Object.hasOwn(errorCatalog, reason))
+    return new DomainError(reason as ErrorCode, connectError.rawMessage);
   if (connectError.code === Code.Unavailable) {
     return new DomainError('INVENTORY_UNAVAILABLE', 'The inventory service cannot be reached; no order was placed.');
   }

@@ -73,10 +73,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     seedDemo: config.SEED_DEMO,
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
   });
-  const sweep = setInterval(() => {
-    core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
-    core.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
-  }, Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000));
+  const sweep = setInterval(
+    () => {
+      core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
+      core.idempotency
+        .purgeExpired()
+        .catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
+    },
+    Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000),
+  );
   sweep.unref();
 
   // Handlers in flight, so that shutdown closes the database only after the last one (a client that went

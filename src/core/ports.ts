@@ -160,10 +160,22 @@ export interface Store {
   };
   inventory: {
     stock(sku: string): Promise<Stock | undefined>;
-    reserve(orderId: number, sku: string, quantity: number, expiresAt: Date): Promise<ReserveOutcome>;
+    /** `beforeCommit` may throw to roll the reservation back (a caller whose deadline passed). */
+    reserve(
+      orderId: number,
+      sku: string,
+      quantity: number,
+      expiresAt: Date,
+      beforeCommit?: () => void,
+    ): Promise<ReserveOutcome>;
     /** Releases HELD reservations of the order (one SKU or all); returns the reservations touched. */
     release(orderId: number, sku?: string): Promise<Reservation[]>;
-    adjust(sku: string, delta: number): Promise<Stock | 'unknown-sku' | 'below-reserved'>;
+    /** Changes on-hand stock; refused below what is reserved, or above MAX_STOCK. */
+    adjust(
+      sku: string,
+      delta: number,
+      beforeCommit?: () => void,
+    ): Promise<Stock | 'unknown-sku' | 'below-reserved' | 'above-maximum'>;
     /** Releases HELD reservations whose order never appeared before `now`. */
     expire(now: Date): Promise<number>;
   };

@@ -1,7 +1,32 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { type ConnectNodeAdapterOptions, connectNodeAdapter } from '@connectrpc/connect-node';
+
+type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
+
+/** The largest message read or written, compressed or after decompression: 4 MiB, the default of grpc-js and grpc-go. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Answers a path no route serves. A gRPC client gets `UNIMPLEMENTED` (status 12) as the gRPC spec
+ * requires, in a trailers-only response; other protocols get a bare 404, as the adapter would send.
+ */
+const unimplemented: NodeHandler = (request, response) => {
+  const contentType = request.headers['content-type'] ?? '';
+  if (contentType.startsWith('application/grpc')) {
+    response.writeHead(200, {
+      'content-type': contentType.startsWith('application/grpc-web')
+        ? 'application/grpc-web+proto'
+        : 'application/grpc',
+      'grpc-status': '12',
+      'grpc-message': encodeURIComponent(`unknown method ${(request.url ?? '').slice(0, 200)}`),
+    });
+  } else {
+    response.writeHead(404);
+  }
+  response.end();
+};
 
 /** What the internal HTTP/2 server is built from. */
 export interface GrpcServerOptions {
@@ -22,7 +47,18 @@ export interface GrpcServer {
  */
 export function createGrpcServer({ routes, interceptors = [] }: GrpcServerOptions): GrpcServer {
   const shutdown = new AbortController();
-  const server = http2.createServer(connectNodeAdapter({ routes, interceptors, shutdownSignal: shutdown.signal }));
+  const server = http2.createServer(
+    connectNodeAdapter({
+      routes,
+      interceptors,
+      shutdownSignal: shutdown.signal,
+      // Larger messages, and compressed ones that inflate beyond it, are RESOURCE_EXHAUSTED before any
+      // handler runs; without a limit a 64 KiB gzip bomb inflates to whatever it claims.
+      readMaxBytes: MAX_MESSAGE_BYTES,
+      writeMaxBytes: MAX_MESSAGE_BYTES,
+      fallback: unimplemented,
+    }),
+  );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);

@@ -37,13 +37,14 @@ export interface GrpcServerOptions {
 /** The internal server with an explicit lifecycle. */
 export interface GrpcServer {
   listen(port: number, host: string): Promise<AddressInfo>;
-  close(): Promise<void>;
+  /** Drains: running calls finish (aborted after `graceMs`), then the server closes. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
  * Creates the internal HTTP/2 cleartext (h2c) server that speaks gRPC, gRPC-Web and Connect. Closing it
- * aborts running handlers through the adapter's shutdown signal and closes every open session, without
- * which `server.close()` would wait for idle clients forever (STACK.md).
+ * closes every open session gracefully (without which `server.close()` would wait for idle clients
+ * forever), and aborts handlers through the adapter's shutdown signal only if they outlive the grace.
  */
 export function createGrpcServer({ routes, interceptors = [] }: GrpcServerOptions): GrpcServer {
   const shutdown = new AbortController();
@@ -72,11 +73,20 @@ export function createGrpcServer({ routes, interceptors = [] }: GrpcServerOption
         server.listen(port, host, () => resolve(server.address() as AddressInfo));
       });
     },
-    close() {
-      shutdown.abort();
+    close(graceMs = 8000) {
+      // Stop taking sessions; each open session sends GOAWAY, finishes the calls it has and then closes.
+      // Calls still running after the grace period are aborted through the adapter's shutdown signal.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
-      return closed;
+      const force = setTimeout(() => {
+        shutdown.abort();
+        for (const session of sessions) session.destroy();
+      }, graceMs);
+      force.unref();
+      return closed.finally(() => {
+        clearTimeout(force);
+        shutdown.abort();
+      });
     },
   };
 }

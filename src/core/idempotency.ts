@@ -12,7 +12,15 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
 
 /** The claim the current idempotent call runs under, so that the work can tie what it holds to it. */
-const currentClaim = new AsyncLocalStorage<{ attach(orderId: number): Promise<void> }>();
+const currentClaim = new AsyncLocalStorage<{ attach(orderId: number): Promise<void>; heldOrderId?: number }>();
+
+/**
+ * The order an earlier, dead attempt of the current idempotent call wrote before it could complete its
+ * claim (its process died, or the database failed under it): the retry answers with that order.
+ */
+export function orderOfDeadAttempt(): number | undefined {
+  return currentClaim.getStore()?.heldOrderId;
+}
 
 /**
  * Records that the running idempotent call (if any) holds stock for `orderId`: if the process dies before
@@ -99,7 +107,8 @@ export function createIdempotencyService(
       let result: T;
       try {
         const attach = (orderId: number) => store.idempotency.hold(scope, key, orderId);
-        result = await currentClaim.run({ attach }, work);
+        const heldOrderId = claim.kind === 'claimed' ? claim.heldOrderId : undefined;
+        result = await currentClaim.run({ attach, ...(heldOrderId === undefined ? {} : { heldOrderId }) }, work);
       } catch (error) {
         await store.idempotency.abandon(scope, key);
         throw error;

@@ -1,6 +1,6 @@
 import { type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
-import { holdForCurrentClaim } from './idempotency.js';
+import { holdForCurrentClaim, orderOfDeadAttempt } from './idempotency.js';
 import type { Address, Order } from './model.js';
 import type { CallOptions, InventoryPort, NewOrder, Store } from './ports.js';
 
@@ -84,6 +84,12 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
     const userId = orderingUser(caller, input.userId);
+    // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
+    const earlier = orderOfDeadAttempt();
+    if (earlier !== undefined) {
+      const order = await store.orders.get(earlier);
+      if (order && order.userId === userId) return order;
+    }
     const user = await store.users.get(userId);
     if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
     const shippingAddress = input.shippingAddress ?? user.address;

@@ -79,7 +79,8 @@ export type ReserveOutcome =
 
 /** The outcome of claiming an idempotency key. */
 export type IdempotencyClaim =
-  | { kind: 'claimed' }
+  /** `heldOrderId`: a dead claim of the same request was taken over, and the order it wrote exists. */
+  | { kind: 'claimed'; heldOrderId?: number }
   | { kind: 'in-progress'; fingerprint: string }
   | { kind: 'completed'; fingerprint: string; result: unknown };
 

@@ -1,12 +1,9 @@
-import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/database.js';
+import { type CallOutcome, grpcInventory } from '../support/grpc-client.js';
 import { type LoadOutcome, loadRequest, prepareOrders } from '../support/load.js';
 import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 /** The forced exit of src/main.ts. */
 const GRACE_MS = 10_000;
 
@@ -17,32 +14,16 @@ afterEach(async () => {
   await database?.drop();
 });
 
-function grpcStockClient(url: string) {
-  const definition = protoLoader.loadSync(path.join(root, 'contracts/inventory/v1/inventory.proto'), {
-    includeDirs: [path.join(root, 'contracts')],
-  });
-  const proto = loadPackageDefinition(definition) as any;
-  const client = new proto.inventory.v1.Inventory(new URL(url).host, credentials.createInsecure());
-  const getStock = (sku: string) =>
-    new Promise<{ code: number; startedAt: number }>((resolve) => {
-      const startedAt = Date.now();
-      client.getStock({ sku }, new Metadata(), { deadline: Date.now() + 5000 }, (error: { code: number } | null) =>
-        resolve({ code: error ? error.code : 0, startedAt }),
-      );
-    });
-  return { getStock, close: () => client.close() };
-}
-
 describe(`SIGTERM under keep-alive load (${testDatabaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('stops accepting, answers every request in flight, closes kept-alive connections and exits 0 within the grace', async () => {
     database = await spawnedDatabase();
     server = await spawnServer(database);
     const { httpUrl, grpcUrl } = server;
     const target = await prepareOrders(httpUrl);
-    const grpc = grpcStockClient(grpcUrl);
+    const grpc = grpcInventory(grpcUrl);
 
     const outcomes: LoadOutcome[] = [];
-    const calls: Array<{ code: number; startedAt: number }> = [];
+    const calls: CallOutcome[] = [];
     let stop = false;
     // Eight kept-alive HTTP clients, half placing orders, and two gRPC callers, until the port refuses.
     const workers = [
@@ -55,7 +36,7 @@ describe(`SIGTERM under keep-alive load (${testDatabaseUrl ? 'PostgreSQL' : 'PGl
       }),
       ...Array.from({ length: 2 }, async () => {
         while (!stop) {
-          const call = await grpc.getStock(target.sku);
+          const call = await grpc.call('getStock', { sku: target.sku });
           calls.push(call);
           if (call.code !== 0) return;
         }

@@ -62,9 +62,9 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
     let serving = first;
     let killedAt = 0;
     let inUse = 0;
-    // A round fires a burst of placements and kills the process in the middle of those that follow the
-    // first answer (on PGlite they run nearly one after another, on PostgreSQL side by side). Rounds repeat
-    // (at most three) until a restarted server finds keys still in use, i.e. the kill caught work midway.
+    // A round fires a burst of placements and kills the process at the first answer, or a little later:
+    // on PostgreSQL they run side by side, on PGlite nearly one after another. Rounds repeat (at most
+    // three) until a restarted server finds keys still in use, i.e. the kill caught work midway.
     for (let round = 0; round < 3 && inUse === 0; round++) {
       const burst = Array.from({ length: KEYS }, () => randomUUID());
       keys.push(...burst);
@@ -73,7 +73,7 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
       const sentAt = Date.now();
       const attempts = burst.map((key) => place(serving.httpUrl, key).finally(() => firstAnswer()));
       await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, 3000))]);
-      await new Promise((resolve) => setTimeout(resolve, (Date.now() - sentAt) / 2));
+      await new Promise((resolve) => setTimeout(resolve, ((Date.now() - sentAt) * round) / 3));
       serving.child.kill('SIGKILL');
       killedAt = Date.now();
       expect(await serving.exited).toBe('SIGKILL');

@@ -7,9 +7,10 @@ import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer 
 
 /**
  * A short lease, so that the test runs in seconds: longer than REQUEST_TIMEOUT_MS (2 s), and than a
- * restart of the server on a busy machine, so that the first retries still find the keys in use.
+ * restart of the server on a busy machine, so that the first retries still find the keys in use. PGlite
+ * recovers from the kill at its next start, which took about 9 s here.
  */
-const LEASE_SECONDS = 8;
+const LEASE_SECONDS = testDatabaseUrl ? 8 : 25;
 const KEYS = 16;
 const LINES = 25;
 
@@ -82,8 +83,8 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
       serving = await spawnServer(database, env);
       servers.push(serving);
       // Within the lease, keys whose first attempt died while running are still in use.
+      expect(Date.now() - killedAt, 'the restart outlasted the lease').toBeLessThan(LEASE_SECONDS * 700);
       const early = await Promise.all(burst.map((key) => place(serving.httpUrl, key)));
-      expect(Date.now() - killedAt, 'the restart outlasted the lease').toBeLessThan(LEASE_SECONDS * 1000);
       expect(early.filter((outcome) => outcome.status >= 500)).toEqual([]);
       inUse = early.filter((outcome) => outcome.body.code === 'IDEMPOTENCY_KEY_IN_USE').length;
     }
@@ -109,5 +110,5 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
     } finally {
       grpc.close();
     }
-  }, 60_000);
+  }, 150_000);
 });

@@ -14,17 +14,22 @@ export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
  */
 const unimplemented: NodeHandler = (request, response) => {
   const contentType = request.headers['content-type'] ?? '';
-  if (contentType.startsWith('application/grpc')) {
-    response.writeHead(200, {
-      'content-type': contentType.startsWith('application/grpc-web')
-        ? 'application/grpc-web+proto'
-        : 'application/grpc',
-      'grpc-status': '12',
-      'grpc-message': encodeURIComponent(`unknown method ${(request.url ?? '').slice(0, 200)}`),
-    });
-  } else {
-    response.writeHead(404);
+  if (contentType.startsWith('application/grpc') && 'stream' in response) {
+    // Trailers-only: the status travels in the one HEADERS frame, which ends the stream.
+    response.stream.respond(
+      {
+        ':status': 200,
+        'content-type': contentType.startsWith('application/grpc-web')
+          ? 'application/grpc-web+proto'
+          : 'application/grpc',
+        'grpc-status': '12',
+        'grpc-message': encodeURIComponent(`unknown method ${(request.url ?? '').slice(0, 200)}`),
+      },
+      { endStream: true },
+    );
+    return;
   }
+  response.writeHead(404);
   response.end();
 };
 

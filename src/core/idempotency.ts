@@ -110,7 +110,11 @@ export function createIdempotencyService(
         const heldOrderId = claim.kind === 'claimed' ? claim.heldOrderId : undefined;
         result = await currentClaim.run({ attach, ...(heldOrderId === undefined ? {} : { heldOrderId }) }, work);
       } catch (error) {
-        await store.idempotency.abandon(scope, key);
+        // A lost database leaves the outcome unknown (the last commit may have landed): the claim stays
+        // until its lease runs out, and the retry then answers with what was written, if anything.
+        if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) {
+          await store.idempotency.abandon(scope, key);
+        }
         throw error;
       }
       await store.idempotency.complete(scope, key, result);

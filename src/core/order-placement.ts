@@ -121,7 +121,9 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       }
       return written;
     } catch (error) {
-      await compensate(orderId);
+      // With the database lost mid-write the order may exist after all: its reservations are then its
+      // own (no expiry); if it does not, the claim's lease or the reservation expiry gives them back.
+      if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) await compensate(orderId);
       throw error;
     }
   };

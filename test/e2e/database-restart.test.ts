@@ -84,6 +84,11 @@ describe.runIf(enabled)('PostgreSQL restarting under write load', () => {
     loading = false;
     await Promise.all([...workers, healthPoller]);
 
+    const count = (status: number) => answers.filter((answer) => answer.status === status).length;
+    console.info(
+      `${RESTARTS} restarts: ${acknowledged.size} orders acknowledged, ${answers.length} answers ` +
+        `(${count(503)} × 503, ${count(409)} × 409), first order ${(answers.find((a) => a.status === 201 && a.startedAt >= lastRestartDone)?.startedAt ?? 0) - lastRestartDone} ms after the last restart`,
+    );
     // The process rode through every restart.
     expect(server.child.exitCode).toBeNull();
     expect(server.child.signalCode).toBeNull();

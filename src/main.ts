@@ -127,6 +127,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
   });
+  httpDrain.watch(http as Server);
   const httpAddress = http.address() as AddressInfo;
   const host = (address: AddressInfo) => (address.family === 'IPv6' ? `[${address.address}]` : address.address);
 

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SPAWNED_ADMIN_KEY } from './spawned-server.js';
 
+/** A load request that has no answer after this long is recorded as `TimeoutError`. */
+const REQUEST_TIMEOUT_MS = 20_000;
+
 /** What one request of a load run ended with. */
 export interface LoadOutcome {
   kind: 'order' | 'read';
@@ -16,7 +19,7 @@ export interface LoadOutcome {
 /** The network error code under fetch's `TypeError: fetch failed`. */
 export function networkErrorCode(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? String(error);
+  return cause?.code ?? cause?.message ?? (error as Error).name ?? String(error);
 }
 
 /** Creates what orders need on a fresh server: a customer with an address and a product with stock. */
@@ -52,8 +55,11 @@ export async function loadRequest(
             method: 'POST',
             headers: { ...target.headers, 'idempotency-key': idempotencyKey },
             body: JSON.stringify({ userId: target.userId, items: [{ productId: target.productId, quantity: 1 }] }),
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           })
-        : await fetch(`${httpUrl}/v1/products/${target.productId}`);
+        : await fetch(`${httpUrl}/v1/products/${target.productId}`, {
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          });
     const body = (await response.json()) as { id?: number };
     return {
       kind,

@@ -6,7 +6,7 @@ import { prepareOrders } from '../support/load.js';
 import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
 
 /**
- * A short lease, so that the test runs in seconds: longer than REQUEST_TIMEOUT_MS (2 s), and than a
+ * A short lease, so that the test runs in seconds: longer than REQUEST_TIMEOUT_MS (10 s here), and than a
  * restart of the server on a busy machine, so that the first retries still find the keys in use. PGlite
  * recovers from the kill at its next start, which took about 9 s here.
  */
@@ -25,7 +25,8 @@ afterEach(async () => {
 describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('lets every retry with the same Idempotency-Key succeed after the lease, with one order per key and exact stock', async () => {
     database = await spawnedDatabase();
-    const env = { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) };
+    // A generous budget: 25-line placements on a busy machine must not run into UPSTREAM_TIMEOUT.
+    const env = { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), REQUEST_TIMEOUT_MS: '10000' };
     const first = await spawnServer(database, env);
     servers.push(first);
     const target = await prepareOrders(first.httpUrl);

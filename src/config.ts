@@ -21,6 +21,7 @@ const environment = z.object({
   CURSOR_SECRET: z.string().min(32).optional(),
   VAT_RATE: z.coerce.number().min(0).max(1).default(0.1),
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
+  IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),
   INTERNAL_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -44,6 +45,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const settings = parsed.data;
+  // A claim must outlive the longest request that holds it, or a slow first request would be taken over.
+  if (settings.IDEMPOTENCY_LEASE_SECONDS * 1000 <= settings.REQUEST_TIMEOUT_MS) {
+    throw new Error('invalid configuration:\n  IDEMPOTENCY_LEASE_SECONDS: must be longer than REQUEST_TIMEOUT_MS');
+  }
   // Demo data belongs to the embedded database; a real server is seeded only on request.
   const seedDemo = settings.SEED_DEMO ?? settings.DATABASE_URL === undefined;
   return { ...settings, SEED_DEMO: seedDemo };

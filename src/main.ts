@@ -3,6 +3,7 @@
  * HTTP/1.1 app (REST, GraphQL, contracts, health) and the internal HTTP/2 gRPC server, and drains both on
  * SIGTERM/SIGINT. Run with `npm start`; tests call `startServer` with their own configuration.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +21,7 @@ import { createInventoryClient, type InventoryClient } from './grpc/inventory-cl
 import { inventoryRoutes } from './grpc/inventory-service.js';
 import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
+import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -36,7 +38,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How often stale reservations (10 minutes) and idempotency keys (24 hours) are looked for. */
+/**
+ * How often stale reservations (10 minutes), idempotency keys (24 hours) and expired idempotency claims
+ * (their lease) are looked for; at least once per lease.
+ */
 const EXPIRY_SWEEP_MS = 60_000;
 
 /** Starts both listeners from a configuration; resolves once both accept connections. */
@@ -63,32 +68,29 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     },
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
   });
   const secrets = await bootstrap(core, store, {
     seedDemo: config.SEED_DEMO,
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
   });
-  const sweep = setInterval(() => {
-    core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
-    core.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
-  }, EXPIRY_SWEEP_MS);
+  const sweep = setInterval(
+    () => {
+      core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
+      core.idempotency
+        .purgeExpired()
+        .catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
+    },
+    Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000),
+  );
   sweep.unref();
 
-  // Handlers in flight, so that shutdown closes the database only after the last one (a client that went
-  // away does not stop its handler).
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
+  // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
+  // and closes the database only after the last handler (a client that went away does not stop its handler).
+  const httpDrain = createHttpDrain();
   const app = await createHttpApp({
-    track: async (_, next) => {
-      inFlight++;
-      try {
-        await next();
-      } finally {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      }
-    },
+    track: httpDrain.middleware,
     projectRoot,
     logger,
     core,
@@ -125,6 +127,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
   });
+  httpDrain.watch(http as Server);
   const httpAddress = http.address() as AddressInfo;
   const host = (address: AddressInfo) => (address.family === 'IPv6' ? `[${address.address}]` : address.address);
 
@@ -139,11 +142,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     async close() {
       serving = false;
       clearInterval(sweep);
-      // Stop taking connections, let in-flight requests finish, then close idle keep-alive sockets.
-      const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
-      if ('closeIdleConnections' in http) http.closeIdleConnections();
-      await Promise.all([httpClosed, grpc.close()]);
-      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
+      // their current answer; then the database.
+      await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
       inventoryClient?.close();
       await db.close();
     },

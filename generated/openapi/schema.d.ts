@@ -1080,7 +1080,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The inventory service could not be reached; no order was written. Retry later. */
+        /**
+         * @description `DATABASE_UNAVAILABLE`: the database could not be reached, for example while it restarts. The
+         *     service recovers by itself; retry shortly (a create with the same `Idempotency-Key`).
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `INVENTORY_UNAVAILABLE`: the inventory service could not be reached; no order was written. Retry
+         *     later. Or `DATABASE_UNAVAILABLE`: the database could not be reached (see `ServiceUnavailable`).
+         */
         InventoryUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1170,7 +1187,10 @@ export interface components {
         /**
          * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
          *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-         *     it is `409`. Scoped to the caller's API key owner.
+         *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+         *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+         *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+         *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
          * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
          */
         IdempotencyKey: string;
@@ -1187,6 +1207,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Seconds after which a retry may succeed (RFC 9110 §10.2.3).
+         * @example 1
+         */
+        "Retry-After": number;
         /** @description Identifies this request in the server's logs; the caller's own value is echoed when it sends one. */
         "X-Request-Id": string;
         /** @description The URL of the created resource. */
@@ -1297,6 +1322,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -1309,7 +1335,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1379,6 +1408,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -1419,6 +1449,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceOrder: {
@@ -1467,6 +1498,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
@@ -1503,6 +1535,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -1552,6 +1585,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderItems: {
@@ -1596,6 +1630,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getShipment: {
@@ -1625,6 +1660,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateShipment: {
@@ -1662,6 +1698,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCancellation: {
@@ -1691,6 +1728,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCancellation: {
@@ -1700,7 +1738,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1738,6 +1779,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrderItem: {
@@ -1767,6 +1809,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrderDraft: {
@@ -1776,7 +1819,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1812,6 +1858,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrderDraft: {
@@ -1841,6 +1888,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -1882,6 +1930,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -1891,7 +1940,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1927,6 +1979,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCurrentUser: {
@@ -1960,6 +2013,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
@@ -1997,6 +2051,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceUser: {
@@ -2041,6 +2096,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteUser: {
@@ -2076,6 +2132,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUser: {
@@ -2121,6 +2178,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProducts: {
@@ -2160,6 +2218,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProduct: {
@@ -2169,7 +2228,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2204,6 +2266,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProduct: {
@@ -2232,6 +2295,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProductRating: {
@@ -2260,6 +2324,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     putMyRating: {
@@ -2306,6 +2371,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -2339,6 +2405,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -2367,6 +2434,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -27,6 +27,7 @@ import type { Caller, Core } from '../core/index.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { keyLabelOf, type Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
+import { BAD_USER_INPUT, useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 
 /** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
@@ -83,6 +84,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
       // Field suggestions stay on: the schema is public.
       blockFieldSuggestion: { enabled: false },
     }) as Plugin<Context>,
+    useRejectNulCharacters() as Plugin<Context>,
     usePersistedOperations<Context>({
       getPersistedOperation: (key) => manifest[key] ?? null,
       allowArbitraryOperations: !settings.persistedOnly,
@@ -218,6 +220,14 @@ function maskError(error: unknown, logger: Logger): Error {
       ...(located?.nodes ? { nodes: located.nodes } : {}),
       ...(located?.path ? { path: located.path } : {}),
       extensions: original.extensions,
+    });
+  }
+  // Variables that are missing or do not coerce to their type (graphql-js reports them without a path,
+  // before any resolver runs) are the client's error, not the server's.
+  if (located && !located.path && /^Variable "\$/.test(located.message)) {
+    return new GraphQLError(located.message, {
+      ...(located.nodes ? { nodes: located.nodes } : {}),
+      extensions: { code: BAD_USER_INPUT, http: { status: 400 } },
     });
   }
   if (located && !located.originalError) return located;

@@ -15,7 +15,7 @@ interface Published {
   representations: Array<[string, string]>;
 }
 
-async function loadPublished(projectRoot: string): Promise<Record<string, Published>> {
+async function loadPublished(projectRoot: string): Promise<Map<string, Published>> {
   const read = (file: string) => readFile(path.join(projectRoot, file), 'utf8');
   const [openapiJson, openapiYaml, schema, proto, changelog] = await Promise.all([
     read('generated/contracts/openapi.json'),
@@ -24,25 +24,32 @@ async function loadPublished(projectRoot: string): Promise<Record<string, Publis
     read('contracts/inventory/v1/inventory.proto'),
     read('contracts/CHANGELOG.md'),
   ]);
-  return {
-    openapi: {
-      representations: [
-        ['application/json', openapiJson],
-        ['application/yaml', openapiYaml],
-        ['application/openapi+yaml', openapiYaml],
-        ['text/yaml', openapiYaml],
-      ],
-    },
-    graphql: { representations: [['text/plain', schema]] },
-    inventory: { representations: [['text/plain', proto]] },
+  // A Map, not an object: a name such as `constructor` or `__proto__` must not find Object.prototype.
+  return new Map<string, Published>([
+    [
+      'openapi',
+      {
+        representations: [
+          ['application/json', openapiJson],
+          ['application/yaml', openapiYaml],
+          ['application/openapi+yaml', openapiYaml],
+          ['text/yaml', openapiYaml],
+        ],
+      },
+    ],
+    ['graphql', { representations: [['text/plain', schema]] }],
+    ['inventory', { representations: [['text/plain', proto]] }],
     // What changed in which release, for client teams (Keep a Changelog; checked by the release gate).
-    changelog: {
-      representations: [
-        ['text/markdown', changelog],
-        ['text/plain', changelog],
-      ],
-    },
-  };
+    [
+      'changelog',
+      {
+        representations: [
+          ['text/markdown', changelog],
+          ['text/plain', changelog],
+        ],
+      },
+    ],
+  ]);
 }
 
 /**
@@ -55,7 +62,7 @@ export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): 
   const app = new Hono();
   app.use('*', etag());
   app.get('/:name', (c) => {
-    const contract = published[c.req.param('name')];
+    const contract = published.get(c.req.param('name'));
     if (!contract) {
       return catalogProblem(c, 'NOT_FOUND', 'No such contract.');
     }

@@ -45,11 +45,12 @@ export async function docsRoutes(): Promise<Hono> {
     readFile(path.join(dist, 'swagger-ui.css'), 'utf8'),
     readFile(path.join(dist, 'swagger-ui-bundle.js'), 'utf8'),
   ]);
-  const assets: Record<string, [string, string]> = {
-    'swagger-ui.css': ['text/css', css],
-    'swagger-ui-bundle.js': ['text/javascript', bundle],
-    'init.js': ['text/javascript', init],
-  };
+  // A Map, not an object: `constructor` or `__proto__` must be a 404, not a property of Object.prototype.
+  const assets = new Map<string, [string, string]>([
+    ['swagger-ui.css', ['text/css', css]],
+    ['swagger-ui-bundle.js', ['text/javascript', bundle]],
+    ['init.js', ['text/javascript', init]],
+  ]);
 
   const app = new Hono();
   app.use('*', etag());
@@ -59,7 +60,7 @@ export async function docsRoutes(): Promise<Hono> {
   });
   app.get('/', (c) => c.html(page));
   app.get('/assets/:name', (c) => {
-    const asset = assets[c.req.param('name')];
+    const asset = assets.get(c.req.param('name'));
     if (!asset) return c.notFound();
     c.header('Cache-Control', 'public, max-age=3600');
     return c.body(asset[1], 200, { 'content-type': `${asset[0]}; charset=utf-8` });

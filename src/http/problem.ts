@@ -40,6 +40,9 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
   });
 }
 
+/** Codes whose cause passes by itself: the answer says when to retry (RFC 9110 §10.2.3). */
+const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = { DATABASE_UNAVAILABLE: 1 };
+
 /**
  * The one mapping from a catalog code to an HTTP problem: status and title come from the error catalog,
  * for every route on the public port.
@@ -52,9 +55,10 @@ export function catalogProblem(
   headers: Record<string, string> = {},
 ): Response {
   const spec = errorCatalog[code];
+  const retryAfter = RETRY_AFTER_SECONDS[code];
   return problemResponse(
     c,
     { status: spec.httpStatus, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
-    headers,
+    retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(retryAfter) },
   );
 }

@@ -9,6 +9,7 @@ import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
+import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { clientOf, keyLabelOf, type Metrics, routeOf } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
@@ -96,13 +97,15 @@ async function handle(
     return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.', false);
   }
 
-  // Query: every name once, and only names the operation defines.
-  const query: Record<string, string> = {};
+  // Query: every name once, and only names the operation defines. Collected in a Map: a name such as
+  // `__proto__` or `constructor` is a parameter like any other, not a property of Object.prototype.
+  const sent = new Map<string, string>();
   const repeated = new Set<string>();
   for (const [name, value] of url.searchParams) {
-    if (name in query) repeated.add(name);
-    query[name] = value;
+    if (sent.has(name)) repeated.add(name);
+    sent.set(name, value);
   }
+  const query: Record<string, string> = Object.fromEntries(sent);
   const known = contract.queryParameters(operationId);
   const queryViolations: Violation[] = [
     ...Object.keys(query)
@@ -126,6 +129,7 @@ async function handle(
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
+  rejectNulCharacters(query, body);
 
   // The search body's states are accepted in any case too, as in the query form.
   const search = body as { status?: unknown } | undefined;
@@ -220,6 +224,22 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number
     chunks.push(value);
   }
   return Buffer.concat(chunks, length);
+}
+
+/** Refuses U+0000 in any query value or body string, naming where it is (PostgreSQL cannot store it). */
+function rejectNulCharacters(query: Record<string, string>, body: unknown): void {
+  const inQuery = findNulCharacter(query);
+  const inBody = inQuery === undefined ? findNulCharacter(body) : undefined;
+  if (inQuery === undefined && inBody === undefined) return;
+  const violation: Violation =
+    inQuery !== undefined
+      ? { in: 'query', name: inQuery.slice(1), message: NUL_CHARACTER_MESSAGE }
+      : { in: 'body', name: inBody ?? '', message: NUL_CHARACTER_MESSAGE };
+  throw new DomainError(
+    'VALIDATION_FAILED',
+    `The request is invalid: ${violation.in} ${violation.name || '(body)'} ${NUL_CHARACTER_MESSAGE}.`,
+    [violation],
+  );
 }
 
 /** Turns ajv's errors into the problem's `errors[]` and picks the code that describes them. */

@@ -4,7 +4,6 @@
  * SIGTERM/SIGINT. Run with `npm start`; tests call `startServer` with their own configuration.
  */
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
@@ -12,6 +11,8 @@ import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
+import { writeFirstStartKeys } from './first-start-keys.js';
+import { describeStartFailure } from './start-failure.js';
 import { type Core, createCore } from './core/index.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
@@ -21,10 +22,10 @@ import { inventoryRoutes } from './grpc/inventory-service.js';
 import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createMetrics } from './http/metrics.js';
+import { projectRoot } from './project-root.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
 
-const projectRoot = path.resolve(import.meta.dirname, '..');
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -153,12 +154,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL });
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger).catch((error: unknown) => {
+    throw new Error(describeStartFailure(error, config.DATABASE_URL));
+  });
   logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
-  // Shown once: only hashes are stored.
-  const { adminKey, demoCustomerKey } = server.secrets;
-  if (adminKey) console.log(`\nAdmin API key (shown once, store it now):\n  ${adminKey}\n`);
-  if (demoCustomerKey) console.log(`Demo customer API key (Kim Minji, shown once):\n  ${demoCustomerKey}\n`);
+  // Issued keys never reach the log stream: they go to an owner-only file, and the log says where.
+  if (await writeFirstStartKeys(config.KEYS_FILE, server.secrets)) {
+    logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -16,6 +16,9 @@ import { loadRestContract, type RestContract } from './contract.js';
 import { createHandlers } from './handlers.js';
 import type { Handler } from './respond.js';
 
+/** Operations served by the health routes outside /v1, not by REST handlers. */
+const HEALTH_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getLiveness']);
+
 /** Request bodies above this are refused with 413 (DESIGN.md §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -45,7 +48,7 @@ export async function createRestApp({ projectRoot, core, logger, metrics }: Rest
   const handlers = createHandlers(core);
   for (const operation of contract.api.getOperations()) {
     const id = operation.operationId as string;
-    if (id !== 'getHealth' && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
+    if (!HEALTH_OPERATIONS.has(id) && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
   }
 
   const app = new Hono();

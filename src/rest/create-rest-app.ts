@@ -99,12 +99,17 @@ async function handle(
     return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.', false);
   }
 
-  // Query: every name once, and only names the operation defines.
+  // Query: only names the operation defines, each once; a list parameter may also be repeated
+  // (`status=PAID&status=SHIPPED`, what generated clients send by default), read as the comma-separated form.
   const query: Record<string, string> = {};
   const repeated = new Set<string>();
+  const lists = contract.listParameters(operationId);
   for (const [name, value] of url.searchParams) {
-    if (name in query) repeated.add(name);
-    query[name] = value;
+    if (name in query && lists.has(name)) query[name] = `${query[name]},${value}`;
+    else {
+      if (name in query) repeated.add(name);
+      query[name] = value;
+    }
   }
   const known = contract.queryParameters(operationId);
   const queryViolations: Violation[] = [
@@ -114,7 +119,7 @@ async function handle(
     ...[...repeated].map((name) => ({
       in: 'query' as const,
       name,
-      message: 'is given more than once; use one comma-separated value',
+      message: 'is given more than once',
     })),
   ];
   if (queryViolations.length > 0) {
@@ -124,8 +129,8 @@ async function handle(
       queryViolations,
     );
   }
-  // Status values are accepted in any case; the contract's enum is upper case (DESIGN.md §9).
-  if (query.status !== undefined) query.status = query.status.toUpperCase();
+  // Status values are accepted in any case (the contract's parameter says so); the canonical form is upper case.
+  if (query.status !== undefined) query.status = [...new Set(query.status.toUpperCase().split(','))].join(',');
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
@@ -133,7 +138,9 @@ async function handle(
   // The search body's states are accepted in any case too, as in the query form.
   const search = body as { status?: unknown } | undefined;
   if (operationId === 'searchOrders' && Array.isArray(search?.status)) {
-    search.status = search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value));
+    search.status = [
+      ...new Set(search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value))),
+    ];
   }
 
   const headers: Record<string, string> = {};

@@ -25,6 +25,8 @@ export interface Page<T> {
   nextCursor?: string;
   hasNext: boolean;
   totalCount?: number;
+  /** The cursor that continues after an item of this page (made on demand: Relay edges ask per item). */
+  cursorOf?: (item: T) => string;
 }
 
 /**
@@ -94,11 +96,13 @@ export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
   const items = rows.slice(0, limit);
   const hasNext = rows.length > limit;
   const last = items.at(-1);
+  const cursorOf = (item: T) => request.cursors.encode(sortText, digest, request.keys(item, request.sort));
   return {
     items,
     hasNext,
+    cursorOf,
     ...(hasNext && last
-      ? { nextCursor: request.cursors.encode(sortText, digest, request.keys(last, request.sort)) }
+      ? { nextCursor: cursorOf(last) }
       : {}),
     ...(totalCount === undefined ? {} : { totalCount }),
   };

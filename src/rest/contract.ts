@@ -98,7 +98,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
     const lists = new Set<string>();
     for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
       if (parameter.in === 'query') names.add(parameter.name);
-      if (parameter.in === 'query' && (parameter.schema as { type?: unknown } | undefined)?.type === 'array') {
+      if (parameter.in === 'query' && ((parameter as { schema?: { type?: unknown } }).schema)?.type === 'array') {
         lists.add(parameter.name);
       }
     }

@@ -19,6 +19,7 @@ import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
+import { metricsInterceptor } from './grpc/metrics-interceptor.js';
 import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createMetrics } from './http/metrics.js';
@@ -80,6 +81,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // away does not stop its handler).
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  const metrics = createMetrics();
+  metrics.watchPool(() => db.poolStats?.());
   const app = await createHttpApp({
     track: async (_, next) => {
       inFlight++;
@@ -93,7 +96,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     projectRoot,
     logger,
     core,
-    metrics: createMetrics(),
+    metrics,
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,
@@ -119,7 +122,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       inventory(router);
       reflection(router);
     },
-    interceptors: config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : [],
+    interceptors: [
+      metricsInterceptor(metrics),
+      ...(config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : []),
+    ],
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
 

@@ -122,7 +122,6 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
             const errors = 'errors' in result ? (result.errors ?? []) : [];
             const operation = args.operationName ?? operationNameOf(args.document) ?? 'anonymous';
             metrics.graphqlOperations.inc({ operation, outcome: errors.length > 0 ? 'error' : 'ok' });
-            for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
             for (const field of context.usage) {
               metrics.fieldUsage.inc({ field, interface: 'graphql', client: context.clientName });
             }
@@ -131,6 +130,14 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
             }
           },
         };
+      },
+      // Every error of every response, including those refused before execution (parse, validation,
+      // limits, persisted operations), which never reach onExecuteDone.
+      onResultProcess({ result }) {
+        for (const single of Array.isArray(result) ? result : [result]) {
+          const errors = (single as { errors?: readonly GraphQLError[] } | undefined)?.errors ?? [];
+          for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
+        }
       },
       onValidate({ addValidationRule }) {
         if (!settings.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);

@@ -14,6 +14,8 @@ export interface Database extends Queryable {
   exec(script: string): Promise<void>;
   close(): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
+  /** Connections of the pool (a PostgreSQL server only; the embedded database has one session, no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 const INT8 = 20;
@@ -104,5 +106,6 @@ export async function createPgDatabase(url: string, { schema, max = 10 }: PgData
       await pool.query(script);
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

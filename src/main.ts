@@ -97,6 +97,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger,
     core,
     metrics,
+    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,

@@ -990,7 +990,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description A URI identifying the kind of problem; it documents the `code`.
+             * @description The URL of the page documenting the `code`, served by this server at `/problems/{code in kebab case}` (absolute: at `PUBLIC_BASE_URL` when the operator sets it, else at the address the request came to). `/problems` lists every code.
              */
             type: string;
             /** @description A short summary of the kind of problem. */

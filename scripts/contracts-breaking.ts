@@ -1,7 +1,7 @@
 /**
  * The release gate for the three contracts: compares the working contracts with the last released ones
  * (contracts/released/, updated only by `npm run contracts:release`) and fails on any breaking change of
- * spec §9.1. Removals pass only with a recorded retirement past its sunset (contracts/retirements.yaml).
+ * docs/decisions.md §7. Removals pass only with a recorded retirement past its sunset (contracts/retirements.yaml).
  *
  *   npm run contracts:breaking                      # against contracts/released
  *   npm run contracts:breaking -- --base <dir>      # against another directory of contracts
@@ -76,7 +76,9 @@ async function main(): Promise<number> {
       for (const finding of additive) console.log(`  ok        ${finding.message}`);
     }
     if (result.blocking.length > 0) {
-      console.log(`\n${result.blocking.length} breaking change(s): make the change additive, or version it (spec §9).`);
+      console.log(
+        `\n${result.blocking.length} breaking change(s): make the change additive, or version it (docs/decisions.md §7).`,
+      );
       return 1;
     }
     console.log('\nNo breaking change.');

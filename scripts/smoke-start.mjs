@@ -37,14 +37,28 @@ server.stdout.on('data', async (chunk) => {
     [`${http}/health/live`],
     [`${http}/health/ready`],
     [`${http}/v1/products?size=1`],
-    [`${http}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ products(first: 1) { nodes { sku } } }"}' }],
+    [
+      `${http}/graphql`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ products(first: 1) { nodes { sku } } }"}',
+      },
+    ],
   ]) {
     const response = await fetch(url, init).catch((error) => fail(`${url}: ${error.message}`));
     if (response.status !== 200) fail(`${url} answered ${response.status}: ${await response.text()}`);
   }
   // The Dockerfile's HEALTHCHECK command, word for word apart from the port.
   const port = new URL(http).port;
-  const probe = spawnSync(process.execPath, ['-e', "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"], { env: { ...env, PORT: port } });
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))",
+    ],
+    { env: { ...env, PORT: port } },
+  );
   if (probe.status !== 0) fail(`the HEALTHCHECK command exited ${probe.status}`);
   server.kill('SIGTERM');
   const code = await exited;

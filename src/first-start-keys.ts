@@ -16,7 +16,8 @@ export async function writeFirstStartKeys(
   ];
   if (lines.length === 0) return false;
   await mkdir(path.dirname(file), { recursive: true });
-  const header = '# API keys issued on the first start; only their hashes are stored. Keep them, then delete this file.';
+  const header =
+    '# API keys issued on the first start; only their hashes are stored. Keep them, then delete this file.';
   await writeFile(file, `${header}\n${lines.join('\n')}\n`, { mode: 0o600 });
   await chmod(file, 0o600); // the mode above applies only when the file is created
   return true;

@@ -11,9 +11,8 @@ import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
-import { writeFirstStartKeys } from './first-start-keys.js';
-import { describeStartFailure } from './start-failure.js';
 import { type Core, createCore } from './core/index.js';
+import { writeFirstStartKeys } from './first-start-keys.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
@@ -24,9 +23,9 @@ import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createMetrics } from './http/metrics.js';
 import { projectRoot } from './project-root.js';
+import { describeStartFailure } from './start-failure.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
-
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {

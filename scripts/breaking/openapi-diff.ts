@@ -1,5 +1,5 @@
 /**
- * The project's OpenAPI breaking-change rules (spec §9.1), over two parsed documents. It compares what a
+ * The project's OpenAPI breaking-change rules (docs/decisions.md §7), over two parsed documents. It compares what a
  * client depends on: operations, their parameters, request bodies (what the server accepts) and success
  * responses (what the client reads). Adding is never breaking; removing, renaming, retyping and newly
  * required inputs are.
@@ -186,7 +186,7 @@ function successResponses(operation: Json, resolve: (node: any) => any): Map<str
   return responses;
 }
 
-/** Lists the changes between two OpenAPI documents; `breaking` marks what spec §9.1 calls breaking. */
+/** Lists the changes between two OpenAPI documents; `breaking` marks what docs/decisions.md §7 calls breaking. */
 export function diffOpenApi(base: Json, head: Json): Change[] {
   const out: Change[] = [];
   const resolveBase = resolver(base);

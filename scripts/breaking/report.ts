@@ -6,6 +6,6 @@ export interface Change {
   /** What happened and why it matters to a client. */
   message: string;
   breaking: boolean;
-  /** A removal, which a recorded retirement may allow (spec §9.2 rule 2(d)). */
+  /** A removal, which a recorded retirement may allow (docs/decisions.md §7). */
   removal?: boolean;
 }

@@ -4,7 +4,7 @@ import { canonicalJson } from './cursor.js';
 import { DomainError } from './errors.js';
 import type { Store } from './ports.js';
 
-/** How long a key is remembered (DESIGN.md §3). */
+/** How long a key is remembered (docs/decisions.md §3). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** The outcome of an idempotent call: the result and whether it is a replay of an earlier one. */

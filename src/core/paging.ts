@@ -1,7 +1,7 @@
 import { type CursorCodec, filterDigest, type KeyValues } from './cursor.js';
 import { DomainError } from './errors.js';
 
-/** Default and maximum page size (spec §8: larger sizes are cut, not rejected). */
+/** Default and maximum page size (docs/decisions.md §3: larger sizes are cut, not rejected). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
@@ -101,9 +101,7 @@ export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
     items,
     hasNext,
     cursorOf,
-    ...(hasNext && last
-      ? { nextCursor: cursorOf(last) }
-      : {}),
+    ...(hasNext && last ? { nextCursor: cursorOf(last) } : {}),
     ...(totalCount === undefined ? {} : { totalCount }),
   };
 }

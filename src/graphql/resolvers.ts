@@ -78,7 +78,9 @@ export const resolvers: Resolvers = {
     me: (_, __, context) => context.core.users.get(callerOf(context), callerOf(context).userId),
     user: (_, args, context) => context.core.users.get(callerOf(context), idOf(args.id, 'USER_NOT_FOUND', 'user')),
     users: (_, args, context, info) =>
-      connection(info, args, (withTotal) => context.core.users.list(callerOf(context), { ...pageArgs(args), withTotal })),
+      connection(info, args, (withTotal) =>
+        context.core.users.list(callerOf(context), { ...pageArgs(args), withTotal }),
+      ),
     product: (_, args, context) => context.core.products.get(idOf(args.id, 'PRODUCT_NOT_FOUND', 'product')),
     products: (_, args, context, info) =>
       connection(info, args, (withTotal) => context.core.products.list({ ...pageArgs(args), withTotal })),

@@ -18,7 +18,7 @@ export interface GrpcServer {
 /**
  * Creates the internal HTTP/2 cleartext (h2c) server that speaks gRPC, gRPC-Web and Connect. Closing it
  * aborts running handlers through the adapter's shutdown signal and closes every open session, without
- * which `server.close()` would wait for idle clients forever (STACK.md).
+ * which `server.close()` would wait for idle clients forever.
  */
 export function createGrpcServer({ routes, interceptors = [] }: GrpcServerOptions): GrpcServer {
   const shutdown = new AbortController();

@@ -38,7 +38,7 @@ async function loadPublished(projectRoot: string): Promise<Record<string, Publis
 }
 
 /**
- * Publishes the contracts without file extensions in their URLs (spec §1 rule 3); the `Accept` header
+ * Publishes the contracts without file extensions in their URLs (docs/decisions.md §3); the `Accept` header
  * chooses the representation: `/contracts/openapi` is JSON by default and YAML on request.
  */
 export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): Promise<Hono> {

@@ -116,6 +116,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
 /** A bounded route label for requests outside the REST contract. */
 function staticRoute(path: string): string {
   if (path === '/graphql') return 'graphql';
-  for (const prefix of ['/health', '/contracts', '/docs', '/metrics', '/problems']) if (path.startsWith(prefix)) return prefix;
+  for (const prefix of ['/health', '/contracts', '/docs', '/metrics', '/problems'])
+    if (path.startsWith(prefix)) return prefix;
   return 'unmatched';
 }

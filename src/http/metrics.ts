@@ -91,7 +91,7 @@ export function createMetrics() {
     }),
     fieldUsage: new Counter({
       name: 'field_usage_total',
-      help: 'Requests that read a watched field (Order.amount) or opt in to amountDetail, by interface and client; the measurements a future retirement starts from (spec §9.2).',
+      help: 'Requests that read a watched field (Order.amount) or opt in to amountDetail, by interface and client; the measurements a future retirement starts from (docs/decisions.md §7).',
       labelNames: ['field', 'interface', 'client'] as const,
       registers: [registry],
     }),

@@ -3,7 +3,7 @@ import Negotiator from 'negotiator';
 import { type ErrorCode, errorCatalog } from '../core/errors.js';
 import { catalogProblem, problemSlug } from './problem.js';
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 
 const codes = Object.keys(errorCatalog) as ErrorCode[];
@@ -15,7 +15,7 @@ function describe(code: ErrorCode) {
 }
 
 const page = (title: string, body: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title><link rel="icon" href="data:,"></head>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"></head>
 <body>${body}</body></html>
 `;
 
@@ -33,7 +33,10 @@ export function problemPages(): Hono {
     if (type === 'application/json') return c.json(codes.map(describe));
     if (!type) return catalogProblem(c, 'NOT_ACCEPTABLE', 'The catalog is served as text/html or application/json.');
     const rows = codes
-      .map((code) => `<li><a href="/problems/${problemSlug(code)}"><code>${code}</code></a>: ${escape(errorCatalog[code].title)}</li>`)
+      .map(
+        (code) =>
+          `<li><a href="/problems/${problemSlug(code)}"><code>${code}</code></a>: ${escapeHtml(errorCatalog[code].title)}</li>`,
+      )
       .join('\n');
     return c.html(page('Order API errors', `<h1>Order API errors</h1>\n<ul>\n${rows}\n</ul>`));
   });
@@ -47,7 +50,7 @@ export function problemPages(): Hono {
     return c.html(
       page(
         `${code}: ${about.title}`,
-        `<h1><code>${code}</code></h1>\n<p><strong>${escape(about.title)}</strong>. ${escape(about.description)}</p>\n` +
+        `<h1><code>${code}</code></h1>\n<p><strong>${escapeHtml(about.title)}</strong>. ${escapeHtml(about.description)}</p>\n` +
           `<p>REST: HTTP ${about.status}, <code>application/problem+json</code> with <code>"code": "${code}"</code>. ` +
           `GraphQL: <code>extensions.code</code> is <code>${code}</code>. gRPC: status <code>${about.grpcCode}</code>, ` +
           `<code>google.rpc.ErrorInfo.reason</code> is <code>${code}</code>.</p>\n<p><a href="/problems">All error codes</a></p>`,

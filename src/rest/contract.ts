@@ -50,7 +50,7 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 /**
  * Loads contracts/openapi.yaml and compiles its validators (openapi-backend over ajv, once). Routes come
  * from the contract: every path id in this API is a positive integer, so a templated segment matches
- * digits only, and `/v1/orders/abc` is a 404 rather than a validation error (DESIGN.md §9).
+ * digits only, and `/v1/orders/abc` is a 404 rather than a validation error (docs/decisions.md §9).
  */
 export async function loadRestContract(projectRoot: string): Promise<RestContract> {
   const definition = parseYaml(await readFile(path.join(projectRoot, 'contracts/openapi.yaml'), 'utf8'));
@@ -98,7 +98,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
     const lists = new Set<string>();
     for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
       if (parameter.in === 'query') names.add(parameter.name);
-      if (parameter.in === 'query' && ((parameter as { schema?: { type?: unknown } }).schema)?.type === 'array') {
+      if (parameter.in === 'query' && (parameter as { schema?: { type?: unknown } }).schema?.type === 'array') {
         lists.add(parameter.name);
       }
     }

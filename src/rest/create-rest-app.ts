@@ -19,7 +19,7 @@ import type { Handler } from './respond.js';
 /** Operations served by the health routes outside /v1, not by REST handlers. */
 const HEALTH_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getLiveness']);
 
-/** Request bodies above this are refused with 413 (DESIGN.md §3). */
+/** Request bodies above this are refused with 413 (docs/decisions.md §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const PRODUCED = ['application/json', 'application/problem+json'];

@@ -22,7 +22,7 @@ const INT8 = 20;
 const NUMERIC = 1700;
 
 // Counts and bigint ids fit in a double here (ids from sequences, money in minor units below 2^53), so both
-// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers (STACK.md).
+// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers.
 const toNumber = (value: string) => Number(value);
 
 /**

@@ -42,7 +42,7 @@ async function verdict(edit: Edit, retirements: Retirement[] = [], baseDir = con
 const listOrders = (document: Json) => document.paths['/v1/orders'].get;
 const order = (document: Json) => document.components.schemas.Order;
 
-describe('the OpenAPI rules of spec §9.1', () => {
+describe('the OpenAPI rules of docs/decisions.md §7', () => {
   it.each<[string, (document: Json) => void]>([
     ['remove a response field', (d) => delete order(d).properties.note],
     [

@@ -46,7 +46,9 @@ describe('/metrics for operators', () => {
     const labels = 'grpc_service="inventory.v1.Inventory"';
     expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="NOT_FOUND"} 1`);
     expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="Reserve",grpc_code="INVALID_ARGUMENT"} 1`);
-    expect(text).toMatch(/grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/);
+    expect(text).toMatch(
+      /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/,
+    );
   });
 
   it.runIf(testDatabaseUrl)('reports the PostgreSQL pool: connections, idle, waiting', async () => {

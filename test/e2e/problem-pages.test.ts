@@ -29,12 +29,17 @@ describe('problem type URIs', () => {
   });
 
   it('have a page for every code of the catalog, and an index, in HTML and JSON', async () => {
-    const index = (await (await fetch(`${server.httpUrl}/problems`, { headers: { accept: 'application/json' } })).json()) as Array<{ code: string }>;
+    const index = (await (
+      await fetch(`${server.httpUrl}/problems`, { headers: { accept: 'application/json' } })
+    ).json()) as Array<{ code: string }>;
     expect(index.map((entry) => entry.code).sort()).toEqual(Object.keys(errorCatalog).sort());
     for (const code of Object.keys(errorCatalog)) {
       const slug = code.toLowerCase().replaceAll('_', '-');
       const response = await fetch(`${server.httpUrl}/problems/${slug}`, { headers: { accept: 'application/json' } });
-      expect(await response.json()).toMatchObject({ code, status: errorCatalog[code as keyof typeof errorCatalog].httpStatus });
+      expect(await response.json()).toMatchObject({
+        code,
+        status: errorCatalog[code as keyof typeof errorCatalog].httpStatus,
+      });
     }
     expect((await checkedFetch(server.httpUrl, '/problems/no-such-code')).status).toBe(404);
   });

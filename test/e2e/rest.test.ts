@@ -323,7 +323,11 @@ describe('lists over REST', () => {
     });
     expect(new URL(sent[0] as string).search).toContain('status=PAID&status=pending');
     expect(response.status).toBe(200);
-    await expectContract('GET', sent[0] as string, { status: 200, headers: response.headers, text: JSON.stringify(data) });
+    await expectContract('GET', sent[0] as string, {
+      status: 200,
+      headers: response.headers,
+      text: JSON.stringify(data),
+    });
     const comma = (await call('/v1/orders?status=PAID,PENDING&withTotal=true&size=100')).body as { totalCount: number };
     expect(data?.totalCount).toBe(comma.totalCount);
     expect(data?.totalCount).toBeGreaterThan(0);

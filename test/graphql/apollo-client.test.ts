@@ -30,7 +30,11 @@ function apollo(httpUrl: string) {
       uri: `${httpUrl}/graphql`,
       headers: { authorization: `Bearer ${ADMIN_KEY}` },
       fetch: async (url, init) => {
-        sent.push({ method: init?.method ?? 'GET', url: String(url), ...(init?.body ? { body: String(init.body) } : {}) });
+        sent.push({
+          method: init?.method ?? 'GET',
+          url: String(url),
+          ...(init?.body ? { body: String(init.body) } : {}),
+        });
         return fetch(url, init);
       },
     }),
@@ -64,11 +68,14 @@ async function seedOrders(httpUrl: string, count: number) {
     email: `walker-${Date.now()}@example.com`,
     address: { zipCode: '04524', line1: '1 Page Street' },
   });
-  for (let i = 0; i < count; i++) await call('/v1/orders', { userId: user.id, items: [{ productId: product.id, quantity: 1 }] });
+  for (let i = 0; i < count; i++)
+    await call('/v1/orders', { userId: user.id, items: [{ productId: product.id, quantity: 1 }] });
 }
 
 async function restOrderIds(httpUrl: string, size: number): Promise<string[]> {
-  const response = await fetch(`${httpUrl}/v1/orders?size=${size}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const response = await fetch(`${httpUrl}/v1/orders?size=${size}`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
   return ((await response.json()) as { items: Array<{ id: number }> }).items.map((order) => String(order.id));
 }
 

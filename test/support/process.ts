@@ -8,7 +8,10 @@ export interface StartedProcess {
   /** The pino lines of stdout, parsed. */
   logLines: () => Array<Record<string, unknown>>;
   /** Resolves with the first log line that `match` accepts (rejects after `timeoutMs`). */
-  waitForLog: (match: (line: Record<string, unknown>) => boolean, timeoutMs?: number) => Promise<Record<string, unknown>>;
+  waitForLog: (
+    match: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ) => Promise<Record<string, unknown>>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 

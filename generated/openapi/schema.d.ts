@@ -540,7 +540,7 @@ export interface components {
         /**
          * Format: int64
          * @description A positive integer identifier, assigned by the server.
-         * @example 1001
+         * @example 1
          */
         Id: number;
         /**

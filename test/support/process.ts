@@ -12,6 +12,7 @@ export interface StartedProcess {
     match: (line: Record<string, unknown>) => boolean,
     timeoutMs?: number,
   ) => Promise<Record<string, unknown>>;
+  /** Resolves once the process and every process sharing its output pipes have exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -21,7 +22,9 @@ export function startProcess(command: string, args: string[], options: { cwd: st
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = once(child, 'exit').then(([code, signal]) => ({
+  // 'close', not 'exit': it waits for every holder of the output pipes, so a grandchild (the server that
+  // npm started) has finished writing and exited too.
+  const exited = once(child, 'close').then(([code, signal]) => ({
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));

@@ -163,12 +163,6 @@ async function main(): Promise<void> {
   const server = await startServer(config, logger).catch((error: unknown) => {
     throw new Error(describeStartFailure(error, config.DATABASE_URL));
   });
-  logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
-  // Issued keys never reach the log stream: they go to an owner-only file, and the log says where.
-  if (await writeFirstStartKeys(config.KEYS_FILE, server.secrets)) {
-    logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
-  }
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -183,8 +177,15 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // The handlers go in before anything else is awaited, so that a signal arriving during the rest of the
+  // start still drains.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Issued keys never reach the log stream: they go to an owner-only file, and the log says where.
+  if (await writeFirstStartKeys(config.KEYS_FILE, server.secrets)) {
+    logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
+  }
+  logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
@@ -16,6 +17,11 @@ const environment = z.object({
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
   DATA_DIR: z.string().min(1).default('./data'),
+  KEYS_FILE: z.string().min(1).optional(),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   SEED_DEMO: flag.optional(),
   ADMIN_API_KEY: z.string().min(16).optional(),
   CURSOR_SECRET: z.string().min(32).optional(),
@@ -51,5 +57,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   // Demo data belongs to the embedded database; a real server is seeded only on request.
   const seedDemo = settings.SEED_DEMO ?? settings.DATABASE_URL === undefined;
-  return { ...settings, SEED_DEMO: seedDemo };
+  const keysFile = settings.KEYS_FILE ?? path.join(settings.DATA_DIR, 'first-start-keys.env');
+  return { ...settings, SEED_DEMO: seedDemo, KEYS_FILE: keysFile };
 }

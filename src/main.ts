@@ -5,7 +5,6 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
@@ -14,19 +13,21 @@ import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import { type Core, createCore } from './core/index.js';
+import { writeFirstStartKeys } from './first-start-keys.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
+import { metricsInterceptor } from './grpc/metrics-interceptor.js';
 import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
+import { projectRoot } from './project-root.js';
+import { describeStartFailure } from './start-failure.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
-
-const projectRoot = path.resolve(import.meta.dirname, '..');
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -89,12 +90,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
   const httpDrain = createHttpDrain();
+  const metrics = createMetrics();
+  metrics.watchPool(() => db.poolStats?.());
   const app = await createHttpApp({
     track: httpDrain.middleware,
     projectRoot,
     logger,
     core,
-    metrics: createMetrics(),
+    metrics,
+    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,
@@ -120,7 +124,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       inventory(router);
       reflection(router);
     },
-    interceptors: config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : [],
+    interceptors: [
+      metricsInterceptor(metrics),
+      ...(config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : []),
+    ],
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
 
@@ -154,13 +161,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL });
-  const server = await startServer(config, logger);
-  logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
-  // Shown once: only hashes are stored.
-  const { adminKey, demoCustomerKey } = server.secrets;
-  if (adminKey) console.log(`\nAdmin API key (shown once, store it now):\n  ${adminKey}\n`);
-  if (demoCustomerKey) console.log(`Demo customer API key (Kim Minji, shown once):\n  ${demoCustomerKey}\n`);
-
+  const server = await startServer(config, logger).catch((error: unknown) => {
+    throw new Error(describeStartFailure(error, config.DATABASE_URL));
+  });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -175,8 +178,15 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // The handlers go in before anything else is awaited, so that a signal arriving during the rest of the
+  // start still drains.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Issued keys never reach the log stream: they go to an owner-only file, and the log says where.
+  if (await writeFirstStartKeys(config.KEYS_FILE, server.secrets)) {
+    logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
+  }
+  logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -21,6 +21,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check readiness (probe form)
+         * @description The readiness probe, the same answer as `/health`: `200` when the process and its database
+         *     answer, `503` naming the failing check otherwise. Point a Kubernetes `readinessProbe` (or a load
+         *     balancer's health check) here: a failing database takes the instance out of rotation without
+         *     restarting it. Needs no credential; not versioned.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check liveness
+         * @description The liveness probe: `200` whenever the process is up and its event loop answers, whatever the
+         *     state of the database (a database outage is for readiness to report; restarting the process would
+         *     not fix it). Point a Kubernetes `livenessProbe` here. Needs no credential; not versioned.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders": {
         parameters: {
             query?: never;
@@ -495,7 +540,7 @@ export interface components {
         /**
          * Format: int64
          * @description A positive integer identifier, assigned by the server.
-         * @example 1001
+         * @example 1
          */
         Id: number;
         /**
@@ -517,6 +562,11 @@ export interface components {
          * @enum {string}
          */
         OrderStatus: "PENDING" | "PAID" | "SHIPPED" | "DELIVERED" | "CANCELED";
+        /**
+         * @description An order state as a filter value, in any case: the server upper-cases it before anything else,
+         *     so `paid`, `Paid` and `PAID` are the same. The canonical, upper-case values are `OrderStatus`.
+         */
+        OrderStatusFilterValue: components["schemas"]["OrderStatus"] | string;
         /**
          * @description The state of a shipment; it follows its order. New states may be added.
          * @enum {string}
@@ -640,8 +690,8 @@ export interface components {
         };
         /** @description The conditions of `GET /v1/orders` in a body, plus `ids`. The same conditions give the same result and cursors. */
         OrderSearch: {
-            /** @description Any of these states (case-insensitive). */
-            status?: components["schemas"]["OrderStatus"][];
+            /** @description Any of these states, in any case; a value given twice counts once. */
+            status?: components["schemas"]["OrderStatusFilterValue"][];
             userId?: components["schemas"]["Id"];
             from?: components["schemas"]["DateOrDateTime"];
             to?: components["schemas"]["DateOrDateTime"];
@@ -940,7 +990,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description A URI identifying the kind of problem; it documents the `code`.
+             * @description The URL of the page documenting the `code`, served by this server at `/problems/{code in kebab case}` (absolute: at `PUBLIC_BASE_URL` when the operator sets it, else at the address the request came to). `/problems` lists every code.
              */
             type: string;
             /** @description A short summary of the kind of problem. */
@@ -1164,14 +1214,17 @@ export interface components {
          */
         OrderItemSort: string;
         /**
-         * @description Orders in any of these states, comma-separated (`status=PAID,SHIPPED`). The server upper-cases
-         *     the values first, so `status=paid` works too. Repeating the parameter is `400`.
+         * @description Orders in any of these states. The documented form is comma-separated (`status=PAID,SHIPPED`),
+         *     as for every list parameter of this API; the repeated form (`status=PAID&status=SHIPPED`), which
+         *     generated clients such as openapi-fetch and orval send by default, is accepted as the same
+         *     request. Values are case-insensitive (`status=paid` works: the server upper-cases them first),
+         *     and a value given twice counts once.
          * @example [
          *       "PAID",
          *       "SHIPPED"
          *     ]
          */
-        StatusFilter: components["schemas"]["OrderStatus"][];
+        StatusFilter: components["schemas"]["OrderStatusFilterValue"][];
         /** @description Orders of this user. For a customer, another user's id yields an empty list. */
         UserIdFilter: components["schemas"]["Id"];
         /** @description Orders created at or after this instant; an RFC 3339 date (`2026-11-01`, midnight UTC) or date-time. */
@@ -1260,12 +1313,71 @@ export interface operations {
             };
         };
     };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalError"];
+            /** @description A dependency does not answer. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
                 /**
-                 * @description Orders in any of these states, comma-separated (`status=PAID,SHIPPED`). The server upper-cases
-                 *     the values first, so `status=paid` works too. Repeating the parameter is `400`.
+                 * @description Orders in any of these states. The documented form is comma-separated (`status=PAID,SHIPPED`),
+                 *     as for every list parameter of this API; the repeated form (`status=PAID&status=SHIPPED`), which
+                 *     generated clients such as openapi-fetch and orval send by default, is accepted as the same
+                 *     request. Values are case-insensitive (`status=paid` works: the server upper-cases them first),
+                 *     and a value given twice counts once.
                  * @example [
                  *       "PAID",
                  *       "SHIPPED"

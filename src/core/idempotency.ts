@@ -5,7 +5,7 @@ import { canonicalJson } from './cursor.js';
 import { DomainError } from './errors.js';
 import type { Store } from './ports.js';
 
-/** How long a key is remembered (DESIGN.md §3). */
+/** How long a key is remembered (docs/decisions.md §3). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** How long a claim holds its key by default before a retry may take it over (IDEMPOTENCY_LEASE_SECONDS). */

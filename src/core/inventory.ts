@@ -2,7 +2,7 @@ import { DomainError } from './errors.js';
 import type { Reservation, Stock } from './model.js';
 import type { CallOptions, InventoryPort, Store } from './ports.js';
 
-/** How long a reservation whose order never appeared holds stock (DESIGN.md §9). */
+/** How long a reservation whose order never appeared holds stock (docs/decisions.md §9). */
 export const RESERVATION_TTL_MS = 10 * 60 * 1000;
 
 /** The most units of one SKU on hand (the stock columns are 32-bit integers). */

@@ -29,7 +29,7 @@ export interface OrderPlacementDeps {
 }
 
 /**
- * Placing an order (DESIGN.md §9): reserve every line through the inventory port, then write the order
+ * Placing an order (docs/decisions.md §9): reserve every line through the inventory port, then write the order
  * in one transaction; on any failure or time-out release what was reserved. No database transaction is
  * held across the reservation calls.
  */

@@ -124,7 +124,6 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
             const errors = 'errors' in result ? (result.errors ?? []) : [];
             const operation = args.operationName ?? operationNameOf(args.document) ?? 'anonymous';
             metrics.graphqlOperations.inc({ operation, outcome: errors.length > 0 ? 'error' : 'ok' });
-            for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
             for (const field of context.usage) {
               metrics.fieldUsage.inc({ field, interface: 'graphql', client: context.clientName });
             }
@@ -133,6 +132,14 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
             }
           },
         };
+      },
+      // Every error of every response, including those refused before execution (parse, validation,
+      // limits, persisted operations), which never reach onExecuteDone.
+      onResultProcess({ result }) {
+        for (const single of Array.isArray(result) ? result : [result]) {
+          const errors = (single as { errors?: readonly GraphQLError[] } | undefined)?.errors ?? [];
+          for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
+        }
       },
       onValidate({ addValidationRule }) {
         if (!settings.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
@@ -143,7 +150,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    // One CORS policy for the whole server (STACK.md): Yoga's own would echo any origin.
+    // One CORS policy for the whole server: Yoga's own would echo any origin.
     cors: false,
     landingPage: false,
     graphiql: {
@@ -194,7 +201,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
 async function authenticate(core: Core, header: string | null): Promise<Caller | null> {
   const caller = await callerFromAuthorization(core, header);
   if (caller !== 'invalid') return caller;
-  // A wrong key is an HTTP 401, not an anonymous request (DESIGN.md §9).
+  // A wrong key is an HTTP 401, not an anonymous request (docs/decisions.md §9).
   throw new GraphQLError('The API key is wrong or was revoked.', {
     extensions: {
       code: 'UNAUTHENTICATED',
@@ -241,7 +248,7 @@ function maskError(error: unknown, logger: Logger): Error {
 
 /**
  * Makes every resolver give up when the operation's budget runs out: the field becomes `null` with the
- * TIMEOUT error, fields already resolved stay, and the response is 200 with partial data (spec §7.2).
+ * TIMEOUT error, fields already resolved stay, and the response is 200 with partial data (docs/decisions.md §5).
  */
 function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T): T {
   const wrapped: Record<string, Record<string, unknown>> = {};
@@ -266,7 +273,7 @@ function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T):
   return wrapped as T;
 }
 
-/** The deprecated fields and arguments a document selects, as `Type.field` / `Type.field(arg)` (DESIGN.md §7). */
+/** The deprecated fields and arguments a document selects, as `Type.field` / `Type.field(arg)` (docs/decisions.md §7). */
 function deprecatedFieldsOf(schema: GraphQLSchema, document: DocumentNode): Set<string> {
   const found = new Set<string>();
   const typeInfo = new TypeInfo(schema);

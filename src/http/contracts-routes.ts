@@ -53,7 +53,7 @@ async function loadPublished(projectRoot: string): Promise<Map<string, Published
 }
 
 /**
- * Publishes the contracts without file extensions in their URLs (spec §1 rule 3); the `Accept` header
+ * Publishes the contracts without file extensions in their URLs (docs/decisions.md §3); the `Accept` header
  * chooses the representation: `/contracts/openapi` is JSON by default and YAML on request;
  * `/contracts/changelog` is the contracts' changelog as Markdown.
  */

@@ -17,7 +17,10 @@ import { loadRestContract, type RestContract } from './contract.js';
 import { createHandlers } from './handlers.js';
 import type { Handler } from './respond.js';
 
-/** Request bodies above this are refused with 413 (DESIGN.md §3). */
+/** Operations served by the health routes outside /v1, not by REST handlers. */
+const HEALTH_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getLiveness']);
+
+/** Request bodies above this are refused with 413 (docs/decisions.md §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const PRODUCED = ['application/json', 'application/problem+json'];
@@ -46,7 +49,7 @@ export async function createRestApp({ projectRoot, core, logger, metrics }: Rest
   const handlers = createHandlers(core);
   for (const operation of contract.api.getOperations()) {
     const id = operation.operationId as string;
-    if (id !== 'getHealth' && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
+    if (!HEALTH_OPERATIONS.has(id) && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
   }
 
   const app = new Hono();
@@ -97,13 +100,20 @@ async function handle(
     return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.', false);
   }
 
-  // Query: every name once, and only names the operation defines. Collected in a Map: a name such as
-  // `__proto__` or `constructor` is a parameter like any other, not a property of Object.prototype.
+  // Query: only names the operation defines, each once; a list parameter may also be repeated
+  // (`status=PAID&status=SHIPPED`, what generated clients send by default), read as the comma-separated
+  // form. Collected in a Map: a name such as `__proto__` or `constructor` is a parameter like any other,
+  // not a property of Object.prototype.
   const sent = new Map<string, string>();
   const repeated = new Set<string>();
+  const lists = contract.listParameters(operationId);
   for (const [name, value] of url.searchParams) {
-    if (sent.has(name)) repeated.add(name);
-    sent.set(name, value);
+    const previous = sent.get(name);
+    if (previous !== undefined && lists.has(name)) sent.set(name, `${previous},${value}`);
+    else {
+      if (previous !== undefined) repeated.add(name);
+      sent.set(name, value);
+    }
   }
   const query: Record<string, string> = Object.fromEntries(sent);
   const known = contract.queryParameters(operationId);
@@ -114,7 +124,7 @@ async function handle(
     ...[...repeated].map((name) => ({
       in: 'query' as const,
       name,
-      message: 'is given more than once; use one comma-separated value',
+      message: 'is given more than once',
     })),
   ];
   if (queryViolations.length > 0) {
@@ -124,8 +134,8 @@ async function handle(
       queryViolations,
     );
   }
-  // Status values are accepted in any case; the contract's enum is upper case (DESIGN.md §9).
-  if (query.status !== undefined) query.status = query.status.toUpperCase();
+  // Status values are accepted in any case (the contract's parameter says so); the canonical form is upper case.
+  if (query.status !== undefined) query.status = [...new Set(query.status.toUpperCase().split(','))].join(',');
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
@@ -134,7 +144,9 @@ async function handle(
   // The search body's states are accepted in any case too, as in the query form.
   const search = body as { status?: unknown } | undefined;
   if (operationId === 'searchOrders' && Array.isArray(search?.status)) {
-    search.status = search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value));
+    search.status = [
+      ...new Set(search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value))),
+    ];
   }
 
   const headers: Record<string, string> = {};

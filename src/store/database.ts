@@ -15,13 +15,15 @@ export interface Database extends Queryable {
   exec(script: string): Promise<void>;
   close(): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
+  /** Connections of the pool (a PostgreSQL server only; the embedded database has one session, no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 const INT8 = 20;
 const NUMERIC = 1700;
 
 // Counts and bigint ids fit in a double here (ids from sequences, money in minor units below 2^53), so both
-// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers (STACK.md).
+// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers.
 const toNumber = (value: string) => Number(value);
 
 /**
@@ -155,5 +157,6 @@ export async function createPgDatabase(
       }
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -11,7 +11,7 @@ import { createRestApp } from '../../src/rest/create-rest-app.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 
 // Nothing is deprecated in v1 yet, so the machinery is proven on a fixture: the real contract with one
-// operation and one parameter marked deprecated (DESIGN.md §7).
+// operation and one parameter marked deprecated (docs/decisions.md §7).
 let root: string;
 let database: TestDatabase;
 let app: Hono;
@@ -57,7 +57,7 @@ describe('deprecation signals read from the contract', () => {
     expect(unused.headers.get('deprecation')).toBeNull();
   });
 
-  it('counts each use per item, key and client, for the retirement measurements of spec §9.2', async () => {
+  it('counts each use per item, key and client, for the retirement measurements of docs/decisions.md §7', async () => {
     await app.request('/v1/products', { headers: { 'user-agent': 'shop-app/2.3.1 (ios)' } });
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/deprecated_usage_total\{item="listProducts",key="anonymous",client="shop-app\/2.3.1"\} 1/);

@@ -38,6 +38,13 @@ const environment = z.object({
   GRAPHQL_MAX_ALIASES: positiveInt.default(15),
   GRAPHQL_MAX_TOKENS: positiveInt.default(3000),
   GRAPHQL_TIMEOUT_MS: positiveInt.default(5000),
+  RATE_LIMIT_ENABLED: flag.default(true),
+  RATE_LIMIT_CUSTOMER: positiveInt.default(1000),
+  RATE_LIMIT_ADMIN: positiveInt.default(5000),
+  RATE_LIMIT_ANONYMOUS: positiveInt.default(300),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  RATE_LIMIT_KEY_PREFIX: z.string().min(1).default('order-api:rate'),
 });
 
 /** The server's settings, read once from the environment by the composition root. */

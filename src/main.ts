@@ -24,6 +24,7 @@ import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';
 import { projectRoot } from './project-root.js';
 import { describeStartFailure } from './start-failure.js';
 import { openDatabase } from './store/open.js';
@@ -92,6 +93,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const httpDrain = createHttpDrain();
   const metrics = createMetrics();
   metrics.watchPool(() => db.poolStats?.());
+  const rateLimiter: RateLimiter | undefined = config.RATE_LIMIT_ENABLED
+    ? createRateLimiter({
+        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+        logger,
+        keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
+        ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
+      })
+    : undefined;
+  if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
   const app = await createHttpApp({
     track: httpDrain.middleware,
     projectRoot,
@@ -113,6 +123,25 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await db.query('SELECT 1');
       },
     },
+    degradations: {
+      rateLimit: () =>
+        rateLimiter?.mode() === 'degraded'
+          ? 'Redis (REDIS_URL) is unreachable: rate budgets are kept per instance until it returns'
+          : undefined,
+    },
+    ...(rateLimiter
+      ? {
+          rateBudget: {
+            limiter: rateLimiter,
+            policy: {
+              customer: config.RATE_LIMIT_CUSTOMER,
+              admin: config.RATE_LIMIT_ADMIN,
+              anonymous: config.RATE_LIMIT_ANONYMOUS,
+              windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+            },
+          },
+        }
+      : {}),
   });
 
   const health = grpcHealthRoutes({ services: ['inventory.v1.Inventory'], isServing: () => serving });
@@ -153,6 +182,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       // their current answer; then the database.
       await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
       inventoryClient?.close();
+      await rateLimiter?.close();
       await db.close();
     },
   };

@@ -144,6 +144,13 @@ export const errorCatalog = {
     description:
       'The database could not be reached (for example while it restarts). A write may or may not have been applied: retry with the same Idempotency-Key.',
   },
+  RATE_LIMITED: {
+    title: 'Rate limited',
+    httpStatus: 429,
+    grpcCode: 'RESOURCE_EXHAUSTED',
+    description:
+      "The caller's rate budget is spent; nothing was done. Retry after the seconds in `Retry-After` (the `RateLimit` header tells the budget left).",
+  },
   UPSTREAM_TIMEOUT: {
     title: 'Upstream timeout',
     httpStatus: 504,

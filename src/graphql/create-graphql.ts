@@ -29,6 +29,7 @@ import { keyLabelOf, type Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { BAD_USER_INPUT, useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
+import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 
 /** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
 export interface GraphQLSettings {
@@ -48,16 +49,20 @@ export interface GraphQLDeps {
   logger: Logger;
   settings: GraphQLSettings;
   metrics: Metrics;
+  /** The rate budget; absent when RATE_LIMIT_ENABLED is false. */
+  rateBudget?: Omit<UseRateBudgetOptions, 'metrics'>;
 }
 
 interface ServerContext {
   clientName?: string;
+  /** Present when the rate budget is on: the client's address in, the RateLimit headers out. */
+  rateExchange?: RateExchange;
 }
 
-type Context = GraphQLContext & { timer?: NodeJS.Timeout; clientName: string };
+type Context = GraphQLContext & { timer?: NodeJS.Timeout; clientName: string; rateExchange?: RateExchange };
 
 /** Builds the Yoga instance; mount it with `app.on(['GET','POST','OPTIONS'], '/graphql', …)`. */
-export async function createGraphQL({ projectRoot, core, logger, settings, metrics }: GraphQLDeps) {
+export async function createGraphQL({ projectRoot, core, logger, settings, metrics, rateBudget }: GraphQLDeps) {
   const [typeDefs, manifestText] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
     readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
@@ -147,6 +152,8 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
     },
   ];
 
+  if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));
+
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -169,7 +176,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
     },
     plugins,
     maskedErrors: { maskError: (error) => maskError(error, logger) },
-    async context({ request, clientName }) {
+    async context({ request, clientName, rateExchange }) {
       const caller = await authenticate(core, request.headers.get('authorization'));
       const controller = new AbortController();
       // Every pending resolver listens on this one signal; a 100-item list has hundreds at once.
@@ -192,6 +199,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
         timer,
         usage: new Set<string>(),
         clientName: clientName ?? 'unknown',
+        ...(rateExchange ? { rateExchange } : {}),
       };
     },
   });

@@ -3,7 +3,9 @@ import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { Core } from '../core/index.js';
+import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
+import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { createRestApp } from '../rest/create-rest-app.js';
 import { bearerChallenge, callerFromAuthorization } from './bearer.js';
 import { contractsRoutes } from './contracts-routes.js';
@@ -13,6 +15,7 @@ import { clientOf, type Metrics, routeOf } from './metrics.js';
 import { observeRequests } from './observe-requests.js';
 import { catalogProblem } from './problem.js';
 import { problemPages } from './problem-pages.js';
+import { clientAddressOf, rateBudget } from './rate-budget.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -21,9 +24,13 @@ export interface HttpAppDeps {
   graphql: GraphQLSettings;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
+  /** Dependencies that can be degraded without failing readiness: name → what is degraded, or undefined. */
+  degradations?: Record<string, () => string | undefined>;
   metrics: Metrics;
   /** PUBLIC_BASE_URL: where clients reach the server, when a proxy stands in front of it. */
   publicBaseUrl?: string;
+  /** The rate budget of REST and GraphQL callers; absent when RATE_LIMIT_ENABLED is false. */
+  rateBudget?: { limiter: RateLimiterPort; policy: RateBudgetPolicy };
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
 }
@@ -57,6 +64,9 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
         'Sunset',
         'Link',
         'Allow',
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
       ],
       maxAge: 600,
     }),
@@ -79,7 +89,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     if (caller.role !== 'admin') return catalogProblem(c, 'FORBIDDEN', 'Only admins may read /metrics.');
     return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
-  app.route('/health', healthRoutes(deps.healthChecks));
+  app.route('/health', healthRoutes(deps.healthChecks, deps.degradations));
   app.route('/problems', problemPages());
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
   app.route('/docs', await docsRoutes());
@@ -89,13 +99,20 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     logger: deps.logger,
     settings: deps.graphql,
     metrics: deps.metrics,
+    ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
   });
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    yoga.fetch(c.req.raw, { clientName: clientOf(c.req.header('user-agent')) }),
-  );
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
+    const clientName = clientOf(c.req.header('user-agent'));
+    if (!deps.rateBudget) return yoga.fetch(c.req.raw, { clientName });
+    const rateExchange: RateExchange = { clientAddress: clientAddressOf(c) };
+    const response = await yoga.fetch(c.req.raw, { clientName, rateExchange });
+    for (const [name, value] of Object.entries(rateExchange.headers ?? {})) response.headers.set(name, value);
+    return response;
+  });
   app.all('/graphql', (c) =>
     catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
   );
+  if (deps.rateBudget) app.use('/v1/*', rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }));
   app.route(
     '/v1',
     await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger, metrics: deps.metrics }),

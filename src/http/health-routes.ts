@@ -7,9 +7,13 @@ export type HealthCheck = () => Promise<void>;
  * Probes (unversioned, no credentials). Readiness, `GET /health` and `GET /health/ready`: 200 with
  * `status: ok` when every check passes, 503 with the failing checks named otherwise, so a load balancer
  * takes the instance out of rotation. Liveness, `GET /health/live`: 200 while the process answers at all,
- * checking nothing outside it (a database outage is not cured by a restart).
+ * checking nothing outside it (a database outage is not cured by a restart). A dependency that is only
+ * degraded (Redis for shared rate budgets) is named under `degraded` without failing readiness.
  */
-export function healthRoutes(checks: Record<string, HealthCheck>): Hono {
+export function healthRoutes(
+  checks: Record<string, HealthCheck>,
+  degradations: Record<string, () => string | undefined> = {},
+): Hono {
   const app = new Hono();
   app.get('/live', (c) => {
     c.header('Cache-Control', 'no-store');
@@ -27,8 +31,20 @@ export function healthRoutes(checks: Record<string, HealthCheck>): Hono {
       }),
     );
     const healthy = results.every(([, state]) => state === 'ok');
+    // Degraded dependencies are reported but keep the instance in rotation (it still serves correctly).
+    const degraded = Object.entries(degradations).flatMap(([name, describe]) => {
+      const description = describe();
+      return description === undefined ? [] : [[name, description] as const];
+    });
     c.header('Cache-Control', 'no-store');
-    return c.json({ status: healthy ? 'ok' : 'unavailable', checks: Object.fromEntries(results) }, healthy ? 200 : 503);
+    return c.json(
+      {
+        status: healthy ? 'ok' : 'unavailable',
+        checks: Object.fromEntries(results),
+        ...(degraded.length > 0 ? { degraded: Object.fromEntries(degraded) } : {}),
+      },
+      healthy ? 200 : 503,
+    );
   });
   return app;
 }

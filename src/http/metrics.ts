@@ -36,6 +36,15 @@ export function createMetrics() {
         if (stats) this.set(pick(stats));
       },
     });
+  let rateLimiterMode: (() => 'memory' | 'redis' | 'degraded') | undefined;
+  new Gauge({
+    name: 'rate_limit_store_degraded',
+    help: 'Whether rate budgets fell back to per-instance memory because Redis (REDIS_URL) is unreachable.',
+    registers: [registry],
+    collect() {
+      this.set(rateLimiterMode?.() === 'degraded' ? 1 : 0);
+    },
+  });
   poolGauge('db_pool_connections', 'Connections in the PostgreSQL pool (DATABASE_URL only).', (s) => s.total);
   poolGauge('db_pool_idle_connections', 'Idle connections in the PostgreSQL pool.', (s) => s.idle);
   poolGauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', (s) => s.waiting);
@@ -58,6 +67,16 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
+    rateLimited: new Counter({
+      name: 'rate_limited_total',
+      help: "Requests refused because the caller's rate budget was spent, by interface (rest, graphql).",
+      labelNames: ['interface'] as const,
+      registers: [registry],
+    }),
+    /** Reports the rate budget store on every scrape: 1 while Redis is configured but unreachable. */
+    watchRateLimiter(read: () => 'memory' | 'redis' | 'degraded') {
+      rateLimiterMode = read;
+    },
     httpRequests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by route (operationId where the contract names one) and status.',

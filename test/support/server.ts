@@ -17,6 +17,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     GRPC_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     DATA_DIR: 'memory://',
+    // Off unless a test is about it: every test's requests come from one address and a few keys.
+    RATE_LIMIT_ENABLED: 'false',
     ...(testDatabaseUrl && schema ? { DATABASE_URL: testDatabaseUrl, DATABASE_SCHEMA: schema } : {}),
     ...env,
   });

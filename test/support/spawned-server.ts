@@ -54,6 +54,8 @@ export async function spawnServer(database: SpawnedDatabase, env: Record<string,
       GRPC_PORT: '0',
       GRPC_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      // Load tests place hundreds of orders with one key from one address.
+      RATE_LIMIT_ENABLED: 'false',
       SEED_DEMO: 'false',
       ADMIN_API_KEY: SPAWNED_ADMIN_KEY,
       ...database.env,

@@ -1,0 +1,83 @@
+/**
+ * The rate budget over GraphQL: an operation is charged its calculated cost (the cost limit's model,
+ * converted to points as in src/core/rate-budget.ts) before it runs. A spent budget refuses the
+ * operation with `RATE_LIMITED` (HTTP 429, `Retry-After`) and runs nothing; every charged response carries
+ * `extensions.cost` and, through `exchange`, the RateLimit header fields.
+ */
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Caller } from '../core/caller.js';
+import { budgetOf, graphqlPoints, type RateBudgetPolicy, type RateLimiterPort } from '../core/rate-budget.js';
+import type { Metrics } from '../http/metrics.js';
+import { rateLimitHeaders } from '../http/rate-budget.js';
+import { operationCost } from './query-cost.js';
+
+/** Carries a request's rate headers from the plugin to the HTTP response (filled by the plugin). */
+export interface RateExchange {
+  clientAddress: string;
+  headers?: Record<string, string>;
+}
+
+/** What the plugin needs from each request's context. */
+interface RateContext {
+  caller: Caller | null;
+  rateExchange?: RateExchange;
+}
+
+/** Options of the plugin. */
+export interface UseRateBudgetOptions {
+  limiter: RateLimiterPort;
+  policy: RateBudgetPolicy;
+  metrics: Metrics;
+}
+
+/** Creates the plugin (see the file's comment). */
+export function useRateBudget<C extends RateContext>({ limiter, policy, metrics }: UseRateBudgetOptions): Plugin<C> {
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as C;
+      const exchange = context.rateExchange;
+      if (!exchange) return;
+      const cost = operationCost(args.document, args.operationName, args.variableValues);
+      const points = graphqlPoints(cost);
+      const budget = budgetOf(context.caller, exchange.clientAddress, policy);
+      const charge = await limiter.charge(budget, points);
+      exchange.headers = rateLimitHeaders(budget, charge, policy.windowSeconds);
+      const extension = {
+        requestedQueryCost: cost,
+        actualQueryCost: charge.allowed ? cost : 0,
+        points,
+        throttleStatus: {
+          maximumAvailable: budget.quota,
+          currentlyAvailable: charge.remaining,
+          windowSeconds: policy.windowSeconds,
+          resetSeconds: charge.resetSeconds,
+        },
+      };
+      if (!charge.allowed) {
+        metrics.rateLimited.inc({ interface: 'graphql' });
+        setResultAndStopExecution({
+          errors: [
+            new GraphQLError(
+              `The rate budget of ${budget.quota} points per ${policy.windowSeconds} s is spent; this operation costs ${points}. It is full again in ${charge.resetSeconds} s.`,
+              {
+                extensions: {
+                  code: 'RATE_LIMITED',
+                  http: { status: 429, headers: { 'Retry-After': String(charge.resetSeconds) } },
+                },
+              },
+            ),
+          ],
+          extensions: { cost: extension },
+        });
+        return;
+      }
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('data' in result) && !('errors' in result)) return;
+          setResult({ ...result, extensions: { ...result.extensions, cost: extension } });
+        },
+      };
+    },
+  };
+}

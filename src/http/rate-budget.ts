@@ -1,0 +1,64 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Core } from '../core/index.js';
+import {
+  type Budget,
+  budgetOf,
+  type Charge,
+  type RateBudgetPolicy,
+  type RateLimiterPort,
+  restPoints,
+} from '../core/rate-budget.js';
+import { callerFromAuthorization } from './bearer.js';
+import type { Metrics } from './metrics.js';
+import { catalogProblem } from './problem.js';
+
+/**
+ * The RateLimit header fields of draft-ietf-httpapi-ratelimit-headers-09 (structured fields): the policy
+ * (`q` points per `w` seconds) and the budget left (`r` points, full again in `t` seconds).
+ */
+export function rateLimitHeaders(budget: Budget, charge: Charge, windowSeconds: number): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"default";q=${budget.quota};w=${windowSeconds}`,
+    RateLimit: `"default";r=${charge.remaining};t=${charge.resetSeconds}`,
+  };
+}
+
+/** The client's address, the budget of anonymous callers (the socket's peer; proxies are not trusted). */
+export function clientAddressOf(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? 'unknown';
+}
+
+/** What the REST rate budget needs. */
+export interface RateBudgetOptions {
+  core: Core;
+  limiter: RateLimiterPort;
+  policy: RateBudgetPolicy;
+  metrics: Metrics;
+}
+
+/**
+ * Charges every REST request to its caller's budget (a wrong key counts as anonymous, so guessing keys is
+ * limited by address) and answers `429 RATE_LIMITED` with `Retry-After` once it is spent. Every charged
+ * answer carries `RateLimit-Policy` and `RateLimit`.
+ */
+export function rateBudget({ core, limiter, policy, metrics }: RateBudgetOptions): MiddlewareHandler {
+  return async function chargeRateBudget(c, next) {
+    const caller = await callerFromAuthorization(core, c.req.header('authorization'));
+    const budget = budgetOf(caller === 'invalid' ? null : caller, clientAddressOf(c), policy);
+    const charge = await limiter.charge(budget, restPoints(c.req.method));
+    const headers = rateLimitHeaders(budget, charge, policy.windowSeconds);
+    if (!charge.allowed) {
+      metrics.rateLimited.inc({ interface: 'rest' });
+      return catalogProblem(
+        c,
+        'RATE_LIMITED',
+        `The rate budget of ${budget.quota} points per ${policy.windowSeconds} s is spent; it is full again in ${charge.resetSeconds} s.`,
+        undefined,
+        { ...headers, 'Retry-After': String(charge.resetSeconds) },
+      );
+    }
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  };
+}

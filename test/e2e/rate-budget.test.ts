@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/main.js';
+import { checkedFetch } from '../support/contract.js';
+import { startTestServer } from '../support/server.js';
+
+/**
+ * The rate budget (README "Rate budget"): one budget per caller that REST requests and GraphQL
+ * operations draw from by cost, announced in RateLimit headers, 429 once spent, anonymous callers by
+ * address, shared by instances through Redis and still answering when Redis is away.
+ */
+const ADMIN_KEY = 'rate-admin-key-0123456789abcdef';
+const redisUrl = process.env.REDIS_TEST_URL;
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  for (const server of servers) await server.close();
+});
+
+async function start(env: Record<string, string>): Promise<RunningServer> {
+  const server = await startTestServer({
+    ADMIN_API_KEY: ADMIN_KEY,
+    SEED_DEMO: 'false',
+    RATE_LIMIT_ENABLED: 'true',
+    RATE_LIMIT_ADMIN: '100000',
+    RATE_LIMIT_KEY_PREFIX: `test-rate-${randomBytes(6).toString('hex')}`,
+    ...env,
+  });
+  servers.push(server);
+  return server;
+}
+
+/** A customer key on `server`, issued by the admin. */
+async function customerKey(server: RunningServer): Promise<string> {
+  const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+  const user = await checkedFetch(server.httpUrl, '/v1/users', {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Rae', email: `rae-${randomBytes(4).toString('hex')}@example.com` }),
+  });
+  const key = await checkedFetch(server.httpUrl, '/v1/api-keys', {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ userId: (user.body as { id: number }).id, role: 'customer' }),
+  });
+  return (key.body as { key: string }).key;
+}
+
+/** The points left, read from a `RateLimit` header (`"default";r=<left>;t=<seconds>`). */
+function left(headers: Headers): number {
+  const match = /^"default";r=(\d+);t=(\d+)$/.exec(headers.get('ratelimit') ?? '');
+  expect(match, `RateLimit header: ${headers.get('ratelimit')}`).not.toBeNull();
+  return Number(match?.[1]);
+}
+
+async function graphql(server: RunningServer, key: string, query: string) {
+  const response = await fetch(`${server.httpUrl}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as {
+      data?: unknown;
+      errors?: Array<{ extensions?: { code?: string } }>;
+      extensions?: {
+        cost?: { requestedQueryCost: number; points: number; throttleStatus: { currentlyAvailable: number } };
+      };
+    },
+  };
+}
+
+// 175 by the cost model, so 18 points.
+const ORDERS_QUERY = '{ orders(first: 20) { id user { name } } }';
+
+describe('one budget per key across REST and GraphQL', () => {
+  let server: RunningServer;
+  let key: string;
+  beforeAll(async () => {
+    server = await start({ RATE_LIMIT_CUSTOMER: '30' });
+    key = await customerKey(server);
+  });
+
+  it('charges REST reads 1 and writes 5, GraphQL by cost, and refuses both with 429 once spent', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const first = await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=30;w=60');
+    expect(left(first.headers)).toBe(29);
+
+    const write = await checkedFetch(server.httpUrl, '/v1/orders', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ productId: 999_999, quantity: 1 }] }),
+    });
+    expect(write.status).toBe(400);
+    expect(left(write.headers)).toBe(24);
+
+    const query = await graphql(server, key, ORDERS_QUERY);
+    expect(query.status).toBe(200);
+    expect(query.body.extensions?.cost).toMatchObject({ requestedQueryCost: 175, points: 18 });
+    expect(query.body.extensions?.cost?.throttleStatus.currentlyAvailable).toBe(6);
+    expect(left(query.headers)).toBe(6);
+
+    // 6 points left: a second query (18) is refused whole, and nothing ran.
+    const refused = await graphql(server, key, ORDERS_QUERY);
+    expect(refused.status).toBe(429);
+    expect(refused.body.data).toBeUndefined();
+    expect(refused.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    for (let read = 0; read < 6; read++) {
+      expect((await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth })).status).toBe(200);
+    }
+    const spent = await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth });
+    expect(spent.status).toBe(429);
+    expect(spent.body).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    expect(left(spent.headers)).toBe(0);
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(spent.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+  });
+
+  it('keeps other callers, and what is not charged, out of it', async () => {
+    const other = await customerKey(server);
+    const theirs = await checkedFetch(server.httpUrl, '/v1/users/me', {
+      headers: { authorization: `Bearer ${other}` },
+    });
+    expect(theirs.status).toBe(200);
+    expect(left(theirs.headers)).toBe(29);
+    const health = await fetch(`${server.httpUrl}/health`, { headers: { authorization: `Bearer ${key}` } });
+    expect(health.status).toBe(200);
+    expect(health.headers.get('ratelimit')).toBeNull();
+    expect((await fetch(`${server.httpUrl}/contracts/openapi`)).headers.get('ratelimit')).toBeNull();
+  });
+});
+
+describe('anonymous callers', () => {
+  it('are limited by their address', async () => {
+    const server = await start({ RATE_LIMIT_ANONYMOUS: '3' });
+    const statuses: number[] = [];
+    for (let read = 0; read < 4; read++) statuses.push((await checkedFetch(server.httpUrl, '/v1/products')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // A wrong key is no way around it: it draws from the address's budget too.
+    const guessed = await checkedFetch(server.httpUrl, '/v1/products', {
+      headers: { authorization: 'Bearer oak_guess' },
+    });
+    expect(guessed.status).toBe(429);
+    // A valid key has a budget of its own.
+    const admin = await checkedFetch(server.httpUrl, '/v1/products', {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(admin.status).toBe(200);
+  });
+});
+
+if (!redisUrl) console.warn('REDIS_TEST_URL is not set: the shared-budget tests over Redis are skipped');
+
+describe.runIf(redisUrl)('budgets shared through Redis', () => {
+  it('limits a burst split across two instances as one', async () => {
+    const prefix = `test-rate-${randomBytes(6).toString('hex')}`;
+    const env = { REDIS_URL: redisUrl as string, RATE_LIMIT_KEY_PREFIX: prefix, RATE_LIMIT_ANONYMOUS: '10' };
+    const [one, two] = [await start(env), await start(env)] as [RunningServer, RunningServer];
+    await expect.poll(async () => (await (await fetch(`${one.httpUrl}/health`)).json()).degraded).toBeUndefined();
+    const statuses: number[] = [];
+    for (let read = 0; read < 14; read++) {
+      const server = read % 2 === 0 ? one : two;
+      statuses.push((await checkedFetch(server.httpUrl, '/v1/products')).status);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
+  });
+
+  it('keeps answering when Redis goes away, and says it is degraded', async () => {
+    const target = new URL(redisUrl as string);
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 6379), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as net.AddressInfo;
+    const server = await start({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_ANONYMOUS: '1000' });
+    const metrics = async () =>
+      (await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text())
+        .split('\n')
+        .find((line) => line.startsWith('rate_limit_store_degraded '));
+    await expect.poll(async () => (await fetch(`${server.httpUrl}/v1/products`)).status).toBe(200);
+    expect(await metrics()).toBe('rate_limit_store_degraded 0');
+
+    await new Promise<void>((resolve) => {
+      proxy.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+    for (let read = 0; read < 5; read++) {
+      const answer = await checkedFetch(server.httpUrl, '/v1/products');
+      expect(answer.status).toBe(200);
+      expect(left(answer.headers)).toBeGreaterThan(0);
+    }
+    const health = await checkedFetch(server.httpUrl, '/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', degraded: { rateLimit: expect.stringContaining('Redis') } });
+    expect(await metrics()).toBe('rate_limit_store_degraded 1');
+  });
+});

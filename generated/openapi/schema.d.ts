@@ -530,7 +530,13 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Set or clear an API key's rate budget
+         * @description Admins only. A JSON Merge Patch of `rateLimit`: a number gives this key its own budget of points
+         *     per window instead of its role's default; `null` returns it to the default. It takes effect within
+         *     5 seconds (verified keys are cached that long).
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
 }
@@ -948,11 +954,22 @@ export interface components {
              * @description When the key was revoked; `null` while valid.
              */
             revokedAt: string | null;
+            rateLimit?: components["schemas"]["KeyRateLimit"];
         };
-        /** @description Who the new key acts as, and its role. */
+        /**
+         * @description This key's own rate budget in points per window (see "Rate budget"), set by an admin; `null`: the
+         *     default of the key's role.
+         */
+        KeyRateLimit: number | null;
+        /** @description Who the new key acts as, its role and, optionally, its own rate budget. */
         ApiKeyCreate: {
             userId: components["schemas"]["Id"];
             role: components["schemas"]["ApiKeyRole"];
+            rateLimit?: components["schemas"]["KeyRateLimit"];
+        };
+        /** @description The writable member of an API key. */
+        ApiKeyPatch: {
+            rateLimit?: components["schemas"]["KeyRateLimit"];
         };
         /** @description A new API key with its secret, shown only once. */
         ApiKeyCreated: components["schemas"]["ApiKey"] & {
@@ -2700,6 +2717,47 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["ApiKeyPatch"];
+                "application/json": components["schemas"]["ApiKeyPatch"];
+            };
+        };
+        responses: {
+            /** @description The key with its budget. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -26,7 +26,12 @@ export function createApiKeyService(store: Store) {
   const verified = new LRUCache<string, Caller>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
   const loginWritten = new LRUCache<number, true>({ max: 10_000, ttl: LOGIN_WRITE_INTERVAL_MS });
 
-  const callerOf = (key: ApiKey): Caller => ({ userId: key.userId, role: key.role, apiKeyId: key.id });
+  const callerOf = (key: ApiKey): Caller => ({
+    userId: key.userId,
+    role: key.role,
+    apiKeyId: key.id,
+    ...(key.rateLimit === null ? {} : { rateLimit: key.rateLimit }),
+  });
 
   return {
     /**
@@ -50,7 +55,10 @@ export function createApiKeyService(store: Store) {
     },
 
     /** Issues a key for a user (admins only); the secret is returned once and stored only as a hash. */
-    async issue(caller: Caller, input: { userId: number; role: Role }): Promise<{ apiKey: ApiKey; secret: string }> {
+    async issue(
+      caller: Caller,
+      input: { userId: number; role: Role; rateLimit?: number | null },
+    ): Promise<{ apiKey: ApiKey; secret: string }> {
       requireAdmin(caller, 'issue API keys');
       const user = await store.users.get(input.userId);
       if (!user) {
@@ -59,7 +67,26 @@ export function createApiKeyService(store: Store) {
         ]);
       }
       const secret = newSecret();
-      return { apiKey: await store.apiKeys.insert(user.id, input.role, hashKey(secret)), secret };
+      return { apiKey: await store.apiKeys.insert(user.id, input.role, hashKey(secret), input.rateLimit), secret };
+    },
+
+    /** Reads a key, without its secret (admins only). */
+    async get(caller: Caller, id: number): Promise<ApiKey> {
+      requireAdmin(caller, 'read API keys');
+      const key = await store.apiKeys.get(id);
+      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
+      return key;
+    },
+
+    /**
+     * Gives a key its own rate budget, or (`null`) returns it to its role's default (admins only). Cached
+     * checks pick it up within 5 s.
+     */
+    async setRateLimit(caller: Caller, id: number, rateLimit: number | null): Promise<ApiKey> {
+      requireAdmin(caller, 'change API keys');
+      const key = await store.apiKeys.setRateLimit(id, rateLimit);
+      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
+      return key;
     },
 
     /** Revokes a key (admins only); revoking twice is not an error. Cached checks end within 5 s. */

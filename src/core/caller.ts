@@ -5,6 +5,8 @@ export interface Caller {
   userId: number;
   role: 'admin' | 'customer';
   apiKeyId: number | null;
+  /** The key's own rate budget (points per window), when an admin set one. */
+  rateLimit?: number;
 }
 
 /** Whether the caller may act on resources of `ownerId` (admins: every user; customers: themself). */

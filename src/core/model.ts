@@ -133,6 +133,8 @@ export interface ApiKey {
   role: Role;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Its own rate budget in points per window, or null for its role's default. */
+  rateLimit: number | null;
 }
 
 /** One user's rating of one product. */

@@ -125,7 +125,8 @@ export interface Store {
     ): Promise<{ rating: Rating; created: boolean }>;
   };
   apiKeys: {
-    insert(userId: number, role: Role, keyHash: Buffer): Promise<ApiKey>;
+    insert(userId: number, role: Role, keyHash: Buffer, rateLimit?: number | null): Promise<ApiKey>;
+    setRateLimit(id: number, rateLimit: number | null): Promise<ApiKey | undefined>;
     /** Adds a key with a known hash unless one exists (the bootstrap key); returns whether it was added. */
     ensure(userId: number, role: Role, keyHash: Buffer): Promise<boolean>;
     findActive(keyHash: Buffer): Promise<ApiKey | undefined>;

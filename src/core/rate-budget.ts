@@ -64,7 +64,7 @@ export function graphqlPoints(cost: number): number {
 /** The budget a caller draws from: its key's (by role), or its address's when anonymous. */
 export function budgetOf(caller: Caller | null, address: string, policy: RateBudgetPolicy): Budget {
   if (!caller) return { subject: `ip:${address}`, quota: policy.anonymous };
-  const quota = caller.role === 'admin' ? policy.admin : policy.customer;
+  const quota = caller.rateLimit ?? (caller.role === 'admin' ? policy.admin : policy.customer);
   // The bootstrap admin key (ADMIN_API_KEY) has no key id: it is its user's.
   return { subject: caller.apiKeyId === null ? `user:${caller.userId}` : `key:${caller.apiKeyId}`, quota };
 }

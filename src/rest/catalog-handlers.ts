@@ -49,9 +49,24 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
 
     async createApiKey(request) {
       const body = request.body as Schemas['ApiKeyCreate'];
-      const { apiKey, secret } = await core.apiKeys.issue(callerOf(request), { userId: body.userId, role: body.role });
+      const { apiKey, secret } = await core.apiKeys.issue(callerOf(request), {
+        userId: body.userId,
+        role: body.role,
+        rateLimit: body.rateLimit ?? null,
+      });
       // The secret is shown once: never cache this response.
       return json(request.c, 201, { ...apiKeyJson(apiKey), key: secret }, { 'Cache-Control': 'no-store' });
+    },
+
+    async updateApiKey(request) {
+      const body = request.body as Schemas['ApiKeyPatch'];
+      const id = request.params.apiKeyId as number;
+      // Merge Patch: an absent member changes nothing, `null` clears the key's own budget.
+      const apiKey =
+        body.rateLimit === undefined
+          ? await core.apiKeys.get(callerOf(request), id)
+          : await core.apiKeys.setRateLimit(callerOf(request), id, body.rateLimit);
+      return json(request.c, 200, apiKeyJson(apiKey));
     },
 
     async revokeApiKey(request) {

@@ -125,6 +125,7 @@ export const apiKeyJson = (key: ApiKey): Schemas['ApiKey'] => ({
   role: key.role,
   createdAt: key.createdAt.toISOString(),
   revokedAt: iso(key.revokedAt),
+  rateLimit: key.rateLimit,
 });
 
 /** The list envelope: `nextCursor` only when there is a next page, `totalCount` only when asked. */

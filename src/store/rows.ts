@@ -22,6 +22,7 @@ export const toApiKey = (row: Record<string, unknown>): ApiKey => ({
   role: row.role as ApiKey['role'],
   createdAt: row.created_at as Date,
   revokedAt: row.revoked_at as Date | null,
+  rateLimit: (row.rate_limit as number | null) ?? null,
 });
 
 export const toRating = (row: Record<string, unknown>): Rating => ({

@@ -79,13 +79,16 @@ export function userStore(db: Database): Store['users'] {
 /** API keys in PostgreSQL (hashes only). */
 export function apiKeyStore(db: Database): Store['apiKeys'] {
   return {
-    async insert(userId, role, keyHash) {
-      const rows = await db.query('INSERT INTO api_keys (user_id, role, key_hash) VALUES ($1, $2, $3) RETURNING *', [
-        userId,
-        role,
-        keyHash,
-      ]);
+    async insert(userId, role, keyHash, rateLimit = null) {
+      const rows = await db.query(
+        'INSERT INTO api_keys (user_id, role, key_hash, rate_limit) VALUES ($1, $2, $3, $4) RETURNING *',
+        [userId, role, keyHash, rateLimit],
+      );
       return toApiKey(rows[0] as Record<string, unknown>);
+    },
+    async setRateLimit(id, rateLimit) {
+      const rows = await db.query('UPDATE api_keys SET rate_limit = $2 WHERE id = $1 RETURNING *', [id, rateLimit]);
+      return rows[0] && toApiKey(rows[0]);
     },
     async ensure(userId, role, keyHash) {
       const rows = await db.query(

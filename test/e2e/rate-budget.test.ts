@@ -136,6 +136,50 @@ describe('one budget per key across REST and GraphQL', () => {
   });
 });
 
+describe('a key of its own budget', () => {
+  it('is set and cleared by an admin through the API-key resource', async () => {
+    const server = await start({ RATE_LIMIT_CUSTOMER: '50' });
+    const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const key = await customerKey(server);
+    const me = { headers: { authorization: `Bearer ${key}` } };
+    const { id } = (await checkedFetch(server.httpUrl, '/v1/users/me', me)).body as { id: number };
+    const keys = await checkedFetch(server.httpUrl, '/v1/api-keys', {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ userId: id, role: 'customer', rateLimit: 2 }),
+    });
+    expect(keys.body).toMatchObject({ rateLimit: 2 });
+    const limitedKey = (keys.body as { key: string; id: number }).key;
+    const limited = { headers: { authorization: `Bearer ${limitedKey}` } };
+    const statuses: number[] = [];
+    for (let read = 0; read < 3; read++)
+      statuses.push((await checkedFetch(server.httpUrl, '/v1/users/me', limited)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+
+    const keyId = (keys.body as { id: number }).id;
+    const cleared = await checkedFetch(server.httpUrl, `/v1/api-keys/${keyId}`, {
+      method: 'PATCH',
+      headers: { ...admin, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ rateLimit: null }),
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ id: keyId, rateLimit: null });
+    // Verified keys are cached for up to 5 s; then the role's default (50) applies.
+    await expect
+      .poll(async () => (await checkedFetch(server.httpUrl, '/v1/users/me', limited)).headers.get('ratelimit-policy'), {
+        timeout: 8_000,
+        interval: 500,
+      })
+      .toBe('"default";q=50;w=60');
+    const forbidden = await checkedFetch(server.httpUrl, `/v1/api-keys/${keyId}`, {
+      method: 'PATCH',
+      headers: { ...me.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ rateLimit: 100000 }),
+    });
+    expect(forbidden.status).toBe(403);
+  });
+});
+
 describe('anonymous callers', () => {
   it('are limited by their address', async () => {
     const server = await start({ RATE_LIMIT_ANONYMOUS: '3' });

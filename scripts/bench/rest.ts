@@ -6,6 +6,8 @@
  *
  *   npm run bench:rest          # DATABASE_URL defaults to the local server's `test` database
  *   DURATION=20 CONNECTIONS=32 npm run bench:rest
+ *   BENCH_RATE_LIMIT=off|memory|redis npm run bench:rest   # the rate budget (default memory, as served);
+ *                               # the key's budget is set too high to refuse, so every request pays for the check
  *
  * Needs `wrk` (Debian: apt-get install wrk). Uses a scratch schema, dropped at the end.
  */
@@ -31,6 +33,8 @@ const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
+const rateLimit = process.env.BENCH_RATE_LIMIT ?? 'memory';
+if (!['off', 'memory', 'redis'].includes(rateLimit)) throw new Error('BENCH_RATE_LIMIT is off, memory or redis');
 
 try {
   execFileSync('wrk', ['--version'], { stdio: 'ignore' });
@@ -57,6 +61,10 @@ const server = await startServer(
     ADMIN_API_KEY: adminKey,
     SEED_DEMO: 'false',
     LOG_LEVEL: 'warn',
+    RATE_LIMIT_ENABLED: rateLimit === 'off' ? 'false' : 'true',
+    RATE_LIMIT_ADMIN: '1000000000',
+    RATE_LIMIT_KEY_PREFIX: `bench-${schema}`,
+    ...(rateLimit === 'redis' ? { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
   }),
   pino({ level: 'warn' }),
 );
@@ -115,7 +123,9 @@ async function load(base: string, target: string) {
 }
 
 try {
-  console.log(`wrk: 2 threads, ${connections} connections, ${duration} s per run; server logs at warn\n`);
+  console.log(
+    `wrk: 2 threads, ${connections} connections, ${duration} s per run; server logs at warn; rate budget: ${rateLimit}\n`,
+  );
   console.log('endpoint                      baseline req/s  p99 ms |   server req/s  p99 ms |  ratio');
   for (const [label, target] of [
     ['GET /v1/orders/{id}', 'random-order'],

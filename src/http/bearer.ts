@@ -1,5 +1,13 @@
+import type { Context } from 'hono';
 import { DomainError } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The request's caller, resolved once per request by `callerOfRequest`. */
+    caller: Promise<Caller | null | 'invalid'>;
+  }
+}
 
 /** The `WWW-Authenticate` challenge of every 401 (RFC 6750); `invalid_token` when a key was sent but is wrong. */
 export const bearerChallenge = (invalid: boolean) =>
@@ -9,6 +17,19 @@ export const bearerChallenge = (invalid: boolean) =>
  * Resolves an `Authorization` header for every interface on the public port: `null` without one, the
  * caller for a valid bearer key, `'invalid'` for anything else (a malformed header, a wrong or revoked key).
  */
+/**
+ * The caller of a request on the public port, resolved once and shared by every middleware and handler
+ * that asks (the rate budget and the REST handler both need it).
+ */
+export function callerOfRequest(c: Context, core: Core): Promise<Caller | null | 'invalid'> {
+  let caller = c.get('caller') as Promise<Caller | null | 'invalid'> | undefined;
+  if (!caller) {
+    caller = callerFromAuthorization(core, c.req.header('authorization'));
+    c.set('caller', caller);
+  }
+  return caller;
+}
+
 export async function callerFromAuthorization(
   core: Core,
   header: string | null | undefined,

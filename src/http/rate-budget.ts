@@ -8,7 +8,7 @@ import {
   type RateLimiterPort,
   restPoints,
 } from '../core/rate-budget.js';
-import { callerFromAuthorization } from './bearer.js';
+import { callerOfRequest } from './bearer.js';
 import type { Metrics } from './metrics.js';
 import { catalogProblem } from './problem.js';
 
@@ -44,7 +44,7 @@ export interface RateBudgetOptions {
  */
 export function rateBudget({ core, limiter, policy, metrics }: RateBudgetOptions): MiddlewareHandler {
   return async function chargeRateBudget(c, next) {
-    const caller = await callerFromAuthorization(core, c.req.header('authorization'));
+    const caller = await callerOfRequest(c, core);
     const budget = budgetOf(caller === 'invalid' ? null : caller, clientAddressOf(c), policy);
     const charge = await limiter.charge(budget, restPoints(c.req.method));
     const headers = rateLimitHeaders(budget, charge, policy.windowSeconds);

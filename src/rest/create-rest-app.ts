@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
-import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
+import { bearerChallenge, callerOfRequest } from '../http/bearer.js';
 import { clientOf, keyLabelOf, type Metrics, routeOf } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
@@ -92,7 +92,7 @@ async function handle(
     return catalogProblem(c, 'NOT_ACCEPTABLE', `This API answers ${PRODUCED.join(' or ')}.`);
   }
 
-  const caller = await callerFromAuthorization(core, c.req.header('authorization'));
+  const caller = await callerOfRequest(c, core);
   if (caller === 'invalid') return unauthenticated(c, 'The API key is wrong or was revoked.', true);
   // Only operations the contract marks `security: []` (product reads) answer without a key.
   const open = Array.isArray(operation.security) && operation.security.length === 0;

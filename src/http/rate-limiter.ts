@@ -44,12 +44,13 @@ export function createRateLimiter({
     : undefined;
   // Logged once per outage: `close` when the connection is lost, `ready` when it is back.
   let warned = false;
+  let closing = false;
   redis?.on('ready', () => {
     if (warned) logger.info('Redis is back: rate budgets are shared again');
     warned = false;
   });
   const warn = (reason: string) => {
-    if (!warned) logger.warn({ reason }, 'Redis unreachable: rate budgets are kept per instance until it returns');
+    if (!warned && !closing) logger.warn({ reason }, 'Redis unreachable: rate budgets are kept per instance until it returns');
     warned = true;
   };
   redis?.on('close', () => warn('connection closed'));
@@ -104,6 +105,7 @@ export function createRateLimiter({
     },
     mode: () => (!redis ? 'memory' : redis.status === 'ready' ? 'redis' : 'degraded'),
     async close() {
+      closing = true;
       redis?.disconnect();
     },
   };

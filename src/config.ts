@@ -31,6 +31,7 @@ const environment = z.object({
   GRAPHQL_MAX_ALIASES: positiveInt.default(15),
   GRAPHQL_MAX_TOKENS: positiveInt.default(3000),
   GRAPHQL_TIMEOUT_MS: positiveInt.default(5000),
+  USAGE_FLUSH_MS: positiveInt.default(5000),
 });
 
 /** The server's settings, read once from the environment by the composition root. */

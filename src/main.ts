@@ -3,7 +3,10 @@
  * HTTP/1.1 app (REST, GraphQL, contracts, health) and the internal HTTP/2 gRPC server, and drains both on
  * SIGTERM/SIGINT. Run with `npm start`; tests call `startServer` with their own configuration.
  */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
@@ -12,9 +15,12 @@ import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
+import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
+import { createUsageRecorder } from './core/usage-recorder.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
+import { deprecationInterceptor } from './grpc/deprecation-interceptor.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
@@ -24,7 +30,7 @@ import { createMetrics } from './http/metrics.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
 
-const projectRoot = path.resolve(import.meta.dirname, '..');
+const defaultRoot = path.resolve(import.meta.dirname, '..');
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -39,9 +45,19 @@ export interface RunningServer {
 /** How often stale reservations (10 minutes) and idempotency keys (24 hours) are looked for. */
 const EXPIRY_SWEEP_MS = 60_000;
 
-/** Starts both listeners from a configuration; resolves once both accept connections. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+/**
+ * Starts both listeners from a configuration; resolves once both accept connections. `projectRoot` (tests)
+ * serves the contracts and the deprecation registry of another checkout.
+ */
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  { projectRoot = defaultRoot }: { projectRoot?: string } = {},
+): Promise<RunningServer> {
   let serving = true;
+  const registry = JSON.parse(
+    await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'),
+  ) as DeprecationRegistry;
   const { db, applied } = await openDatabase({
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
     ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
@@ -64,7 +80,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
+    registry,
   });
+  // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
+  const recorder = createUsageRecorder({
+    port: store.usage,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    flushMs: config.USAGE_FLUSH_MS,
+    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
+  });
+  const metrics = createMetrics();
   const secrets = await bootstrap(core, store, {
     seedDemo: config.SEED_DEMO,
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
@@ -92,7 +117,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     projectRoot,
     logger,
     core,
-    metrics: createMetrics(),
+    metrics,
+    registry,
+    recorder,
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,
@@ -118,7 +145,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       inventory(router);
       reflection(router);
     },
-    interceptors: config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : [],
+    interceptors: [
+      ...(config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : []),
+      deprecationInterceptor({ registry, metrics, recorder }),
+    ],
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
 
@@ -144,6 +174,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if ('closeIdleConnections' in http) http.closeIdleConnections();
       await Promise.all([httpClosed, grpc.close()]);
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
       inventoryClient?.close();
       await db.close();
     },

@@ -2,7 +2,9 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import { createRestApp } from '../rest/create-rest-app.js';
 import { bearerChallenge, callerFromAuthorization } from './bearer.js';
@@ -21,6 +23,10 @@ export interface HttpAppDeps {
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
   metrics: Metrics;
+  /** Deprecated and watched items (generated/deprecations.json); none when absent. */
+  registry?: DeprecationRegistry;
+  /** Where uses of those items are counted per caller. */
+  recorder?: UsageRecorder;
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
 }
@@ -74,13 +80,14 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   });
   app.route('/health', healthRoutes(deps.healthChecks));
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
-  app.route('/docs', await docsRoutes());
+  app.route('/docs', await docsRoutes(deps.registry));
   const yoga = await createGraphQL({
     projectRoot: deps.projectRoot,
     core: deps.core,
     logger: deps.logger,
     settings: deps.graphql,
     metrics: deps.metrics,
+    ...signalDeps(deps),
   });
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     yoga.fetch(c.req.raw, { clientName: clientOf(c.req.header('user-agent')) }),
@@ -90,7 +97,13 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   );
   app.route(
     '/v1',
-    await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger, metrics: deps.metrics }),
+    await createRestApp({
+      projectRoot: deps.projectRoot,
+      core: deps.core,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      ...signalDeps(deps),
+    }),
   );
   app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
   app.onError((error, c) => {
@@ -103,6 +116,10 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     );
   });
   return app;
+}
+
+function signalDeps({ registry, recorder }: HttpAppDeps) {
+  return { ...(registry ? { registry } : {}), ...(recorder ? { recorder } : {}) };
 }
 
 /** A bounded route label for requests outside the REST contract. */

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { renderDeprecationsPage } from './deprecations-page.js';
 
 const require = createRequire(import.meta.url);
 
@@ -33,8 +35,12 @@ const init = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** Renders the published OpenAPI contract as a reference page at `/docs`, with every asset served locally. */
-export async function docsRoutes(): Promise<Hono> {
+/**
+ * Renders the published OpenAPI contract as a reference page at `/docs`, with every asset served locally,
+ * and the deprecation reference of all three contracts at `/docs/deprecations`.
+ */
+export async function docsRoutes(registry: DeprecationRegistry = { items: [] }): Promise<Hono> {
+  const deprecations = renderDeprecationsPage(registry);
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const [css, bundle] = await Promise.all([
     readFile(path.join(dist, 'swagger-ui.css'), 'utf8'),
@@ -53,6 +59,7 @@ export async function docsRoutes(): Promise<Hono> {
     c.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
   });
   app.get('/', (c) => c.html(page));
+  app.get('/deprecations', (c) => c.html(deprecations));
   app.get('/assets/:name', (c) => {
     const asset = assets[c.req.param('name')];
     if (!asset) return c.notFound();

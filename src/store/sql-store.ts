@@ -3,6 +3,7 @@ import type { Database } from './database.js';
 import { inventoryStore } from './inventory-store.js';
 import { draftStore, orderStore } from './order-store.js';
 import { productStore, ratingStore } from './product-store.js';
+import { usageStore } from './usage-store.js';
 import { apiKeyStore, userStore } from './user-store.js';
 
 /** The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). */
@@ -27,6 +28,7 @@ export function createSqlStore(db: Database): Store {
     orders: orderStore(db),
     drafts: draftStore(db),
     inventory: inventoryStore(db),
+    usage: usageStore(db),
     idempotency: {
       async claim(caller, key, operation, fingerprint, since): Promise<IdempotencyClaim> {
         // A key older than 24 hours no longer counts: the first request of a new window takes it over.

@@ -496,13 +496,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deprecated and watched items with their use
+         * Report deprecated and watched items with their use
          * @description Admins only. Every item of the deprecation registry with its dates, its state (`watched`: measured,
          *     no end date; `announced`: sunset ahead; `sunset-passed`) and its uses in the last 1, 7 and 30 days
          *     (UTC days, today included), counted by every instance. For watched fields, `replacementUses`
          *     counts uses of the replacement (e.g. order reads with `include=amountDetail`).
          */
-        get: operations["listDeprecations"];
+        get: operations["getDeprecationReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -525,12 +525,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the callers of a deprecated or watched item
+         * Report the callers of a deprecated or watched item
          * @description Admins only. Each caller seen using the item in the last `days` days: the API key (`apiKeyId` 0 is
          *     the anonymous caller), its owner's name and email, the client versions seen (from `User-Agent`),
-         *     first and last use, daily counts, and the notices recorded for it (`notified`).
+         *     first and last use, daily counts, and the notices recorded for it (`notified`). Not paged: the
+         *     callers are bounded by the keys that used the item in the period.
          */
-        get: operations["listDeprecationCallers"];
+        get: operations["getDeprecationCallers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2603,7 +2604,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    listDeprecations: {
+    getDeprecationReport: {
         parameters: {
             query?: never;
             header?: never;
@@ -2622,13 +2623,14 @@ export interface operations {
                     "application/json": components["schemas"]["DeprecationList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
         };
     };
-    listDeprecationCallers: {
+    getDeprecationCallers: {
         parameters: {
             query?: {
                 /** @description How many UTC days back to look, today included. */

@@ -26,12 +26,12 @@ function entryJson({ item, state, uses, replacementUses }: ItemReport): Schemas[
 /** The handlers of the Deprecations tag. */
 export function createDeprecationHandlers(core: Core): Record<string, Handler> {
   return {
-    async listDeprecations(request) {
+    async getDeprecationReport(request) {
       const items = await core.deprecations.list(callerOf(request));
       return json(request.c, 200, { items: items.map(entryJson) } satisfies Schemas['DeprecationList']);
     },
 
-    async listDeprecationCallers(request) {
+    async getDeprecationCallers(request) {
       const days = request.query.days ? Number(request.query.days) : 30;
       const { item, state, callers } = await core.deprecations.callers(
         callerOf(request),

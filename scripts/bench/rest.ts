@@ -6,12 +6,14 @@
  *
  *   npm run bench:rest          # DATABASE_URL defaults to the local server's `test` database
  *   DURATION=20 CONNECTIONS=32 npm run bench:rest
+ *   USAGE_RECORDING=off npm run bench:rest   # the server with an empty deprecation registry: nothing is
+ *                                           # counted per caller, to compare with recording on (the default)
  *
  * Needs `wrk` (Debian: apt-get install wrk). Uses a scratch schema, dropped at the end.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,6 +49,15 @@ console.log('loading 100k orders…');
 await loadDataset(setup);
 await setup.close();
 
+// Recording off: the same server over a copy of the project whose registry is empty.
+const recording = process.env.USAGE_RECORDING !== 'off';
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+const scratchRoot = recording ? undefined : mkdtempSync(path.join(tmpdir(), 'bench-no-recording-'));
+if (scratchRoot) {
+  symlinkSync(path.join(projectRoot, 'contracts'), path.join(scratchRoot, 'contracts'));
+  cpSync(path.join(projectRoot, 'generated'), path.join(scratchRoot, 'generated'), { recursive: true });
+  writeFileSync(path.join(scratchRoot, 'generated/deprecations.json'), '{"items":[]}\n');
+}
 const server = await startServer(
   loadConfig({
     PORT: '0',
@@ -59,6 +70,7 @@ const server = await startServer(
     LOG_LEVEL: 'warn',
   }),
   pino({ level: 'warn' }),
+  scratchRoot ? { projectRoot: scratchRoot } : {},
 );
 
 // The baseline: the same statements through a pool of the same size, no validation, auth or mapping.
@@ -115,7 +127,9 @@ async function load(base: string, target: string) {
 }
 
 try {
-  console.log(`wrk: 2 threads, ${connections} connections, ${duration} s per run; server logs at warn\n`);
+  console.log(
+    `wrk: 2 threads, ${connections} connections, ${duration} s per run; server logs at warn; usage recording ${recording ? 'on' : 'off'}\n`,
+  );
   console.log('endpoint                      baseline req/s  p99 ms |   server req/s  p99 ms |  ratio');
   for (const [label, target] of [
     ['GET /v1/orders/{id}', 'random-order'],
@@ -135,6 +149,7 @@ try {
   bareServer.close();
   await pool.end();
   await server.close();
+  if (scratchRoot) rmSync(scratchRoot, { recursive: true, force: true });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

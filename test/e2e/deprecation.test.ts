@@ -90,6 +90,17 @@ describe('REST deprecation signals, read from the registry', () => {
     expect(left.headers.get('deprecation')).toBeNull();
   });
 
+  it('marks a 2xx answer that carries a deprecated response property, and not an error answer', async () => {
+    const rated = await app.request('/v1/products/1/rating');
+    expect(rated.status).toBe(200);
+    expect(rated.headers.get('link')).toBe(
+      '</docs/deprecations#rest.ProductRating.count>; rel="deprecation"; type="text/html"',
+    );
+    const missing = await app.request('/v1/products/999/rating');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('deprecation')).toBeNull();
+  });
+
   it('counts watched Order.amount per order read, as a replacement use with include=amountDetail, with no header', async () => {
     events.length = 0;
     const plain = await app.request('/v1/orders', { headers: { ...auth(), 'user-agent': 'shop-ios/1.0.0' } });

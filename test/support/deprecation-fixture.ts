@@ -14,7 +14,8 @@ export const SUNSET = '2027-06-30';
 /**
  * Nothing is deprecated in v1 yet, so the machinery is proven on a copy of the project whose contracts
  * deprecate one item of each kind: the REST operation `listProducts`, the query parameter
- * `listOrders.hasCoupon`, the request body member `ProductCreate.imageUrl`, the GraphQL field `Order.note`
+ * `listOrders.hasCoupon`, the request body member `ProductCreate.imageUrl`, the response property
+ * `ProductRating.count`, the GraphQL field `Order.note`
  *, and the proto field `AdjustStockRequest.reason`. The registry is
  * built from them as `npm run generate` would.
  */
@@ -34,6 +35,7 @@ export function deprecationFixture(): { root: string; registry: DeprecationRegis
         : parameter,
   );
   Object.assign(openapi.components.schemas.ProductCreate.properties.imageUrl, { deprecated: true, ...dates });
+  Object.assign(openapi.components.schemas.ProductRating.properties.count, { deprecated: true, ...dates });
   writeFileSync(openapiFile, stringify(openapi));
 
   const schemaFile = path.join(fixture, 'contracts/schema.graphql');

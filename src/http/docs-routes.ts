@@ -30,6 +30,9 @@ const init = `window.ui = SwaggerUIBundle({
   url: '/contracts/openapi',
   dom_id: '#swagger-ui',
   deepLinking: true,
+  // Shows x-deprecated-on and x-sunset beside deprecated operations, parameters and properties.
+  showExtensions: true,
+  showCommonExtensions: true,
   validatorUrl: null,
   tryItOutEnabled: false,
 });

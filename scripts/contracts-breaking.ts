@@ -1,7 +1,8 @@
 /**
  * The release gate for the three contracts: compares the working contracts with the last released ones
- * (contracts/released/, updated only by `npm run contracts:release`) and fails on any breaking change of
- * spec §9.1. Removals pass only with a recorded retirement past its sunset (contracts/retirements.yaml).
+ * (contracts/released/, updated only by `npm run contracts:release`) and fails on any breaking change.
+ * Removals pass only with a recorded retirement past its sunset (contracts/retirements.yaml); every
+ * difference needs an entry under "## [Unreleased]" in contracts/CHANGELOG.md (see scripts/breaking/changelog.ts).
  *
  *   npm run contracts:breaking                      # against contracts/released
  *   npm run contracts:breaking -- --base <dir>      # against another directory of contracts
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRetirements, runGate } from './breaking/gate.js';
+import { wayThrough } from './breaking/report.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -60,23 +62,32 @@ async function main(): Promise<number> {
     console.log(`Contracts in ${path.relative(root, headDir) || headDir} compared with ${label}\n`);
     for (const contract of ['openapi', 'graphql', 'proto'] as const) {
       const mine = result.findings.filter((finding) => finding.contract === contract);
-      const blocking = mine.filter((finding) => finding.breaking && !finding.retiredBy);
-      const retired = mine.filter((finding) => finding.retiredBy);
+      const blocking = mine.filter((finding) => result.blocking.includes(finding));
+      const passed = mine.filter((finding) => finding.retiredBy || finding.acknowledged);
       const additive = mine.filter((finding) => !finding.breaking);
       console.log(
-        `${contract}: ${blocking.length} breaking, ${retired.length} retired, ${additive.length} non-breaking`,
+        `${contract}: ${blocking.length} breaking, ${passed.length} retired or acknowledged, ${additive.length} non-breaking`,
       );
-      for (const finding of blocking) console.log(`  BREAKING  ${finding.message}`);
-      for (const finding of retired) {
+      for (const finding of blocking) {
+        console.log(`  BREAKING  [${finding.rule}] ${finding.message}`);
+        console.log(`            way through: ${wayThrough(finding)}`);
+      }
+      for (const finding of passed) {
         const r = finding.retiredBy;
         console.log(
-          `  RETIRED   ${finding.message} (deprecated ${r?.deprecated}, sunset ${r?.sunset}, zero use since ${r?.zeroUsageSince})`,
+          r
+            ? `  RETIRED   ${finding.message} (deprecated ${r.deprecated}, sunset ${r.sunset}, zero use since ${r.zeroUsageSince})`
+            : `  ACKED     ${finding.message} (named in the changelog)`,
         );
       }
-      for (const finding of additive) console.log(`  ok        ${finding.message}`);
+      for (const finding of additive) console.log(`  ok        [${finding.rule}] ${finding.message}`);
     }
     if (result.blocking.length > 0) {
-      console.log(`\n${result.blocking.length} breaking change(s): make the change additive, or version it (spec §9).`);
+      console.log(
+        `\n${result.blocking.length} breaking change(s). Change by adding (keep the old item, add the new one beside it); ` +
+          'remove only after deprecating, measuring use down to zero and recording the retirement; ' +
+          'cut a version (/v2) only when adding is not enough.',
+      );
       return 1;
     }
     console.log('\nNo breaking change.');

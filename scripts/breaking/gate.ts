@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parse, print } from 'graphql';
 import { parse as parseYaml } from 'yaml';
+import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';
 import { diffGraphql } from './graphql-diff.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
@@ -19,6 +22,8 @@ export interface Retirement {
 /** The verdict on one change. */
 export interface Finding extends Change {
   retiredBy?: Retirement;
+  /** A dangerous change named by the changelog. */
+  acknowledged?: boolean;
 }
 
 /** The gate's answer: every change, and those that block the release. */
@@ -64,17 +69,85 @@ export interface GateInput {
   retirements: Retirement[];
   /** YYYY-MM-DD; a retirement counts only after its sunset date. */
   today: string;
+  /** The changelog text; by default `CHANGELOG.md` of the head directory (none there = an empty changelog). */
+  changelog?: string;
+  /** The proto findings, when they were computed already (a corpus runs buf once for many pairs). */
+  protoChanges?: Change[];
+  /** Either side already loaded, instead of reading its directory (a corpus builds its edits in memory). */
+  base?: Contracts;
+  head?: Contracts;
 }
 
-/** Compares the three contracts and decides which changes block a release. */
-export async function runGate({ root, baseDir, headDir, retirements, today }: GateInput): Promise<GateResult> {
-  const read = (dir: string, file: string) => readFileSync(path.join(dir, file), 'utf8');
+const EMPTY_CHANGELOG = '# Changelog\n\n## [Unreleased]\n';
+
+function readChangelog(headDir: string): string {
+  const file = path.join(headDir, 'CHANGELOG.md');
+  return existsSync(file) ? readFileSync(file, 'utf8') : EMPTY_CHANGELOG;
+}
+
+/** Every `.proto` file under a directory's `inventory/`, by relative path. */
+function protoTexts(dir: string): Map<string, string> {
+  const texts = new Map<string, string>();
+  const walk = (relative: string) => {
+    for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
+      const name = path.join(relative, entry.name);
+      if (entry.isDirectory()) walk(name);
+      else if (name.endsWith('.proto')) texts.set(name, readFileSync(path.join(dir, name), 'utf8'));
+    }
+  };
+  if (existsSync(path.join(dir, 'inventory'))) walk('inventory');
+  return texts;
+}
+
+/** One side of the comparison: the OpenAPI document parsed, the SDL, and the proto files by path. */
+export interface Contracts {
+  openapi: Record<string, unknown>;
+  graphql: string;
+  proto: Map<string, string>;
+}
+
+/** Reads the contracts of a directory holding openapi.yaml, schema.graphql and inventory/. */
+export function readContracts(dir: string): Contracts {
+  return {
+    openapi: parseYaml(readFileSync(path.join(dir, 'openapi.yaml'), 'utf8')),
+    graphql: readFileSync(path.join(dir, 'schema.graphql'), 'utf8'),
+    proto: protoTexts(dir),
+  };
+}
+
+/** The contracts whose content differs (formatting and SDL comments aside). */
+function differing(base: Contracts, head: Contracts): Change['contract'][] {
+  const collapse = (files: Map<string, string>) =>
+    new Map([...files].map(([name, text]) => [name, text.replace(/\s+/g, ' ').trim()]));
+  const out: Change['contract'][] = [];
+  if (!isDeepStrictEqual(base.openapi, head.openapi)) out.push('openapi');
+  if (print(parse(base.graphql)) !== print(parse(head.graphql))) out.push('graphql');
+  if (!isDeepStrictEqual(collapse(base.proto), collapse(head.proto))) out.push('proto');
+  return out;
+}
+
+function versionsOf(side: Contracts): Versions {
+  const paths = Object.keys((side.openapi.paths as Record<string, unknown> | undefined) ?? {});
+  return {
+    openapi: new Set(paths.flatMap((p) => /^\/(v\d+)\//.exec(p)?.[1] ?? [])),
+    proto: new Set([...side.proto.keys()].flatMap((file) => /^inventory\/(v\d+)\//.exec(file)?.[1] ?? [])),
+  };
+}
+
+/** Compares the three contracts, checks the changelog, and decides which changes block a release. */
+export async function runGate(input: GateInput): Promise<GateResult> {
+  const { root, baseDir, headDir, retirements, today } = input;
+  const base = input.base ?? readContracts(baseDir);
+  const head = input.head ?? readContracts(headDir);
+  const changelog = parseChangelog(input.changelog ?? readChangelog(headDir));
   const changes: Change[] = [
-    ...diffOpenApi(parseYaml(read(baseDir, 'openapi.yaml')), parseYaml(read(headDir, 'openapi.yaml'))),
-    ...(await diffGraphql(read(baseDir, 'schema.graphql'), read(headDir, 'schema.graphql'))),
-    ...diffProto(root, baseDir, headDir),
+    ...diffOpenApi(base.openapi, head.openapi),
+    ...(await diffGraphql(base.graphql, head.graphql)),
+    ...(input.protoChanges ?? diffProto(root, baseDir, headDir)),
+    ...checkChangelog({ changelog, differs: differing(base, head), base: versionsOf(base), head: versionsOf(head) }),
   ];
   const findings = changes.map((change): Finding => {
+    if (change.acknowledge && acknowledged(changelog, change)) return { ...change, acknowledged: true };
     if (!change.breaking || !change.removal) return change;
     // Removal is breaking; only a recorded retirement past its sunset, with usage measured at zero, lets it through.
     const retiredBy = retirements.find(
@@ -86,5 +159,8 @@ export async function runGate({ root, baseDir, headDir, retirements, today }: Ga
     );
     return retiredBy ? { ...change, retiredBy } : change;
   });
-  return { findings, blocking: findings.filter((finding) => finding.breaking && !finding.retiredBy) };
+  return {
+    findings,
+    blocking: findings.filter((finding) => finding.breaking && !finding.retiredBy && !finding.acknowledged),
+  };
 }

@@ -1,5 +1,5 @@
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
-import { buildSchema } from 'graphql';
+import { buildSchema, type GraphQLSchema, getNamedType, isInterfaceType, isObjectType } from 'graphql';
 import type { Change } from './report.js';
 
 const REMOVALS = new Set([
@@ -13,14 +13,38 @@ const REMOVALS = new Set([
   'DIRECTIVE_REMOVED',
 ]);
 
-/** Compares two SDL documents with @graphql-inspector; breaking is its `Breaking` criticality. */
+/** Enum types a client can receive: the named type of some output field. */
+function outputEnums(schema: GraphQLSchema): Set<string> {
+  const names = new Set<string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) && !isInterfaceType(type)) continue;
+    for (const field of Object.values(type.getFields())) names.add(getNamedType(field.type).name);
+  }
+  return names;
+}
+
+/**
+ * Compares two SDL documents with @graphql-inspector. Its `Breaking` changes block; its `Dangerous` ones
+ * (a new value in an output enum, a changed default, a new union member, a new argument) block until the
+ * changelog entry names them. A new value in an enum used only as input is safe: no client receives it.
+ */
 export async function diffGraphql(baseSdl: string, headSdl: string): Promise<Change[]> {
-  const changes = await diff(buildSchema(baseSdl), buildSchema(headSdl));
-  return changes.map((change) => ({
-    contract: 'graphql' as const,
-    item: change.path ?? change.type,
-    message: change.message,
-    breaking: change.criticality.level === CriticalityLevel.Breaking,
-    ...(REMOVALS.has(change.type) ? { removal: true } : {}),
-  }));
+  const base = buildSchema(baseSdl);
+  const changes = await diff(base, buildSchema(headSdl));
+  const received = outputEnums(base);
+  return changes.map((change) => {
+    const level = change.criticality.level;
+    const inputOnly = change.type === 'ENUM_VALUE_ADDED' && !received.has(String(change.path).split('.')[0] ?? '');
+    const dangerous = level === CriticalityLevel.Dangerous && !inputOnly;
+    const item = change.path ?? change.type;
+    return {
+      contract: 'graphql' as const,
+      item,
+      rule: change.type,
+      message: `\`${item}\`: ${change.message}${dangerous ? ` (dangerous: ${change.criticality.reason ?? 'may change what clients see'})` : ''}`,
+      breaking: level === CriticalityLevel.Breaking || dangerous,
+      ...(dangerous ? { acknowledge: true } : {}),
+      ...(REMOVALS.has(change.type) ? { removal: true } : {}),
+    };
+  });
 }

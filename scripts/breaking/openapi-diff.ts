@@ -1,309 +1,222 @@
 /**
- * The project's OpenAPI breaking-change rules (spec §9.1), over two parsed documents. It compares what a
- * client depends on: operations, their parameters, request bodies (what the server accepts) and success
- * responses (what the client reads). Adding is never breaking; removing, renaming, retyping and newly
- * required inputs are.
+ * The project's OpenAPI breaking-change rules, over two parsed documents. For every operation and every
+ * documented status (errors included) it compares what a client depends on: the operation itself, its
+ * parameters (schema, required, style, explode, default), request bodies and their media types, response
+ * statuses, headers, media types and bodies, and security requirements. Adding is never breaking;
+ * removing, renaming, retyping, narrowing what is accepted and loosening what is promised are.
  */
+import { compareSchemas, type Json, type Resolve, resolver, type SchemaContext } from './openapi-schema.js';
+import { compareSchemes, compareSecurity } from './openapi-security.js';
 import type { Change } from './report.js';
 
-type Json = Record<string, any>;
-const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];
+const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
+const DEFAULT_STYLE: Record<string, string> = { query: 'form', cookie: 'form', path: 'simple', header: 'simple' };
 
-/** Resolves local `$ref`s (`#/components/...`), guarding against cycles. */
-function resolver(document: Json) {
-  return function resolve(node: any, seen: Set<string> = new Set()): any {
-    if (!node || typeof node !== 'object') return node;
-    if (typeof node.$ref === 'string') {
-      if (seen.has(node.$ref)) return {};
-      const target = node.$ref
-        .replace(/^#\//, '')
-        .split('/')
-        .reduce((value: any, key: string) => value?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
-      const { $ref: _ref, ...siblings } = node;
-      return resolve({ ...target, ...siblings }, new Set([...seen, node.$ref]));
-    }
-    return node;
-  };
-}
-
-/** A schema reduced to what compatibility depends on. */
-interface Shape {
-  types: Set<string>;
-  properties: Record<string, any>;
-  required: Set<string>;
-  items?: any;
-  enum?: unknown[];
-  closed: boolean;
-}
-
-function shapeOf(schema: any, resolve: (node: any) => any): Shape {
-  const node = resolve(schema) ?? {};
-  const shape: Shape = {
-    types: new Set(),
-    properties: {},
-    required: new Set(),
-    closed: node.additionalProperties === false,
-  };
-  const add = (part: any) => {
-    const resolved = resolve(part) ?? {};
-    const types = Array.isArray(resolved.type) ? resolved.type : resolved.type ? [resolved.type] : [];
-    for (const type of types) shape.types.add(type === 'integer' ? 'number' : type);
-    Object.assign(shape.properties, resolved.properties ?? {});
-    for (const name of resolved.required ?? []) shape.required.add(name);
-    if (resolved.items) shape.items = resolved.items;
-    if (resolved.enum) shape.enum = [...(shape.enum ?? []), ...resolved.enum];
-    if (resolved.additionalProperties === false) shape.closed = true;
-    for (const member of resolved.allOf ?? []) add(member);
-    for (const member of [...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])]) {
-      const inner = shapeOf(member, resolve);
-      for (const type of inner.types) shape.types.add(type);
-      Object.assign(shape.properties, inner.properties);
-      if (inner.items) shape.items = inner.items;
-    }
-  };
-  add(node);
-  if (shape.types.size === 0 && Object.keys(shape.properties).length > 0) shape.types.add('object');
-  return shape;
-}
-
-/** Each side's `$ref`s resolve in its own document. */
-interface Sides {
-  base: (node: any) => any;
-  head: (node: any) => any;
-}
-
-const typeText = (types: Set<string>) => [...types].sort().join('|') || 'any';
-
-/**
- * Compares a schema in the direction data flows: `response` (server → client: the client relies on every
- * member it was promised) or `request` (client → server: the server must keep accepting what clients send).
- */
-function compareSchemas(
-  base: any,
-  head: any,
-  direction: 'request' | 'response',
-  where: string,
-  item: string,
-  sides: Sides,
-  out: Change[],
-  depth = 0,
-): void {
-  if (depth > 12) return;
-  const before = shapeOf(base, sides.base);
-  const after = shapeOf(head, sides.head);
-  const push = (message: string, removal = false) =>
-    out.push({
-      contract: 'openapi',
-      item,
-      message: `${where}: ${message}`,
-      breaking: true,
-      ...(removal ? { removal } : {}),
-    });
-
-  const lost = [...before.types].filter((type) => !after.types.has(type));
-  if (direction === 'response') {
-    // The client may now receive a type it does not expect.
-    const gained = [...after.types].filter((type) => !before.types.has(type));
-    if (before.types.size > 0 && (lost.length > 0 || gained.length > 0)) {
-      push(`type changed from ${typeText(before.types)} to ${typeText(after.types)}`);
-      return;
-    }
-  } else if (before.types.size > 0 && after.types.size > 0 && lost.length > 0) {
-    push(`no longer accepts ${lost.join(', ')} (was ${typeText(before.types)}, now ${typeText(after.types)})`);
-    return;
-  }
-
-  if (before.enum && after.enum && direction === 'request') {
-    const removed = before.enum.filter((value) => !after.enum?.includes(value));
-    if (removed.length > 0) push(`enum value(s) ${removed.join(', ')} no longer accepted`);
-  }
-  if (before.enum && !after.enum && direction === 'response' && after.types.has('string')) {
-    // Widening an enum to any string in a response: clients that switch on values are still fine.
-  }
-
-  for (const [name, property] of Object.entries(before.properties)) {
-    const next = after.properties[name];
-    const path = `${where}.${name}`;
-    if (!next) {
-      if (direction === 'response') {
-        out.push({
-          contract: 'openapi',
-          item: path,
-          message: `${path}: member removed from the response`,
-          breaking: true,
-          removal: true,
-        });
-      } else if (after.closed) {
-        out.push({
-          contract: 'openapi',
-          item: path,
-          message: `${path}: member removed; requests that send it are now refused`,
-          breaking: true,
-          removal: true,
-        });
-      }
-      continue;
-    }
-    if (direction === 'response' && before.required.has(name) && !after.required.has(name)) {
-      push(`${name} is no longer always present`);
-    }
-    compareSchemas(property, next, direction, path, item, sides, out, depth + 1);
-  }
-  if (direction === 'request') {
-    for (const name of after.required) {
-      if (!before.required.has(name)) push(`${name} is newly required`);
-    }
-  }
-  if (before.items && after.items) {
-    compareSchemas(before.items, after.items, direction, `${where}[]`, item, sides, out, depth + 1);
-  }
-}
-
-function parametersOf(operation: Json, pathItem: Json, resolve: (node: any) => any): Map<string, Json> {
+function parametersOf(operation: Json, pathItem: Json, resolve: Resolve): Map<string, Json> {
   const parameters = new Map<string, Json>();
   for (const raw of [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]) {
     const parameter = resolve(raw);
-    parameters.set(`${parameter.in}:${String(parameter.name).toLowerCase()}`, parameter);
+    const name = parameter.in === 'header' ? String(parameter.name).toLowerCase() : parameter.name;
+    parameters.set(`${parameter.in}:${name}`, parameter);
   }
   return parameters;
 }
 
-function requestSchema(operation: Json, resolve: (node: any) => any): { schema?: any; required: boolean } {
-  const body = resolve(operation.requestBody);
-  if (!body) return { required: false };
-  const media = body.content?.['application/json'] ?? Object.values(body.content ?? {})[0];
-  return { schema: (media as Json | undefined)?.schema, required: body.required === true };
+/** How a parameter is serialized, with the defaults of the OpenAPI specification filled in. */
+function serialization(parameter: Json): { style: string; explode: boolean } {
+  const style = parameter.style ?? DEFAULT_STYLE[parameter.in] ?? 'simple';
+  return { style, explode: parameter.explode ?? style === 'form' };
 }
 
-function successResponses(operation: Json, resolve: (node: any) => any): Map<string, any> {
-  const responses = new Map<string, any>();
-  for (const [status, raw] of Object.entries(operation.responses ?? {})) {
-    if (!/^2/.test(status)) continue;
-    const response = resolve(raw);
-    const media = response?.content?.['application/json'] ?? Object.values(response?.content ?? {})[0];
-    responses.set(status, (media as Json | undefined)?.schema);
+const isSuccess = (status: string) => /^2/.test(status);
+const headerKey = (name: string) => name.toLowerCase();
+
+/** The comparison of one operation present on both sides. */
+class OperationDiff {
+  constructor(
+    private readonly op: string,
+    private readonly context: SchemaContext,
+  ) {}
+
+  private push(item: string, rule: string, message: string, extra: Partial<Change> = {}) {
+    this.context.out.push({
+      contract: 'openapi',
+      item,
+      rule,
+      message: `${this.op}: ${message}`,
+      breaking: true,
+      ...extra,
+    });
   }
-  return responses;
+
+  parameters(before: Map<string, Json>, after: Map<string, Json>) {
+    for (const [key, parameter] of before) {
+      const next = after.get(key);
+      const label = `${parameter.in} parameter "${parameter.name}"`;
+      const item = `${this.op} ${parameter.in}:${parameter.name}`;
+      if (!next) {
+        this.push(item, 'parameter-removed', `${label} removed or renamed`, { removal: true });
+        continue;
+      }
+      if (!parameter.required && next.required) this.push(item, 'parameter-required', `${label} is now required`);
+      const [b, h] = [serialization(parameter), serialization(next)];
+      if (b.style !== h.style || b.explode !== h.explode)
+        this.push(
+          item,
+          'parameter-style-changed',
+          `${label} is serialized differently (style ${b.style}→${h.style}, explode ${b.explode}→${h.explode})`,
+        );
+      compareSchemas(parameter.schema, next.schema, 'request', item, this.op, this.context);
+    }
+    for (const [key, parameter] of after) {
+      if (before.has(key)) continue;
+      const item = `${this.op} ${parameter.in}:${parameter.name}`;
+      if (parameter.required)
+        this.push(item, 'parameter-added-required', `new required ${parameter.in} parameter "${parameter.name}"`);
+      else
+        this.push(item, 'parameter-added', `new optional ${parameter.in} parameter "${parameter.name}"`, {
+          breaking: false,
+        });
+    }
+  }
+
+  requestBody(before: Json | undefined, after: Json | undefined) {
+    const item = `${this.op} request body`;
+    if (!before) {
+      if (after?.required) this.push(item, 'request-body-required', 'a request body is now required');
+      return;
+    }
+    if (!after) return this.push(item, 'request-body-removed', 'request body no longer accepted', { removal: true });
+    if (!before.required && after.required)
+      this.push(item, 'request-body-required', 'the request body is now required');
+    for (const [type, media] of Object.entries<Json>(before.content ?? {})) {
+      const next = after.content?.[type];
+      if (!next)
+        this.push(`${item} ${type}`, 'request-media-type-removed', `request media type ${type} no longer accepted`, {
+          removal: true,
+        });
+      else compareSchemas(media.schema, next.schema, 'request', item, this.op, this.context);
+    }
+  }
+
+  responses(before: Json, after: Json) {
+    const resolve = { base: this.context.base, head: this.context.head };
+    const headStatuses = Object.keys(after);
+    for (const [status, raw] of Object.entries(before)) {
+      const item = `${this.op} ${status}`;
+      if (!(status in after)) {
+        if (!isSuccess(status)) {
+          this.push(item, 'error-response-undocumented', `response ${status} is no longer documented`, {
+            breaking: false,
+          });
+          continue;
+        }
+        const others = headStatuses.filter((other) => isSuccess(other) && !(other in before));
+        if (others.length > 0)
+          this.push(item, 'success-status-changed', `success status ${status} changed to ${others.join(', ')}`);
+        else this.push(item, 'success-status-removed', `success response ${status} removed`, { removal: true });
+        continue;
+      }
+      this.response(item, status, resolve.base(raw) ?? {}, resolve.head(after[status]) ?? {});
+    }
+    const beforeSuccess = Object.keys(before).filter(isSuccess);
+    for (const status of headStatuses) {
+      if (status in before) continue;
+      const item = `${this.op} ${status}`;
+      if (isSuccess(status) && beforeSuccess.length > 0 && beforeSuccess.every((old) => old in after))
+        this.push(
+          item,
+          'success-status-added',
+          `new success status ${status}: clients that expect ${beforeSuccess.join(', ')} meet another`,
+        );
+      else if (!isSuccess(status))
+        this.push(item, 'response-added', `response ${status} documented`, { breaking: false });
+    }
+  }
+
+  private response(item: string, status: string, before: Json, after: Json) {
+    const afterHeaders = new Map(
+      Object.entries<Json>(after.headers ?? {}).map(([name, header]) => [headerKey(name), header]),
+    );
+    for (const [name, raw] of Object.entries<Json>(before.headers ?? {})) {
+      const header = this.context.base(raw) ?? {};
+      const nextRaw = afterHeaders.get(headerKey(name));
+      const headerItem = `${item} header ${name}`;
+      if (!nextRaw) {
+        this.push(headerItem, 'response-header-removed', `response header ${name} of ${status} removed or renamed`, {
+          removal: true,
+        });
+        continue;
+      }
+      const next = this.context.head(nextRaw) ?? {};
+      if (header.required && !next.required)
+        this.push(
+          headerItem,
+          'response-header-optional',
+          `response header ${name} of ${status} is no longer always sent`,
+        );
+      compareSchemas(header.schema, next.schema, 'response', headerItem, item, this.context);
+    }
+    for (const [type, media] of Object.entries<Json>(before.content ?? {})) {
+      const next = after.content?.[type];
+      if (!next)
+        this.push(
+          `${item} ${type}`,
+          'response-media-type-removed',
+          `response ${status} is no longer offered as ${type}`,
+          { removal: true },
+        );
+      else compareSchemas(media.schema, next.schema, 'response', `${item} response`, item, this.context);
+    }
+  }
 }
 
-/** Lists the changes between two OpenAPI documents; `breaking` marks what spec §9.1 calls breaking. */
+/** Lists the changes between two OpenAPI documents; `breaking` marks what blocks a release. */
 export function diffOpenApi(base: Json, head: Json): Change[] {
-  const out: Change[] = [];
-  const resolveBase = resolver(base);
-  const resolveHead = resolver(head);
-  const sides: Sides = { base: resolveBase, head: resolveHead };
-
-  for (const [path, baseItem] of Object.entries<Json>(base.paths ?? {})) {
-    const headItem = head.paths?.[path] as Json | undefined;
+  const context: SchemaContext = { base: resolver(base), head: resolver(head), out: [], done: new Set() };
+  const out = context.out;
+  for (const [path, rawItem] of Object.entries<Json>(base.paths ?? {})) {
+    const baseItem: Json = context.base(rawItem) ?? {};
+    const headItem: Json = context.head(head.paths?.[path]) ?? {};
     for (const method of METHODS) {
       const before = baseItem[method] as Json | undefined;
       if (!before) continue;
-      const item = `${method.toUpperCase()} ${path}`;
-      const after = headItem?.[method] as Json | undefined;
+      const op = `${method.toUpperCase()} ${path}`;
+      const after = headItem[method] as Json | undefined;
       if (!after) {
         out.push({
           contract: 'openapi',
-          item,
-          message: `${item}: operation removed (or its URL or method changed)`,
+          item: op,
+          rule: 'operation-removed',
+          message: `${op}: operation removed (or its URL or method changed)`,
           breaking: true,
           removal: true,
         });
         continue;
       }
-
-      const beforeParams = parametersOf(before, baseItem, resolveBase);
-      const afterParams = parametersOf(after, headItem as Json, resolveHead);
-      for (const [key, parameter] of beforeParams) {
-        const next = afterParams.get(key);
-        const label = `${parameter.in} parameter "${parameter.name}"`;
-        if (!next) {
-          out.push({
-            contract: 'openapi',
-            item: `${item} ${parameter.in}:${parameter.name}`,
-            message: `${item}: ${label} removed or renamed`,
-            breaking: true,
-            removal: true,
-          });
-          continue;
-        }
-        if (!parameter.required && next.required)
-          out.push({ contract: 'openapi', item, message: `${item}: ${label} is now required`, breaking: true });
-        const b = { schema: parameter.schema };
-        const h = { schema: next.schema };
-        compareSchemas(b.schema, h.schema, 'request', `${item} ${label}`, item, sides, out);
-      }
-      for (const [key, parameter] of afterParams) {
-        if (!beforeParams.has(key) && parameter.required) {
-          out.push({
-            contract: 'openapi',
-            item,
-            message: `${item}: new required ${parameter.in} parameter "${parameter.name}"`,
-            breaking: true,
-          });
-        } else if (!beforeParams.has(key)) {
-          out.push({
-            contract: 'openapi',
-            item,
-            message: `${item}: new optional ${parameter.in} parameter "${parameter.name}"`,
-            breaking: false,
-          });
-        }
-      }
-
-      const beforeBody = requestSchema(before, resolveBase);
-      const afterBody = requestSchema(after, resolveHead);
-      if (!beforeBody.required && afterBody.required)
-        out.push({ contract: 'openapi', item, message: `${item}: request body is now required`, breaking: true });
-      if (beforeBody.schema && afterBody.schema) {
-        compareSchemas(beforeBody.schema, afterBody.schema, 'request', `${item} request body`, item, sides, out);
-      } else if (beforeBody.schema && !afterBody.schema) {
-        out.push({
-          contract: 'openapi',
-          item,
-          message: `${item}: request body no longer accepted`,
-          breaking: true,
-          removal: true,
-        });
-      }
-
-      const beforeResponses = successResponses(before, resolveBase);
-      const afterResponses = successResponses(after, resolveHead);
-      for (const [status, schema] of beforeResponses) {
-        if (!afterResponses.has(status)) {
-          out.push({
-            contract: 'openapi',
-            item,
-            message: `${item}: success response ${status} removed`,
-            breaking: true,
-            removal: true,
-          });
-          continue;
-        }
-        if (schema && afterResponses.get(status)) {
-          compareSchemas(
-            schema,
-            afterResponses.get(status),
-            'response',
-            `${item} ${status} response`,
-            item,
-            sides,
-            out,
-          );
-        }
-      }
+      const diff = new OperationDiff(op, context);
+      diff.parameters(parametersOf(before, baseItem, context.base), parametersOf(after, headItem, context.head));
+      diff.requestBody(context.base(before.requestBody), context.head(after.requestBody));
+      diff.responses(before.responses ?? {}, after.responses ?? {});
+      compareSecurity(op, before, after, { base, head }, out);
     }
   }
-  for (const [path, headItem] of Object.entries<Json>(head.paths ?? {})) {
+  for (const [path, rawItem] of Object.entries<Json>(head.paths ?? {})) {
+    const headItem: Json = context.head(rawItem) ?? {};
+    const baseItem: Json = context.base(base.paths?.[path]) ?? {};
     for (const method of METHODS) {
-      if (headItem[method] && !base.paths?.[path]?.[method]) {
+      if (headItem[method] && !baseItem[method]) {
+        const op = `${method.toUpperCase()} ${path}`;
         out.push({
           contract: 'openapi',
-          item: `${method.toUpperCase()} ${path}`,
-          message: `${method.toUpperCase()} ${path}: operation added`,
+          item: op,
+          rule: 'operation-added',
+          message: `${op}: operation added`,
           breaking: false,
         });
       }
     }
   }
+  compareSchemes(base, head, out);
   return out;
 }

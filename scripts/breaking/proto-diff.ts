@@ -1,29 +1,74 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Change } from './report.js';
 
-/** The breaking rules of buf.yaml (so the gate and `buf breaking` in a shell agree). */
+/** Connect and gRPC-JSON clients read field and enum value names: these rules must stay in force. */
+const JSON_RULES = ['FIELD_SAME_JSON_NAME', 'FIELD_SAME_NAME', 'ENUM_VALUE_SAME_NAME'];
+const JSON_CATEGORIES = ['FILE', 'PACKAGE', 'WIRE_JSON'];
+
+/** The breaking rules of buf.yaml (so the gate and `buf breaking` in a shell agree), checked to cover JSON names. */
 function breakingConfig(root: string): string {
-  const config = parseYaml(execFileSync('cat', [path.join(root, 'buf.yaml')], { encoding: 'utf8' }));
+  const config = parseYaml(readFileSync(path.join(root, 'buf.yaml'), 'utf8'));
+  const use: string[] = config.breaking?.use ?? [];
+  const except: string[] = config.breaking?.except ?? [];
+  const missing = JSON_RULES.filter(
+    (rule) =>
+      except.includes(rule) || !(use.includes(rule) || use.some((category) => JSON_CATEGORIES.includes(category))),
+  );
+  if (missing.length > 0)
+    throw new Error(
+      `buf.yaml's breaking rules must check JSON names (Connect clients speak JSON); missing: ${missing.join(', ')}`,
+    );
   return JSON.stringify({ version: 'v2', breaking: config.breaking });
 }
 
+/** Copies a contracts directory's public proto (inventory/) into `target`, each package prefixed when batching. */
+function copyProto(source: string, target: string, prefix: string): void {
+  cpSync(path.join(source, 'inventory'), target, { recursive: true });
+  if (!prefix) return;
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const file = path.join(dir, name);
+      return statSync(file).isDirectory() ? walk(file) : file.endsWith('.proto') ? [file] : [];
+    });
+  for (const file of walk(target)) {
+    const text = readFileSync(file, 'utf8')
+      .replace(/^(\s*package\s+)([\w.]+)\s*;/m, `$1${prefix}.$2;`)
+      .replace(/import\s+"inventory\//g, `import "${prefix}/inventory/`);
+    writeFileSync(file, text);
+  }
+}
+
+interface BufFinding {
+  path: string;
+  start_line?: number;
+  type: string;
+  message: string;
+}
+
+/** One pair of contract directories to compare. */
+export interface ProtoPair {
+  baseDir: string;
+  headDir: string;
+}
+
 /**
- * Runs `buf breaking` on the public proto (inventory/v1) of two contract directories. Each side is copied
- * to a scratch module so that only the published contract is compared, with the project's rules.
+ * Runs `buf breaking` once over many base/head pairs (a corpus runs in one process): each pair becomes a
+ * directory `cN/` of one scratch module per side, with its packages prefixed `cN.` so they cannot clash.
  */
-export function diffProto(root: string, baseContracts: string, headContracts: string): Change[] {
+export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
+  const config = breakingConfig(root);
   const scratch = mkdtempSync(path.join(tmpdir(), 'proto-breaking-'));
+  const batch = pairs.length > 1;
   try {
-    for (const [side, source] of [
-      ['base', baseContracts],
-      ['head', headContracts],
-    ] as const) {
-      cpSync(path.join(source, 'inventory'), path.join(scratch, side, 'inventory'), { recursive: true });
-    }
+    pairs.forEach((pair, index) => {
+      const prefix = batch ? `c${index}` : '';
+      copyProto(pair.baseDir, path.join(scratch, 'base', prefix, 'inventory'), prefix);
+      copyProto(pair.headDir, path.join(scratch, 'head', prefix, 'inventory'), prefix);
+    });
     let output = '';
     try {
       execFileSync(
@@ -34,7 +79,7 @@ export function diffProto(root: string, baseContracts: string, headContracts: st
           '--against',
           path.join(scratch, 'base'),
           '--config',
-          breakingConfig(root),
+          config,
           '--error-format',
           'json',
         ],
@@ -46,22 +91,41 @@ export function diffProto(root: string, baseContracts: string, headContracts: st
       if (failure.status !== 100) throw new Error(`buf breaking failed to run: ${failure.stderr || failure.stdout}`);
       output = failure.stdout ?? '';
     }
-    return output
-      .split('\n')
-      .filter((line) => line.trim().startsWith('{'))
-      .map((line) => {
-        const finding = JSON.parse(line) as { path: string; start_line?: number; type: string; message: string };
-        const field = /field "\d+" with name "(\w+)" on message "(\w+)"/.exec(finding.message);
-        const file = path.relative(path.join(scratch, 'head'), finding.path);
-        return {
-          contract: 'proto' as const,
-          item: field ? `${field[2]}.${field[1]}` : finding.type,
-          message: `${file}:${finding.start_line ?? 0}: ${finding.message} [${finding.type}]`,
-          breaking: true,
-          ...(/DELETE/.test(finding.type) ? { removal: true } : {}),
-        };
+    const results: Change[][] = pairs.map(() => []);
+    for (const line of output.split('\n')) {
+      if (!line.trim().startsWith('{')) continue;
+      const finding = JSON.parse(line) as BufFinding;
+      // A proto that does not compile is a failure to load, and in a batch it hides every other finding.
+      if (finding.type === 'COMPILE')
+        throw new Error(`buf cannot compile ${finding.path}:${finding.start_line ?? 0}: ${finding.message}`);
+      let file = path.relative(path.join(scratch, 'head'), path.resolve(scratch, 'head', finding.path));
+      if (file.startsWith('..'))
+        file = path.relative(path.join(scratch, 'base'), path.resolve(scratch, 'base', finding.path));
+      let index = 0;
+      let message = finding.message;
+      const batched = /^c(\d+)\/(.*)$/.exec(file);
+      if (batch && batched) {
+        index = Number(batched[1]);
+        file = batched[2] ?? file;
+        message = message.replaceAll(`c${index}.`, '');
+      }
+      const field = /field "\d+" with name "(\w+)" on message "(\w+)"/.exec(message);
+      results[index]?.push({
+        contract: 'proto',
+        item: field ? `${field[2]}.${field[1]}` : finding.type,
+        rule: finding.type,
+        message: `${file}:${finding.start_line ?? 0}: ${message} [${finding.type}]`,
+        breaking: true,
+        ...(/DELETE/.test(finding.type) ? { removal: true } : {}),
       });
+    }
+    return results;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Runs `buf breaking` on the public proto (inventory/) of two contract directories, with the project's rules. */
+export function diffProto(root: string, baseContracts: string, headContracts: string): Change[] {
+  return diffProtoMany(root, [{ baseDir: baseContracts, headDir: headContracts }])[0] ?? [];
 }

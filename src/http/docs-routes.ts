@@ -17,6 +17,12 @@ const page = `<!doctype html>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
+  <p style="font-family: sans-serif; margin: 1em 2em">
+    What changed in each release: <a href="/contracts/changelog">the contracts' changelog</a>.
+    The contracts themselves: <a href="/contracts/openapi">OpenAPI</a>, <a href="/contracts/graphql">GraphQL</a>,
+    <a href="/contracts/inventory">gRPC</a>.
+    Deprecated and watched items of all three, with their dated ends: <a href="/docs/deprecations">deprecations</a>.
+  </p>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/init.js"></script>

@@ -80,9 +80,13 @@ describe('the running server', () => {
     const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
     expect(sources.length).toBeGreaterThanOrEqual(3);
     for (const source of sources) {
-      expect(source, 'an asset from another host').toMatch(/^\/docs\/assets\//);
+      // Assets come from /docs/assets; the only other links are to the published contracts and changelog,
+      // and the deprecation reference.
+      expect(source, 'a URL on another host').toMatch(/^\/(docs\/assets\/|contracts\/|docs\/deprecations$)/);
       expect((await fetch(`${server.httpUrl}${source}`)).status, source).toBe(200);
     }
+    expect(sources).toContain('/contracts/changelog');
+    expect(sources).toContain('/docs/deprecations');
   });
 
   it('serves the standard gRPC health service on the internal port to an independent gRPC client', async () => {

@@ -44,6 +44,22 @@ describe('usage recorder', () => {
     ]);
   });
 
+  it('starts the client cap afresh each day, so a new version of a client is told apart again', async () => {
+    const { port, batches } = memoryPort();
+    let now = new Date('2026-11-23T23:59:00Z');
+    const recorder = createUsageRecorder({ port, instance: 'test', maxClientsPerKey: 1, now: () => now });
+    recorder.record({ item: 'x', apiKeyId: 1, client: 'a/1' });
+    recorder.record({ item: 'x', apiKeyId: 1, client: 'a/2' });
+    now = new Date('2026-11-24T00:01:00Z');
+    recorder.record({ item: 'x', apiKeyId: 1, client: 'a/2' });
+    await recorder.close();
+    expect(batches[0]?.map((count) => [count.day, count.client])).toEqual([
+      ['2026-11-23', 'a/1'],
+      ['2026-11-23', 'other'],
+      ['2026-11-24', 'a/2'],
+    ]);
+  });
+
   it('holds at most maxEntries entries between flushes and counts what it drops', async () => {
     const { port, batches } = memoryPort();
     const recorder = createUsageRecorder({ port, instance: 'test', maxEntries: 3 });

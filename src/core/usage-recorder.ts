@@ -2,8 +2,8 @@
  * Records uses of registry items off the request path: `record` only adds to an in-memory buffer; a timer
  * flushes it every `flushMs` as one additive batch, and `close` flushes what is left. Memory is bounded:
  * at most `maxEntries` distinct (item, caller, kind, day) entries wait (further new entries are dropped and
- * counted), and at most `maxClientsPerKey` distinct clients per key are told apart (the rest count as
- * `other`). A crash loses at most the last `flushMs` of counts.
+ * counted), and at most `maxClientsPerKey` distinct clients per key and UTC day are told apart (the rest
+ * count as `other`; the count starts afresh each day, so new versions of a client are seen). A crash loses at most the last `flushMs` of counts.
  */
 import type { UsageCount, UsageKind, UsagePort } from './usage-port.js';
 
@@ -52,10 +52,15 @@ export function createUsageRecorder({
 }: UsageRecorderOptions): UsageRecorder {
   let buffer = new Map<string, UsageCount>();
   const clientsByKey = new Map<number, Set<string>>();
+  let clientsDay = '';
   let dropped = 0;
   let flushing: Promise<void> = Promise.resolve();
 
-  const clientFor = (apiKeyId: number, client: string): string => {
+  const clientFor = (apiKeyId: number, client: string, day: string): string => {
+    if (day !== clientsDay) {
+      clientsByKey.clear();
+      clientsDay = day;
+    }
     let seen = clientsByKey.get(apiKeyId);
     if (!seen) {
       // The key table is bounded too: a flood of keys starts the per-key sets afresh.
@@ -106,12 +111,13 @@ export function createUsageRecorder({
     record({ item, apiKeyId, client, kind = 'use' }) {
       const at = now();
       const key = apiKeyId ?? 0;
+      const day = at.toISOString().slice(0, 10);
       merge({
         item,
         apiKeyId: key,
-        client: clientFor(key, client),
+        client: clientFor(key, client, day),
         kind,
-        day: at.toISOString().slice(0, 10),
+        day,
         count: 1,
         firstSeen: at,
         lastSeen: at,

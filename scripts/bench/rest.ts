@@ -6,8 +6,10 @@
  *
  *   npm run bench:rest          # DATABASE_URL defaults to the local server's `test` database
  *   DURATION=20 CONNECTIONS=32 npm run bench:rest
- *   USAGE_RECORDING=off npm run bench:rest   # the server with an empty deprecation registry: nothing is
- *                                           # counted per caller, to compare with recording on (the default)
+ *   USAGE_RECORDING=off npm run bench:rest     # the server with an empty deprecation registry: nothing is
+ *                                             # counted per caller (the default is on)
+ *   USAGE_RECORDING=compare npm run bench:rest # also both servers side by side, GET by id in alternating
+ *                                             # 5 s rounds (on, off, off, on, …): the cost of recording
  *
  * Needs `wrk` (Debian: apt-get install wrk). Uses a scratch schema, dropped at the end.
  */
@@ -50,28 +52,28 @@ await loadDataset(setup);
 await setup.close();
 
 // Recording off: the same server over a copy of the project whose registry is empty.
-const recording = process.env.USAGE_RECORDING !== 'off';
+const mode = process.env.USAGE_RECORDING ?? 'on';
+const recording = mode !== 'off';
 const projectRoot = path.resolve(import.meta.dirname, '../..');
-const scratchRoot = recording ? undefined : mkdtempSync(path.join(tmpdir(), 'bench-no-recording-'));
+const scratchRoot = mode === 'on' ? undefined : mkdtempSync(path.join(tmpdir(), 'bench-no-recording-'));
 if (scratchRoot) {
   symlinkSync(path.join(projectRoot, 'contracts'), path.join(scratchRoot, 'contracts'));
   cpSync(path.join(projectRoot, 'generated'), path.join(scratchRoot, 'generated'), { recursive: true });
   writeFileSync(path.join(scratchRoot, 'generated/deprecations.json'), '{"items":[]}\n');
 }
-const server = await startServer(
-  loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DATABASE_URL: url,
-    DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: adminKey,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-  }),
-  pino({ level: 'warn' }),
-  scratchRoot ? { projectRoot: scratchRoot } : {},
-);
+const config = loadConfig({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  GRPC_PORT: '0',
+  DATABASE_URL: url,
+  DATABASE_SCHEMA: schema,
+  ADMIN_API_KEY: adminKey,
+  SEED_DEMO: 'false',
+  LOG_LEVEL: 'warn',
+});
+const server = await startServer(config, pino({ level: 'warn' }), recording ? {} : { projectRoot: scratchRoot });
+const unrecorded =
+  mode === 'compare' ? await startServer(config, pino({ level: 'warn' }), { projectRoot: scratchRoot }) : undefined;
 
 // The baseline: the same statements through a pool of the same size, no validation, auth or mapping.
 const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
@@ -111,10 +113,10 @@ end
 );
 
 // Asynchronous: both servers live in this process, so its event loop must keep running while wrk loads them.
-async function load(base: string, target: string) {
+async function load(base: string, target: string, seconds = duration) {
   const { stdout: output } = await promisify(execFile)(
     'wrk',
-    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, base],
+    ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, base],
     { encoding: 'utf8', env: { ...process.env, BENCH_PATH: target } },
   );
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
@@ -145,7 +147,26 @@ try {
         .padStart(14)} ${full.p99ms.toFixed(1).padStart(7)} | ${(full.rps / baseline.rps).toFixed(2).padStart(6)}`,
     );
   }
+  if (unrecorded) {
+    // Alternating rounds on two servers in this process, so that drift in the machine's load hits both.
+    const rounds: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    for (let round = 0; round < 6; round++) {
+      const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+      for (const which of order) {
+        const url = which === 'on' ? server.httpUrl : unrecorded.httpUrl;
+        rounds[which].push((await load(url, 'random-order', 5)).rps);
+      }
+    }
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    console.log(
+      `\nGET /v1/orders/{id}, usage recording on vs off, 6 alternating 5 s rounds: ${mean(rounds.on).toFixed(0)} vs ${mean(
+        rounds.off,
+      ).toFixed(0)} req/s, on/off ${(mean(rounds.on) / mean(rounds.off)).toFixed(3)}` +
+        `\n  on:  ${rounds.on.map((value) => value.toFixed(0)).join(' ')}\n  off: ${rounds.off.map((value) => value.toFixed(0)).join(' ')}`,
+    );
+  }
 } finally {
+  await unrecorded?.close();
   bareServer.close();
   await pool.end();
   await server.close();

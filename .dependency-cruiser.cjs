@@ -1,5 +1,5 @@
 /**
- * Architecture rules (DESIGN.md §1): the core depends on ports only; transports never reach storage.
+ * Architecture rules (docs/decisions.md §1): the core depends on ports only; transports never reach storage.
  * `npm run lint` fails on any violation. Paths match `src/…` anywhere so that the fixture under
  * test/fixtures/architecture proves the rules fire.
  */

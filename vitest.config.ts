@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export default defineConfig({
   resolve: {
-    // One copy of graphql for the code under test and graphql-yoga (STACK.md: two copies mask GraphQLErrors).
+    // One copy of graphql for the code under test and graphql-yoga (two copies make instanceof GraphQLError fail, masking errors).
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {

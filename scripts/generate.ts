@@ -18,6 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { addTypenameToDocument } from '@apollo/client/utilities';
 import { generate as runGraphqlCodegen } from '@graphql-codegen/cli';
 import { parse, print } from 'graphql';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -49,7 +50,10 @@ function operationSources(): Array<{ file: string; source: string }> {
     .map((name) => ({ file: name, source: readFileSync(path.join(dir, name), 'utf8') }));
 }
 
-/** The manifest key is the SHA-256 of the printed (canonical) document, as clients send it. */
+/**
+ * The manifest key is the SHA-256 of the printed (canonical) document, as clients send it; each operation
+ * is registered as written and in the form Apollo Client sends (with `__typename` added).
+ */
 function persistedOutputs(out: Outputs): void {
   const manifest: Record<string, string> = {};
   const ids: Record<string, string> = {};
@@ -65,6 +69,10 @@ function persistedOutputs(out: Outputs): void {
     const hash = createHash('sha256').update(text).digest('hex');
     manifest[hash] = text;
     ids[name] = hash;
+    // Apollo Client adds `__typename` to every selection set before its persisted-query link hashes the
+    // document: register that form too (it runs as sent, __typename included), so Apollo hits at once.
+    const apolloText = print(addTypenameToDocument(document));
+    manifest[createHash('sha256').update(apolloText).digest('hex')] = apolloText;
   }
   out.set('graphql/persisted-operations.json', `${JSON.stringify(manifest, null, 2)}\n`);
   const lines = Object.entries(ids).map(([name, hash]) => `  ${name}: '${hash}',`);

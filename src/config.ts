@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
@@ -16,11 +17,17 @@ const environment = z.object({
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
   DATA_DIR: z.string().min(1).default('./data'),
+  KEYS_FILE: z.string().min(1).optional(),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   SEED_DEMO: flag.optional(),
   ADMIN_API_KEY: z.string().min(16).optional(),
   CURSOR_SECRET: z.string().min(32).optional(),
   VAT_RATE: z.coerce.number().min(0).max(1).default(0.1),
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
+  IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),
   INTERNAL_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -45,7 +52,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const settings = parsed.data;
+  // A claim must outlive the longest request that holds it, or a slow first request would be taken over.
+  if (settings.IDEMPOTENCY_LEASE_SECONDS * 1000 <= settings.REQUEST_TIMEOUT_MS) {
+    throw new Error('invalid configuration:\n  IDEMPOTENCY_LEASE_SECONDS: must be longer than REQUEST_TIMEOUT_MS');
+  }
   // Demo data belongs to the embedded database; a real server is seeded only on request.
   const seedDemo = settings.SEED_DEMO ?? settings.DATABASE_URL === undefined;
-  return { ...settings, SEED_DEMO: seedDemo };
+  const keysFile = settings.KEYS_FILE ?? path.join(settings.DATA_DIR, 'first-start-keys.env');
+  return { ...settings, SEED_DEMO: seedDemo, KEYS_FILE: keysFile };
 }

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -18,19 +19,22 @@ import { bootstrap } from './core/bootstrap.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
 import { createUsageRecorder } from './core/usage-recorder.js';
+import { writeFirstStartKeys } from './first-start-keys.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { deprecationInterceptor } from './grpc/deprecation-interceptor.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
+import { metricsInterceptor } from './grpc/metrics-interceptor.js';
 import { reflectionRoutes } from './grpc/reflection-service.js';
 import { createHttpApp } from './http/create-http-app.js';
+import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
+import { projectRoot as checkoutRoot } from './project-root.js';
+import { describeStartFailure } from './start-failure.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
-
-const defaultRoot = path.resolve(import.meta.dirname, '..');
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -42,7 +46,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How often stale reservations (10 minutes) and idempotency keys (24 hours) are looked for. */
+/**
+ * How often stale reservations (10 minutes), idempotency keys (24 hours) and expired idempotency claims
+ * (their lease) are looked for; at least once per lease.
+ */
 const EXPIRY_SWEEP_MS = 60_000;
 
 /**
@@ -52,7 +59,7 @@ const EXPIRY_SWEEP_MS = 60_000;
 export async function startServer(
   config: Config,
   logger: Logger,
-  { projectRoot = defaultRoot }: { projectRoot?: string } = {},
+  { projectRoot = checkoutRoot }: { projectRoot?: string } = {},
 ): Promise<RunningServer> {
   let serving = true;
   const registry = JSON.parse(
@@ -79,6 +86,7 @@ export async function startServer(
     },
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
     registry,
   });
@@ -89,37 +97,35 @@ export async function startServer(
     flushMs: config.USAGE_FLUSH_MS,
     onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
   });
-  const metrics = createMetrics();
   const secrets = await bootstrap(core, store, {
     seedDemo: config.SEED_DEMO,
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
   });
-  const sweep = setInterval(() => {
-    core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
-    core.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
-  }, EXPIRY_SWEEP_MS);
+  const sweep = setInterval(
+    () => {
+      core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
+      core.idempotency
+        .purgeExpired()
+        .catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
+    },
+    Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000),
+  );
   sweep.unref();
 
-  // Handlers in flight, so that shutdown closes the database only after the last one (a client that went
-  // away does not stop its handler).
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
+  // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
+  // and closes the database only after the last handler (a client that went away does not stop its handler).
+  const httpDrain = createHttpDrain();
+  const metrics = createMetrics();
+  metrics.watchPool(() => db.poolStats?.());
   const app = await createHttpApp({
-    track: async (_, next) => {
-      inFlight++;
-      try {
-        await next();
-      } finally {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      }
-    },
+    track: httpDrain.middleware,
     projectRoot,
     logger,
     core,
     metrics,
     registry,
     recorder,
+    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,
@@ -146,6 +152,7 @@ export async function startServer(
       reflection(router);
     },
     interceptors: [
+      metricsInterceptor(metrics),
       ...(config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : []),
       deprecationInterceptor({ registry, metrics, recorder }),
     ],
@@ -155,6 +162,7 @@ export async function startServer(
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
   });
+  httpDrain.watch(http as Server);
   const httpAddress = http.address() as AddressInfo;
   const host = (address: AddressInfo) => (address.family === 'IPv6' ? `[${address.address}]` : address.address);
 
@@ -169,11 +177,9 @@ export async function startServer(
     async close() {
       serving = false;
       clearInterval(sweep);
-      // Stop taking connections, let in-flight requests finish, then close idle keep-alive sockets.
-      const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
-      if ('closeIdleConnections' in http) http.closeIdleConnections();
-      await Promise.all([httpClosed, grpc.close()]);
-      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
+      // their current answer; then the last usage flush, then the database.
+      await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
       await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
       inventoryClient?.close();
       await db.close();
@@ -184,13 +190,9 @@ export async function startServer(
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL });
-  const server = await startServer(config, logger);
-  logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
-  // Shown once: only hashes are stored.
-  const { adminKey, demoCustomerKey } = server.secrets;
-  if (adminKey) console.log(`\nAdmin API key (shown once, store it now):\n  ${adminKey}\n`);
-  if (demoCustomerKey) console.log(`Demo customer API key (Kim Minji, shown once):\n  ${demoCustomerKey}\n`);
-
+  const server = await startServer(config, logger).catch((error: unknown) => {
+    throw new Error(describeStartFailure(error, config.DATABASE_URL));
+  });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -205,8 +207,15 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // The handlers go in before anything else is awaited, so that a signal arriving during the rest of the
+  // start still drains.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Issued keys never reach the log stream: they go to an owner-only file, and the log says where.
+  if (await writeFirstStartKeys(config.KEYS_FILE, server.secrets)) {
+    logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
+  }
+  logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -167,6 +167,16 @@ export type OrderDetailQueryVariables = Exact<{
 
 export type OrderDetailQuery = { order: { id: string, status: OrderStatus, amount: number, note: string | null, couponCode: string | null, hasCoupon: boolean, createdAt: string, updatedAt: string, amountDetail: { supply: number, vat: number, total: number }, shippingAddress: { zipCode: string, line1: string, line2: string | null }, user: { id: string, name: string } | null, items: Array<{ id: string, sku: string, quantity: number, unitPrice: number, amount: number, product: { id: string, name: string } | null }>, shipment: { status: ShipmentStatus, carrier: string | null, trackingNumber: string | null, shippedAt: string | null, deliveredAt: string | null } | null, cancellation: { reason: string | null, refundAmount: number, createdAt: string } | null } | null };
 
+export type OrderEdgesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: OrderFilter | null | undefined;
+  sort?: string | null | undefined;
+}>;
+
+
+export type OrderEdgesQuery = { ordersConnection: { edges: Array<{ cursor: string, node: { id: string, status: OrderStatus, amount: number, createdAt: string } }>, pageInfo: { startCursor: string | null, endCursor: string | null, hasNextPage: boolean, hasPreviousPage: boolean } } };
+
 export type OrderListQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;

@@ -8,6 +8,7 @@ export const persistedOperationIds = {
   CreateUser: '7fb112fdfa6791a38e2aa14397cae7beff30b31e813b5dd8a6ae607bd75513c5',
   Me: 'c3fe141a8b972957fe629bc324cc15a2720e8ec606aee08c3ac8d422efc31e7e',
   OrderDetail: 'd4aebde2dfa6fb0bc94478b02edd274760660c1982438c56276286fc7b109f21',
+  OrderEdges: 'eb3e6efc7bdc7ffc2488071129802d9733bb92769afb57d76feb376d0a811793',
   OrderList: '7d3fa1f9ed4e54febe0d6d0a2428ca19a3b94ce0dd7a97f325e6586e44d4eeb0',
   OrderSummary: 'd511d47496853713833091732bff4465f9e9e4591315130babc0702d7ac53a64',
   OrdersPage: '5d451bd85008fdb8c61dd1a84408690e5670dcdecca932ba97b4f706207489bc',

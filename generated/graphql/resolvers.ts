@@ -4,6 +4,7 @@ import type { OrderParent, OrderItemParent, ShipmentParent, CancellationParent, 
 import type { GraphQLContext } from '../../src/graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -301,6 +302,8 @@ export type Order = {
 /** A page of orders. */
 export type OrderConnection = {
   __typename?: 'OrderConnection';
+  /** The orders of this page with a cursor each (the Relay form of `nodes`). */
+  edges: Array<OrderEdge>;
   /** The orders of this page. */
   nodes: Array<Order>;
   /** Where the page ends. */
@@ -347,6 +350,15 @@ export type OrderDraftStatus =
   | 'OPEN'
   /** Placed as an order; it cannot be placed again. */
   | 'ORDERED';
+
+/** One order of a page and the cursor that continues after it (Relay). */
+export type OrderEdge = {
+  __typename?: 'OrderEdge';
+  /** Pass as `after` to continue after this order. */
+  cursor: Scalars['String']['output'];
+  /** The order. */
+  node: Order;
+};
 
 /** Conditions on orders, with the REST list's names and meanings. */
 export type OrderFilter = {
@@ -406,13 +418,23 @@ export type OrderStatus =
   /** Handed to the carrier. */
   | 'SHIPPED';
 
-/** Where a page ends and whether another follows. */
+/**
+ * Where a page starts and ends, as the Relay cursor connection specification defines it, so that Relay
+ * and Apollo Client's `relayStylePagination()` page through every connection unchanged.
+ */
 export type PageInfo = {
   __typename?: 'PageInfo';
   /** The cursor to pass as `after` for the next page; `null` on an empty page. */
   endCursor?: Maybe<Scalars['String']['output']>;
   /** Whether a further page exists. */
   hasNextPage: Scalars['Boolean']['output'];
+  /**
+   * Whether items come before this page: `true` when it was asked for with `after` (paging is forward
+   * only, so this is what the request says, not a count).
+   */
+  hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the page's first item; `null` on an empty page. */
+  startCursor?: Maybe<Scalars['String']['output']>;
 };
 
 /** A product of the catalog. */
@@ -437,12 +459,23 @@ export type Product = {
 /** A page of products. */
 export type ProductConnection = {
   __typename?: 'ProductConnection';
+  /** The products of this page with a cursor each (the Relay form of `nodes`). */
+  edges: Array<ProductEdge>;
   /** The products of this page. */
   nodes: Array<Product>;
   /** Where the page ends. */
   pageInfo: PageInfo;
   /** All products; computed only when selected. */
   totalCount: Scalars['Int']['output'];
+};
+
+/** One product of a page and the cursor that continues after it (Relay). */
+export type ProductEdge = {
+  __typename?: 'ProductEdge';
+  /** Pass as `after` to continue after this product. */
+  cursor: Scalars['String']['output'];
+  /** The product. */
+  node: Product;
 };
 
 /** The entry points for reading. */
@@ -644,12 +677,23 @@ export type User = {
 /** A page of users. */
 export type UserConnection = {
   __typename?: 'UserConnection';
+  /** The users of this page with a cursor each (the Relay form of `nodes`). */
+  edges: Array<UserEdge>;
   /** The users of this page. */
   nodes: Array<User>;
   /** Where the page ends. */
   pageInfo: PageInfo;
   /** All users; computed only when selected. */
   totalCount: Scalars['Int']['output'];
+};
+
+/** One user of a page and the cursor that continues after it (Relay). */
+export type UserEdge = {
+  __typename?: 'UserEdge';
+  /** Pass as `after` to continue after this user. */
+  cursor: Scalars['String']['output'];
+  /** The user. */
+  node: User;
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -746,6 +790,7 @@ export type ResolversTypes = ResolversObject<{
   OrderDraft: ResolverTypeWrapper<OrderDraftParent>;
   OrderDraftItem: ResolverTypeWrapper<OrderDraftItemParent>;
   OrderDraftStatus: OrderDraftStatus;
+  OrderEdge: ResolverTypeWrapper<Omit<OrderEdge, 'node'> & { node: ResolversTypes['Order'] }>;
   OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItemParent>;
   OrderLineInput: OrderLineInput;
@@ -753,6 +798,7 @@ export type ResolversTypes = ResolversObject<{
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Product: ResolverTypeWrapper<ProductParent>;
   ProductConnection: ResolverTypeWrapper<ConnectionParent<ProductParent>>;
+  ProductEdge: ResolverTypeWrapper<Omit<ProductEdge, 'node'> & { node: ResolversTypes['Product'] }>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReplaceOrderInput: ReplaceOrderInput;
   ReplaceUserInput: ReplaceUserInput;
@@ -764,6 +810,7 @@ export type ResolversTypes = ResolversObject<{
   UpdateUserInput: UpdateUserInput;
   User: ResolverTypeWrapper<UserParent>;
   UserConnection: ResolverTypeWrapper<ConnectionParent<UserParent>>;
+  UserEdge: ResolverTypeWrapper<Omit<UserEdge, 'node'> & { node: ResolversTypes['User'] }>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -787,12 +834,14 @@ export type ResolversParentTypes = ResolversObject<{
   OrderConnection: ConnectionParent<OrderParent>;
   OrderDraft: OrderDraftParent;
   OrderDraftItem: OrderDraftItemParent;
+  OrderEdge: Omit<OrderEdge, 'node'> & { node: ResolversParentTypes['Order'] };
   OrderFilter: OrderFilter;
   OrderItem: OrderItemParent;
   OrderLineInput: OrderLineInput;
   PageInfo: PageInfo;
   Product: ProductParent;
   ProductConnection: ConnectionParent<ProductParent>;
+  ProductEdge: Omit<ProductEdge, 'node'> & { node: ResolversParentTypes['Product'] };
   Query: Record<PropertyKey, never>;
   ReplaceOrderInput: ReplaceOrderInput;
   ReplaceUserInput: ReplaceUserInput;
@@ -803,6 +852,7 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateUserInput: UpdateUserInput;
   User: UserParent;
   UserConnection: ConnectionParent<UserParent>;
+  UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
 }>;
 
 export type AddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address']> = ResolversObject<{
@@ -871,6 +921,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
 }>;
 
 export type OrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderConnection'] = ResolversParentTypes['OrderConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['OrderEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -893,6 +944,11 @@ export type OrderDraftItemResolvers<ContextType = GraphQLContext, ParentType ext
   unitPrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
+export type OrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEdge'] = ResolversParentTypes['OrderEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+}>;
+
 export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderItem'] = ResolversParentTypes['OrderItem']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -905,6 +961,8 @@ export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type ProductResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product']> = ResolversObject<{
@@ -918,9 +976,15 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
 }>;
 
 export type ProductConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductConnection'] = ResolversParentTypes['ProductConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ProductEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ProductEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductEdge'] = ResolversParentTypes['ProductEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Product'], ParentType, ContextType>;
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
@@ -957,9 +1021,15 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
 }>;
 
 export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserConnection'] = ResolversParentTypes['UserConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['UserEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type UserEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserEdge'] = ResolversParentTypes['UserEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
@@ -973,13 +1043,16 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderDraft?: OrderDraftResolvers<ContextType>;
   OrderDraftItem?: OrderDraftItemResolvers<ContextType>;
+  OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
   ProductConnection?: ProductConnectionResolvers<ContextType>;
+  ProductEdge?: ProductEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Shipment?: ShipmentResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
+  UserEdge?: UserEdgeResolvers<ContextType>;
 }>;
 

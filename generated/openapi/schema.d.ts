@@ -21,6 +21,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check readiness (probe form)
+         * @description The readiness probe, the same answer as `/health`: `200` when the process and its database
+         *     answer, `503` naming the failing check otherwise. Point a Kubernetes `readinessProbe` (or a load
+         *     balancer's health check) here: a failing database takes the instance out of rotation without
+         *     restarting it. Needs no credential; not versioned.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check liveness
+         * @description The liveness probe: `200` whenever the process is up and its event loop answers, whatever the
+         *     state of the database (a database outage is for readiness to report; restarting the process would
+         *     not fix it). Point a Kubernetes `livenessProbe` here. Needs no credential; not versioned.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders": {
         parameters: {
             query?: never;
@@ -575,7 +620,7 @@ export interface components {
         /**
          * Format: int64
          * @description A positive integer identifier, assigned by the server.
-         * @example 1001
+         * @example 1
          */
         Id: number;
         /**
@@ -597,6 +642,11 @@ export interface components {
          * @enum {string}
          */
         OrderStatus: "PENDING" | "PAID" | "SHIPPED" | "DELIVERED" | "CANCELED";
+        /**
+         * @description An order state as a filter value, in any case: the server upper-cases it before anything else,
+         *     so `paid`, `Paid` and `PAID` are the same. The canonical, upper-case values are `OrderStatus`.
+         */
+        OrderStatusFilterValue: components["schemas"]["OrderStatus"] | string;
         /**
          * @description The state of a shipment; it follows its order. New states may be added.
          * @enum {string}
@@ -720,8 +770,8 @@ export interface components {
         };
         /** @description The conditions of `GET /v1/orders` in a body, plus `ids`. The same conditions give the same result and cursors. */
         OrderSearch: {
-            /** @description Any of these states (case-insensitive). */
-            status?: components["schemas"]["OrderStatus"][];
+            /** @description Any of these states, in any case; a value given twice counts once. */
+            status?: components["schemas"]["OrderStatusFilterValue"][];
             userId?: components["schemas"]["Id"];
             from?: components["schemas"]["DateOrDateTime"];
             to?: components["schemas"]["DateOrDateTime"];
@@ -1170,7 +1220,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description A URI identifying the kind of problem; it documents the `code`.
+             * @description The URL of the page documenting the `code`, served by this server at `/problems/{code in kebab case}` (absolute: at `PUBLIC_BASE_URL` when the operator sets it, else at the address the request came to). `/problems` lists every code.
              */
             type: string;
             /** @description A short summary of the kind of problem. */
@@ -1310,7 +1360,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The inventory service could not be reached; no order was written. Retry later. */
+        /**
+         * @description `DATABASE_UNAVAILABLE`: the database could not be reached, for example while it restarts. The
+         *     service recovers by itself; retry shortly (a create with the same `Idempotency-Key`).
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `INVENTORY_UNAVAILABLE`: the inventory service could not be reached; no order was written. Retry
+         *     later. Or `DATABASE_UNAVAILABLE`: the database could not be reached (see `ServiceUnavailable`).
+         */
         InventoryUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1382,14 +1449,17 @@ export interface components {
          */
         OrderItemSort: string;
         /**
-         * @description Orders in any of these states, comma-separated (`status=PAID,SHIPPED`). The server upper-cases
-         *     the values first, so `status=paid` works too. Repeating the parameter is `400`.
+         * @description Orders in any of these states. The documented form is comma-separated (`status=PAID,SHIPPED`),
+         *     as for every list parameter of this API; the repeated form (`status=PAID&status=SHIPPED`), which
+         *     generated clients such as openapi-fetch and orval send by default, is accepted as the same
+         *     request. Values are case-insensitive (`status=paid` works: the server upper-cases them first),
+         *     and a value given twice counts once.
          * @example [
          *       "PAID",
          *       "SHIPPED"
          *     ]
          */
-        StatusFilter: components["schemas"]["OrderStatus"][];
+        StatusFilter: components["schemas"]["OrderStatusFilterValue"][];
         /** @description Orders of this user. For a customer, another user's id yields an empty list. */
         UserIdFilter: components["schemas"]["Id"];
         /** @description Orders created at or after this instant; an RFC 3339 date (`2026-11-01`, midnight UTC) or date-time. */
@@ -1405,7 +1475,10 @@ export interface components {
         /**
          * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
          *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-         *     it is `409`. Scoped to the caller's API key owner.
+         *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+         *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+         *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+         *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
          * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
          */
         IdempotencyKey: string;
@@ -1422,6 +1495,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Seconds after which a retry may succeed (RFC 9110 §10.2.3).
+         * @example 1
+         */
+        "Retry-After": number;
         /** @description Identifies this request in the server's logs; the caller's own value is echoed when it sends one. */
         "X-Request-Id": string;
         /** @description The URL of the created resource. */
@@ -1470,12 +1548,71 @@ export interface operations {
             };
         };
     };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalError"];
+            /** @description A dependency does not answer. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
                 /**
-                 * @description Orders in any of these states, comma-separated (`status=PAID,SHIPPED`). The server upper-cases
-                 *     the values first, so `status=paid` works too. Repeating the parameter is `400`.
+                 * @description Orders in any of these states. The documented form is comma-separated (`status=PAID,SHIPPED`),
+                 *     as for every list parameter of this API; the repeated form (`status=PAID&status=SHIPPED`), which
+                 *     generated clients such as openapi-fetch and orval send by default, is accepted as the same
+                 *     request. Values are case-insensitive (`status=paid` works: the server upper-cases them first),
+                 *     and a value given twice counts once.
                  * @example [
                  *       "PAID",
                  *       "SHIPPED"
@@ -1532,6 +1669,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -1544,7 +1682,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1614,6 +1755,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -1654,6 +1796,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceOrder: {
@@ -1702,6 +1845,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
@@ -1738,6 +1882,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -1787,6 +1932,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderItems: {
@@ -1831,6 +1977,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getShipment: {
@@ -1860,6 +2007,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateShipment: {
@@ -1897,6 +2045,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCancellation: {
@@ -1926,6 +2075,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCancellation: {
@@ -1935,7 +2085,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1973,6 +2126,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrderItem: {
@@ -2002,6 +2156,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrderDraft: {
@@ -2011,7 +2166,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2047,6 +2205,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrderDraft: {
@@ -2076,6 +2235,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -2117,6 +2277,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -2126,7 +2287,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2162,6 +2326,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCurrentUser: {
@@ -2195,6 +2360,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
@@ -2232,6 +2398,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceUser: {
@@ -2276,6 +2443,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteUser: {
@@ -2311,6 +2479,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUser: {
@@ -2356,6 +2525,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProducts: {
@@ -2395,6 +2565,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProduct: {
@@ -2404,7 +2575,10 @@ export interface operations {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
                  *     (with `Idempotent-Replayed: true`); with another body it is `422`; while the first request runs
-                 *     it is `409`. Scoped to the caller's API key owner.
+                 *     it is `409`. Scoped to the caller's API key owner. A first request holds its key on a lease of
+                 *     30 seconds (`IDEMPOTENCY_LEASE_SECONDS`): if it never finishes (its server died, or the database
+                 *     failed under it), a retry after the lease runs; it answers with the order the first request wrote
+                 *     if that one got as far, and otherwise places it, the stock held by the first attempt released.
                  * @example 7d4c2a9e-1f0b-4c55-9a51-3f1e0b6c2d88
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2439,6 +2613,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProduct: {
@@ -2467,6 +2642,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProductRating: {
@@ -2495,6 +2671,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     putMyRating: {
@@ -2541,6 +2718,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -2574,6 +2752,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -2602,6 +2781,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeprecationReport: {
@@ -2628,6 +2808,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeprecationCallers: {
@@ -2664,6 +2845,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDeprecationNotices: {
@@ -2703,6 +2885,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -9,7 +9,7 @@ import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
 import type { Change } from './report.js';
 
-/** A deliberate, recorded retirement (spec §9.2 rule 2(d)). */
+/** A deliberate, recorded retirement (docs/decisions.md §7). */
 export interface Retirement {
   contract: Change['contract'];
   item: string;

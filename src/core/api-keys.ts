@@ -5,7 +5,7 @@ import { DomainError } from './errors.js';
 import type { ApiKey, Role } from './model.js';
 import type { Store } from './ports.js';
 
-/** How long a verified key is trusted without asking the database (DESIGN.md §9): revocation takes effect within this. */
+/** How long a verified key is trusted without asking the database (docs/decisions.md §9): revocation takes effect within this. */
 export const KEY_CACHE_TTL_MS = 5_000;
 
 /** How often `lastLoginAt` is written at most, per user. */

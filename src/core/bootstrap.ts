@@ -68,10 +68,13 @@ async function seedDemo(core: Core, admin: Caller): Promise<string> {
     ['Paper filters, 100 pack', 'FILT-100', 650, 500, null],
     ['Gooseneck kettle 1 l', 'KETL-GN-1L', 5_450, 8, 'https://images.example.com/kettle.jpg'],
     ['Single-origin beans 250 g', 'BEAN-SO-250', 1_799, 120, 'https://images.example.com/beans.jpg'],
+    // The product of the contracts' examples (id 6, SKU KB-ERGO-01), so that they work against the demo.
+    ['Ergonomic Keyboard', 'KB-ERGO-01', 4_950, 40, 'https://img.example.com/kb-ergo-01.png'],
   ] as const) {
     products.push(await core.products.create(admin, { name, sku, price, stock, imageUrl }));
   }
-  const [dripper, grinder, filters, kettle, beans] = products as [
+  const [dripper, grinder, filters, kettle, beans, keyboard] = products as [
+    (typeof products)[0],
     (typeof products)[0],
     (typeof products)[0],
     (typeof products)[0],
@@ -115,6 +118,8 @@ async function seedDemo(core: Core, admin: Caller): Promise<string> {
   await place(kim.id, [[filters.id, 1]], 'CANCELED');
 
   const kimCaller: Caller = { userId: kim.id, role: 'customer', apiKeyId: null };
+  // Draft 1 of the contracts' examples: two keyboards, not yet ordered.
+  await core.drafts.create(kimCaller, { items: [{ productId: keyboard.id, quantity: 2 }] });
   const leeCaller: Caller = { userId: lee.id, role: 'customer', apiKeyId: null };
   await core.products.rate(kimCaller, beans.id, { score: 5, comment: 'Bright and fruity.' });
   await core.products.rate(leeCaller, beans.id, { score: 4 });

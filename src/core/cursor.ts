@@ -26,7 +26,7 @@ const invalidCursor = (detail: string) =>
 /**
  * Creates the cursor codec. A cursor is `base64url(json).base64url(hmac)`: the signature makes it
  * tamper-evident, the sort and filter digest inside bind it to the query that made it, and the key is
- * shared by every instance, so any instance can continue any page (spec §1 rule 2).
+ * shared by every instance, so any instance can continue any page (docs/decisions.md §2).
  */
 export function createCursorCodec(secret: string): CursorCodec {
   const sign = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, 16);

@@ -137,6 +137,13 @@ export const errorCatalog = {
     grpcCode: 'UNAVAILABLE',
     description: 'The inventory service could not be reached; nothing was written. Retry later.',
   },
+  DATABASE_UNAVAILABLE: {
+    title: 'Database unavailable',
+    httpStatus: 503,
+    grpcCode: 'UNAVAILABLE',
+    description:
+      'The database could not be reached (for example while it restarts). A write may or may not have been applied: retry with the same Idempotency-Key.',
+  },
   UPSTREAM_TIMEOUT: {
     title: 'Upstream timeout',
     httpStatus: 504,

@@ -1,11 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Caller } from './caller.js';
 import { canonicalJson } from './cursor.js';
 import { DomainError } from './errors.js';
 import type { Store } from './ports.js';
 
-/** How long a key is remembered (DESIGN.md §3). */
+/** How long a key is remembered (docs/decisions.md §3). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** How long a claim holds its key by default before a retry may take it over (IDEMPOTENCY_LEASE_SECONDS). */
+export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
+
+/** The claim the current idempotent call runs under, so that the work can tie what it holds to it. */
+const currentClaim = new AsyncLocalStorage<{ attach(orderId: number): Promise<void>; heldOrderId?: number }>();
+
+/**
+ * The order an earlier, dead attempt of the current idempotent call wrote before it could complete its
+ * claim (its process died, or the database failed under it): the retry answers with that order.
+ */
+export function orderOfDeadAttempt(): number | undefined {
+  return currentClaim.getStore()?.heldOrderId;
+}
+
+/**
+ * Records that the running idempotent call (if any) holds stock for `orderId`: if the process dies before
+ * the call completes, whoever takes over or sweeps the expired claim releases that stock.
+ */
+export function holdForCurrentClaim(orderId: number): Promise<void> {
+  return currentClaim.getStore()?.attach(orderId) ?? Promise.resolve();
+}
 
 /** The outcome of an idempotent call: the result and whether it is a replay of an earlier one. */
 export interface Idempotent<T> {
@@ -22,17 +45,34 @@ const revive = (key: string, value: unknown) =>
 /** Idempotency keys, shared by every transport: the key is scoped to the caller, and the result stored is the core's. */
 export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 
-/** Creates the idempotency service over the store. */
-export function createIdempotencyService(store: Store, now: () => Date = () => new Date()) {
+/**
+ * Creates the idempotency service over the store. A claim is a lease of `leaseMs`: a first request that
+ * neither completed nor gave its key back within it (its process died, or the database failed under it)
+ * no longer blocks the key, and the stock it held is released.
+ */
+export function createIdempotencyService(
+  store: Store,
+  now: () => Date = () => new Date(),
+  leaseMs = DEFAULT_IDEMPOTENCY_LEASE_MS,
+) {
+  const leaseStart = () => new Date(now().getTime() - leaseMs);
   return {
-    /** Forgets keys older than the 24-hour window (run periodically). */
-    purgeExpired: () => store.idempotency.purge(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS)),
+    /** The lease of a claim, in milliseconds. */
+    leaseMs,
+
+    /**
+     * Forgets keys older than the 24-hour window and claims whose lease ran out (releasing the stock they
+     * held); run periodically. Returns how many keys went.
+     */
+    purgeExpired: async () =>
+      (await store.idempotency.purge(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS))) +
+      (await store.idempotency.expireLeases(leaseStart())),
 
     /**
      * Runs `work` once per (caller, key): the same operation and input within 24 h gets the stored result
      * back (`replayed`); another operation or input is IDEMPOTENCY_KEY_REUSED; a key whose first request
-     * is still running is IDEMPOTENCY_KEY_IN_USE. A failed first request frees the key, so a retry runs
-     * again. Without a key, `work` simply runs.
+     * is still running is IDEMPOTENCY_KEY_IN_USE, until its lease runs out. A failed first request frees
+     * the key, so a retry runs again. Without a key, `work` simply runs.
      */
     async run<T>(
       caller: Caller,
@@ -48,7 +88,7 @@ export function createIdempotencyService(store: Store, now: () => Date = () => n
         .update(`${operation}\n${canonicalJson(input)}`)
         .digest('base64url');
       const since = new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS);
-      const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since);
+      const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since, leaseStart());
       if (claim.kind !== 'claimed' && claim.fingerprint !== fingerprint) {
         throw new DomainError(
           'IDEMPOTENCY_KEY_REUSED',
@@ -66,9 +106,15 @@ export function createIdempotencyService(store: Store, now: () => Date = () => n
       }
       let result: T;
       try {
-        result = await work();
+        const attach = (orderId: number) => store.idempotency.hold(scope, key, orderId);
+        const heldOrderId = claim.kind === 'claimed' ? claim.heldOrderId : undefined;
+        result = await currentClaim.run({ attach, ...(heldOrderId === undefined ? {} : { heldOrderId }) }, work);
       } catch (error) {
-        await store.idempotency.abandon(scope, key);
+        // A lost database leaves the outcome unknown (the last commit may have landed): the claim stays
+        // until its lease runs out, and the retry then answers with what was written, if anything.
+        if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) {
+          await store.idempotency.abandon(scope, key);
+        }
         throw error;
       }
       await store.idempotency.complete(scope, key, result);

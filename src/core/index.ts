@@ -22,6 +22,8 @@ export interface CoreOptions {
   vatRate: number;
   /** Budget of an order placement when the caller gives none. */
   requestTimeoutMs: number;
+  /** How long an idempotency claim holds its key before a retry may take it over (default 30 s). */
+  idempotencyLeaseMs?: number;
   /** The HMAC key of page cursors; generated once and kept in the database when not configured. */
   cursorSecret?: string;
   /**
@@ -60,7 +62,7 @@ export async function createCore(options: CoreOptions) {
     products: createProductService({ store, cursors }),
     drafts: createDraftService({ store }),
     apiKeys: createApiKeyService(store),
-    idempotency: createIdempotencyService(store),
+    idempotency: createIdempotencyService(store, undefined, options.idempotencyLeaseMs),
     deprecations: createDeprecationService({
       registry: options.registry ?? { items: [] },
       usage: store.usage,

@@ -34,14 +34,27 @@ export function orderFilters(conditions: OrderConditions, where: Violation['in']
     }
     filters.status = upper as OrderStatus[];
   }
-  if (conditions.userId !== undefined) filters.userId = Number(conditions.userId);
+  if (conditions.userId !== undefined) filters.userId = integerOf(conditions.userId, 'userId', where);
   if (conditions.from !== undefined) filters.from = instant(conditions.from, 'start');
   if (conditions.to !== undefined) filters.to = instant(conditions.to, 'end');
   if (conditions.minAmount !== undefined) filters.minAmount = toMinor(Number(conditions.minAmount), 'minAmount');
   if (conditions.hasCoupon !== undefined) filters.hasCoupon = String(conditions.hasCoupon) === 'true';
   if (conditions.q !== undefined) filters.q = conditions.q;
-  if (conditions.ids !== undefined) filters.ids = conditions.ids.map(Number).sort((a, b) => a - b);
+  if (conditions.ids !== undefined) {
+    filters.ids = conditions.ids.map((id) => integerOf(id, 'ids', where)).sort((a, b) => a - b);
+  }
   return filters;
+}
+
+/** An id condition as an integer; text that is not one (`"abc"`) is the caller's error, not a NaN query. */
+function integerOf(value: number | string, name: string, where: Violation['in']): number {
+  const number = typeof value === 'number' ? value : /^-?\d{1,16}$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number)) {
+    throw new DomainError('VALIDATION_FAILED', `${name} "${value}" is not an integer id.`, [
+      { in: where, name: where === 'body' ? `/${name}` : name, message: 'must be an integer id' },
+    ]);
+  }
+  return number;
 }
 
 /** A date means midnight UTC (`start`) or the last millisecond of that day (`end`); a date-time is itself. */

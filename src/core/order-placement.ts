@@ -1,5 +1,6 @@
 import { type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
+import { holdForCurrentClaim, orderOfDeadAttempt } from './idempotency.js';
 import type { Address, Order } from './model.js';
 import type { CallOptions, InventoryPort, NewOrder, Store } from './ports.js';
 
@@ -28,7 +29,7 @@ export interface OrderPlacementDeps {
 }
 
 /**
- * Placing an order (DESIGN.md §9): reserve every line through the inventory port, then write the order
+ * Placing an order (docs/decisions.md §9): reserve every line through the inventory port, then write the order
  * in one transaction; on any failure or time-out release what was reserved. No database transaction is
  * held across the reservation calls.
  */
@@ -83,6 +84,12 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
     const userId = orderingUser(caller, input.userId);
+    // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
+    const earlier = orderOfDeadAttempt();
+    if (earlier !== undefined) {
+      const order = await store.orders.get(earlier);
+      if (order && order.userId === userId) return order;
+    }
     const user = await store.users.get(userId);
     if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
     const shippingAddress = input.shippingAddress ?? user.address;
@@ -90,8 +97,15 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
     const items = await linesFor(caller, input, userId);
 
     const orderId = await store.orders.allocateId();
+    // Tie the stock about to be held to the idempotency claim: if this process dies before the order is
+    // written, the claim's expiry releases it (and a retry with the key may run).
+    await holdForCurrentClaim(orderId);
     await reserveAll(orderId, items, deadline, options.signal);
     try {
+      // Past the budget the caller has given up (and a retry may take the claim over): write nothing.
+      if (Date.now() >= deadline) {
+        throw new DomainError('UPSTREAM_TIMEOUT', 'The order could not be placed in time; no order was placed.');
+      }
       const written = await store.orders.insert({
         id: orderId,
         userId,
@@ -107,7 +121,9 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       }
       return written;
     } catch (error) {
-      await compensate(orderId);
+      // With the database lost mid-write the order may exist after all: its reservations are then its
+      // own (no expiry); if it does not, the claim's lease or the reservation expiry gives them back.
+      if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) await compensate(orderId);
       throw error;
     }
   };

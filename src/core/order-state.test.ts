@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isPaid, type OrderStatus, orderStatuses, transition } from './order-state.js';
 
-// The whole table of DESIGN.md §3, written out so that a change to the rules shows up here.
+// The whole table of docs/decisions.md §3, written out so that a change to the rules shows up here.
 const table: Record<OrderStatus, Record<OrderStatus, string>> = {
   PENDING: {
     PENDING: 'unchanged',

@@ -14,7 +14,7 @@ export type Transition =
   | { kind: 'invalid' };
 
 /**
- * The order state machine (DESIGN.md §3): forward only, one or more steps, along
+ * The order state machine (docs/decisions.md §3): forward only, one or more steps, along
  * PENDING → PAID → SHIPPED → DELIVERED; CANCELED from any state and final. Asking for the current state
  * changes nothing, which makes a repeated cancel a no-op.
  */

@@ -56,7 +56,7 @@ export type OrderService = ReturnType<typeof createOrderService>;
 export function createOrderService({ store, inventory, cursors, requestTimeoutMs }: OrderServiceDeps) {
   async function visibleOrder(caller: Caller, id: number): Promise<Order> {
     const order = await store.orders.get(id);
-    // Another user's order is "not found", so that ids cannot be probed (DESIGN.md §4).
+    // Another user's order is "not found", so that ids cannot be probed (docs/decisions.md §4).
     if (!order || !canSee(caller, order.userId)) throw new DomainError('ORDER_NOT_FOUND', `There is no order ${id}.`);
     return order;
   }

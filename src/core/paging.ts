@@ -1,7 +1,7 @@
 import { type CursorCodec, filterDigest, type KeyValues } from './cursor.js';
 import { DomainError } from './errors.js';
 
-/** Default and maximum page size (spec §8: larger sizes are cut, not rejected). */
+/** Default and maximum page size (docs/decisions.md §3: larger sizes are cut, not rejected). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
@@ -25,6 +25,8 @@ export interface Page<T> {
   nextCursor?: string;
   hasNext: boolean;
   totalCount?: number;
+  /** The cursor that continues after an item of this page (made on demand: Relay edges ask per item). */
+  cursorOf?: (item: T) => string;
 }
 
 /**
@@ -94,12 +96,12 @@ export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
   const items = rows.slice(0, limit);
   const hasNext = rows.length > limit;
   const last = items.at(-1);
+  const cursorOf = (item: T) => request.cursors.encode(sortText, digest, request.keys(item, request.sort));
   return {
     items,
     hasNext,
-    ...(hasNext && last
-      ? { nextCursor: request.cursors.encode(sortText, digest, request.keys(last, request.sort)) }
-      : {}),
+    cursorOf,
+    ...(hasNext && last ? { nextCursor: cursorOf(last) } : {}),
     ...(totalCount === undefined ? {} : { totalCount }),
   };
 }

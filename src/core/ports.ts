@@ -80,7 +80,8 @@ export type ReserveOutcome =
 
 /** The outcome of claiming an idempotency key. */
 export type IdempotencyClaim =
-  | { kind: 'claimed' }
+  /** `heldOrderId`: a dead claim of the same request was taken over, and the order it wrote exists. */
+  | { kind: 'claimed'; heldOrderId?: number }
   | { kind: 'in-progress'; fingerprint: string }
   | { kind: 'completed'; fingerprint: string; result: unknown };
 
@@ -161,21 +162,48 @@ export interface Store {
   };
   inventory: {
     stock(sku: string): Promise<Stock | undefined>;
-    reserve(orderId: number, sku: string, quantity: number, expiresAt: Date): Promise<ReserveOutcome>;
+    /** `beforeCommit` may throw to roll the reservation back (a caller whose deadline passed). */
+    reserve(
+      orderId: number,
+      sku: string,
+      quantity: number,
+      expiresAt: Date,
+      beforeCommit?: () => void,
+    ): Promise<ReserveOutcome>;
     /** Releases HELD reservations of the order (one SKU or all); returns the reservations touched. */
     release(orderId: number, sku?: string): Promise<Reservation[]>;
-    adjust(sku: string, delta: number): Promise<Stock | 'unknown-sku' | 'below-reserved'>;
+    /** Changes on-hand stock; refused below what is reserved, or above MAX_STOCK. */
+    adjust(
+      sku: string,
+      delta: number,
+      beforeCommit?: () => void,
+    ): Promise<Stock | 'unknown-sku' | 'below-reserved' | 'above-maximum'>;
     /** Releases HELD reservations whose order never appeared before `now`. */
     expire(now: Date): Promise<number>;
   };
   /** Per-caller uses of deprecated and watched items, and the notices sent. */
   usage: UsagePort;
   idempotency: {
-    claim(caller: string, key: string, operation: string, fingerprint: string, since: Date): Promise<IdempotencyClaim>;
+    /**
+     * Claims a key; a row older than `since`, or still in progress since before `leaseStart`, is taken
+     * over (releasing the stock its claim held for an order that was never written).
+     */
+    claim(
+      caller: string,
+      key: string,
+      operation: string,
+      fingerprint: string,
+      since: Date,
+      leaseStart: Date,
+    ): Promise<IdempotencyClaim>;
+    /** Records that the claim holds stock reserved for `orderId`. */
+    hold(caller: string, key: string, orderId: number): Promise<void>;
     complete(caller: string, key: string, result: unknown): Promise<void>;
     abandon(caller: string, key: string): Promise<void>;
     /** Forgets keys claimed before `before`; returns how many. */
     purge(before: Date): Promise<number>;
+    /** Drops claims still in progress since before `leaseStart` and releases their stock; returns how many. */
+    expireLeases(leaseStart: Date): Promise<number>;
   };
 }
 

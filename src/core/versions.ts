@@ -10,17 +10,29 @@ export function checkVersion(current: Versioned, ifMatchVersion: number | undefi
   if (ifMatchVersion !== undefined && ifMatchVersion !== current.version) throw stale();
 }
 
+/** How long a write without If-Match keeps retrying after losing races before it gives up. */
+export const STALE_RETRY_BUDGET_MS = 10_000;
+
 /**
  * Without If-Match the caller asked for no precondition, so a write that lost a race with another one is
- * recomputed from the fresh state (up to three times) instead of answering 412. With If-Match, 412 stands.
+ * recomputed from the fresh state, after a short random pause, until it wins or STALE_RETRY_BUDGET_MS
+ * have passed (a bound in time, not in rounds: 20 concurrent writers of one order need up to 20 rounds).
+ * With If-Match, 412 stands.
  */
-export async function retryStale<T>(ifMatchVersion: number | undefined, attempt: () => Promise<T>): Promise<T> {
+export async function retryStale<T>(
+  ifMatchVersion: number | undefined,
+  attempt: () => Promise<T>,
+  budgetMs = STALE_RETRY_BUDGET_MS,
+): Promise<T> {
+  const giveUpAt = Date.now() + budgetMs;
   for (let round = 1; ; round++) {
     try {
       return await attempt();
     } catch (error) {
       const lostRace = error instanceof DomainError && error.code === 'PRECONDITION_FAILED';
-      if (!lostRace || ifMatchVersion !== undefined || round >= 3) throw error;
+      if (!lostRace || ifMatchVersion !== undefined || Date.now() >= giveUpAt) throw error;
+      // Jitter spreads the losers out so that they do not collide again on the next round.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * round)));
     }
   }
 }

@@ -25,6 +25,7 @@ import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import type { Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
+import { BAD_USER_INPUT, useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
 
@@ -94,6 +95,7 @@ export async function createGraphQL({
       // Field suggestions stay on: the schema is public.
       blockFieldSuggestion: { enabled: false },
     }) as Plugin<Context>,
+    useRejectNulCharacters() as Plugin<Context>,
     usePersistedOperations<Context>({
       getPersistedOperation: (key) => manifest[key] ?? null,
       allowArbitraryOperations: !settings.persistedOnly,
@@ -130,12 +132,19 @@ export async function createGraphQL({
             const errors = 'errors' in result ? (result.errors ?? []) : [];
             const operation = args.operationName ?? operationNameOf(args.document) ?? 'anonymous';
             metrics.graphqlOperations.inc({ operation, outcome: errors.length > 0 ? 'error' : 'ok' });
-            for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
             if (errors.length > 0) {
               logger.info({ operation, codes: errors.map(codeOf) }, 'graphql errors');
             }
           },
         };
+      },
+      // Every error of every response, including those refused before execution (parse, validation,
+      // limits, persisted operations), which never reach onExecuteDone.
+      onResultProcess({ result }) {
+        for (const single of Array.isArray(result) ? result : [result]) {
+          const errors = (single as { errors?: readonly GraphQLError[] } | undefined)?.errors ?? [];
+          for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
+        }
       },
       onValidate({ addValidationRule }) {
         if (!settings.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
@@ -147,7 +156,7 @@ export async function createGraphQL({
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    // One CORS policy for the whole server (STACK.md): Yoga's own would echo any origin.
+    // One CORS policy for the whole server: Yoga's own would echo any origin.
     cors: false,
     landingPage: false,
     graphiql: {
@@ -197,7 +206,7 @@ export async function createGraphQL({
 async function authenticate(core: Core, header: string | null): Promise<Caller | null> {
   const caller = await callerFromAuthorization(core, header);
   if (caller !== 'invalid') return caller;
-  // A wrong key is an HTTP 401, not an anonymous request (DESIGN.md §9).
+  // A wrong key is an HTTP 401, not an anonymous request (docs/decisions.md §9).
   throw new GraphQLError('The API key is wrong or was revoked.', {
     extensions: {
       code: 'UNAUTHENTICATED',
@@ -225,6 +234,14 @@ function maskError(error: unknown, logger: Logger): Error {
       extensions: original.extensions,
     });
   }
+  // Variables that are missing or do not coerce to their type (graphql-js reports them without a path,
+  // before any resolver runs) are the client's error, not the server's.
+  if (located && !located.path && /^Variable "\$/.test(located.message)) {
+    return new GraphQLError(located.message, {
+      ...(located.nodes ? { nodes: located.nodes } : {}),
+      extensions: { code: BAD_USER_INPUT, http: { status: 400 } },
+    });
+  }
   if (located && !located.originalError) return located;
   logger.error({ err: original }, 'graphql resolver failed');
   return new GraphQLError('Unexpected error.', {
@@ -236,7 +253,7 @@ function maskError(error: unknown, logger: Logger): Error {
 
 /**
  * Makes every resolver give up when the operation's budget runs out: the field becomes `null` with the
- * TIMEOUT error, fields already resolved stay, and the response is 200 with partial data (spec §7.2).
+ * TIMEOUT error, fields already resolved stay, and the response is 200 with partial data (docs/decisions.md §5).
  */
 function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T): T {
   const wrapped: Record<string, Record<string, unknown>> = {};

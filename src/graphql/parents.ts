@@ -21,5 +21,7 @@ export type { VatSplit as AmountDetailParent } from '../core/money.js';
 /** A page of a connection, with its total counted only if the field is selected. */
 export interface ConnectionParent<T> {
   page: Page<T>;
+  /** Whether the page was asked for with `after` (Relay's `hasPreviousPage` for forward paging). */
+  after: boolean;
   totalCount(): Promise<number>;
 }

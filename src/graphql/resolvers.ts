@@ -26,11 +26,16 @@ function selects(info: GraphQLResolveInfo, name: string): boolean {
 /** Runs a list call and wraps it as a connection whose total is counted lazily. */
 async function connection<T>(
   info: GraphQLResolveInfo,
+  args: { after?: string | null },
   list: (withTotal: boolean) => Promise<Page<T>>,
 ): Promise<ConnectionParent<T>> {
   const page = await list(selects(info, 'totalCount'));
-  return { page, totalCount: async () => page.totalCount ?? 0 };
+  return { page, after: given(args.after), totalCount: async () => page.totalCount ?? 0 };
 }
+
+/** The cursor after an item; every page read through the core can make one. */
+const cursorOf = <T>(page: Page<T>, item: T | undefined): string | null =>
+  item === undefined || !page.cursorOf ? null : page.cursorOf(item);
 
 const pageArgs = (args: { first?: number | null; after?: string | null; sort?: string | null }) => ({
   size: args.first ?? 20,
@@ -40,9 +45,14 @@ const pageArgs = (args: { first?: number | null; after?: string | null; sort?: s
 
 const connectionFields = <T>() => ({
   nodes: (parent: ConnectionParent<T>) => parent.page.items,
+  // Relay's form of the same page: each item with the cursor that continues after it.
+  edges: (parent: ConnectionParent<T>) =>
+    parent.page.items.map((node) => ({ node, cursor: cursorOf(parent.page, node) ?? '' })),
   pageInfo: (parent: ConnectionParent<T>) => ({
-    endCursor: parent.page.nextCursor ?? null,
+    endCursor: parent.page.nextCursor ?? cursorOf(parent.page, parent.page.items.at(-1)),
     hasNextPage: parent.page.hasNext,
+    startCursor: cursorOf(parent.page, parent.page.items[0]),
+    hasPreviousPage: parent.after,
   }),
   totalCount: (parent: ConnectionParent<T>) => parent.totalCount(),
 });
@@ -58,7 +68,7 @@ export const resolvers: Resolvers = {
       return page.items;
     },
     ordersConnection: (_, args, context, info) =>
-      connection(info, (withTotal) =>
+      connection(info, args, (withTotal) =>
         context.core.orders.list(callerOf(context), {
           ...pageArgs(args),
           withTotal,
@@ -68,10 +78,12 @@ export const resolvers: Resolvers = {
     me: (_, __, context) => context.core.users.get(callerOf(context), callerOf(context).userId),
     user: (_, args, context) => context.core.users.get(callerOf(context), idOf(args.id, 'USER_NOT_FOUND', 'user')),
     users: (_, args, context, info) =>
-      connection(info, (withTotal) => context.core.users.list(callerOf(context), { ...pageArgs(args), withTotal })),
+      connection(info, args, (withTotal) =>
+        context.core.users.list(callerOf(context), { ...pageArgs(args), withTotal }),
+      ),
     product: (_, args, context) => context.core.products.get(idOf(args.id, 'PRODUCT_NOT_FOUND', 'product')),
     products: (_, args, context, info) =>
-      connection(info, (withTotal) => context.core.products.list({ ...pageArgs(args), withTotal })),
+      connection(info, args, (withTotal) => context.core.products.list({ ...pageArgs(args), withTotal })),
     orderDraft: (_, args, context) =>
       context.core.drafts.get(callerOf(context), idOf(args.id, 'DRAFT_NOT_FOUND', 'order draft')),
   },

@@ -6,7 +6,7 @@ const OPEN_SERVICES = new Set(['grpc.health.v1.Health', 'grpc.reflection.v1.Serv
 
 /**
  * Requires `authorization: Bearer <INTERNAL_TOKEN>` on every call to the internal services when a token is
- * configured (DESIGN.md §4); health stays open.
+ * configured (docs/decisions.md §4); health stays open.
  */
 export function internalTokenInterceptor(token: string): Interceptor {
   const expected = Buffer.from(`Bearer ${token}`);

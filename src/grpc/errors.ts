@@ -21,6 +21,15 @@ const codeByName: Record<string, Code> = {
 };
 
 /**
+ * The longest `grpc-message` sent: a detail that echoes the caller's input (an unknown SKU) must not grow
+ * the trailers beyond what clients accept (grpc-go refuses header lists above 16 KiB by default).
+ */
+export const MAX_STATUS_MESSAGE_CHARS = 512;
+
+const capped = (message: string) =>
+  message.length > MAX_STATUS_MESSAGE_CHARS ? `${message.slice(0, MAX_STATUS_MESSAGE_CHARS - 1)}…` : message;
+
+/**
  * Maps any failure to a gRPC status, in one place: a domain error gets its catalog's gRPC code, its
  * detail as the message and an ErrorInfo with the catalog code as `reason`; anything else is INTERNAL
  * with nothing of its internals.
@@ -29,7 +38,7 @@ export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ConnectError) return error;
   if (error instanceof DomainError) {
     const info: ErrorInfo = create(ErrorInfoSchema, { reason: error.code, domain: ERROR_DOMAIN });
-    return new ConnectError(error.detail, codeByName[error.spec.grpcCode] ?? Code.Internal, undefined, [
+    return new ConnectError(capped(error.detail), codeByName[error.spec.grpcCode] ?? Code.Internal, undefined, [
       { desc: ErrorInfoSchema, value: info },
     ]);
   }
@@ -47,7 +56,8 @@ export function fromConnectError(error: unknown): unknown {
     return new DomainError('UPSTREAM_TIMEOUT', 'Stock could not be reserved in time; no order was placed.');
   }
   const reason = connectError.findDetails(ErrorInfoSchema)[0]?.reason;
-  if (reason && reason in errorCatalog) return new DomainError(reason as ErrorCode, connectError.rawMessage);
+  if (reason && Object.hasOwn(errorCatalog, reason))
+    return new DomainError(reason as ErrorCode, connectError.rawMessage);
   if (connectError.code === Code.Unavailable) {
     return new DomainError('INVENTORY_UNAVAILABLE', 'The inventory service cannot be reached; no order was placed.');
   }

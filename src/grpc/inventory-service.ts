@@ -9,7 +9,8 @@ import {
   type Stock as StockMessage,
   StockSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import type { InventoryService } from '../core/inventory.js';
+import { DomainError } from '../core/errors.js';
+import type { InventoryService, WriteOptions } from '../core/inventory.js';
 import type { Reservation, Stock } from '../core/model.js';
 import { toConnectError } from './errors.js';
 
@@ -42,17 +43,23 @@ const reservationMessage = (reservation: Reservation): ReservationMessage =>
  * and one that outlives it answers DEADLINE_EXCEEDED at once (the caller releases by compensation; what
  * the late work reserved expires). Every failure leaves through the one error mapping.
  */
-async function withinDeadline<T>(context: HandlerContext, work: () => Promise<T>): Promise<T> {
+async function withinDeadline<T>(context: HandlerContext, work: (options: WriteOptions) => Promise<T>): Promise<T> {
   const deadline = () => new ConnectError('the deadline passed before the call finished', Code.DeadlineExceeded);
-  if (context.signal.aborted) throw deadline();
+  const timeLeft = context.timeoutMs();
+  if (context.signal.aborted || (timeLeft !== undefined && timeLeft <= 0)) throw deadline();
+  const options: WriteOptions = {
+    signal: context.signal,
+    ...(timeLeft === undefined ? {} : { deadline: Date.now() + timeLeft }),
+  };
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(deadline());
     context.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([work(), aborted]);
+    return await Promise.race([work(options), aborted]);
   } catch (error) {
+    if (error instanceof DomainError && error.code === 'UPSTREAM_TIMEOUT') throw deadline();
     throw toConnectError(error);
   } finally {
     if (onAbort) context.signal.removeEventListener('abort', onAbort);
@@ -64,11 +71,12 @@ export function inventoryRoutes(inventory: InventoryService) {
   return (router: ConnectRouter) =>
     router.service(Inventory, {
       reserve: (request, context) =>
-        withinDeadline(context, async () => {
+        withinDeadline(context, async (options) => {
           const { reservation, stock, replayed } = await inventory.reserve(
             request.orderId,
             request.sku,
             request.quantity,
+            options,
           );
           return { reservation: reservationMessage(reservation), stock: stockMessage(stock), replayed };
         }),
@@ -79,8 +87,8 @@ export function inventoryRoutes(inventory: InventoryService) {
       getStock: (request, context) =>
         withinDeadline(context, async () => ({ stock: stockMessage(await inventory.stock(request.sku)) })),
       adjustStock: (request, context) =>
-        withinDeadline(context, async () => ({
-          stock: stockMessage(await inventory.adjust(request.sku, request.delta)),
+        withinDeadline(context, async (options) => ({
+          stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)),
         })),
     });
 }

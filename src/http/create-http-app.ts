@@ -14,6 +14,7 @@ import { type HealthCheck, healthRoutes } from './health-routes.js';
 import { clientOf, type Metrics, routeOf } from './metrics.js';
 import { observeRequests } from './observe-requests.js';
 import { catalogProblem } from './problem.js';
+import { problemPages } from './problem-pages.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -27,6 +28,8 @@ export interface HttpAppDeps {
   registry?: DeprecationRegistry;
   /** Where uses of those items are counted per caller. */
   recorder?: UsageRecorder;
+  /** PUBLIC_BASE_URL: where clients reach the server, when a proxy stands in front of it. */
+  publicBaseUrl?: string;
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
 }
@@ -40,6 +43,10 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
   if (deps.track) app.use('*', deps.track);
   app.use('*', requestId());
+  app.use('*', async (c, next) => {
+    c.set('publicBaseUrl', deps.publicBaseUrl);
+    await next();
+  });
   // One CORS policy for the whole server (Yoga's own is off). Credentials travel in the Authorization
   // header, never in cookies, so any origin may call; the headers clients need are exposed.
   app.use(
@@ -79,6 +86,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
   app.route('/health', healthRoutes(deps.healthChecks));
+  app.route('/problems', problemPages());
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
   app.route('/docs', await docsRoutes(deps.registry));
   const yoga = await createGraphQL({
@@ -125,6 +133,7 @@ function signalDeps({ registry, recorder }: HttpAppDeps) {
 /** A bounded route label for requests outside the REST contract. */
 function staticRoute(path: string): string {
   if (path === '/graphql') return 'graphql';
-  for (const prefix of ['/health', '/contracts', '/docs', '/metrics']) if (path.startsWith(prefix)) return prefix;
+  for (const prefix of ['/health', '/contracts', '/docs', '/metrics', '/problems'])
+    if (path.startsWith(prefix)) return prefix;
   return 'unmatched';
 }

@@ -14,6 +14,7 @@ const page = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Order API reference</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
@@ -41,6 +42,7 @@ const init = `window.ui = SwaggerUIBundle({
   showCommonExtensions: true,
   validatorUrl: null,
   tryItOutEnabled: false,
+  persistAuthorization: false,
 });
 `;
 
@@ -55,22 +57,27 @@ export async function docsRoutes(registry: DeprecationRegistry = { items: [] }):
     readFile(path.join(dist, 'swagger-ui.css'), 'utf8'),
     readFile(path.join(dist, 'swagger-ui-bundle.js'), 'utf8'),
   ]);
-  const assets: Record<string, [string, string]> = {
-    'swagger-ui.css': ['text/css', css],
-    'swagger-ui-bundle.js': ['text/javascript', bundle],
-    'init.js': ['text/javascript', init],
-  };
+  // A Map, not an object: `constructor` or `__proto__` must be a 404, not a property of Object.prototype.
+  const assets = new Map<string, [string, string]>([
+    ['swagger-ui.css', ['text/css', css]],
+    ['swagger-ui-bundle.js', ['text/javascript', bundle]],
+    ['init.js', ['text/javascript', init]],
+  ]);
 
   const app = new Hono();
   app.use('*', etag());
   app.use('*', async (c, next) => {
     await next();
-    c.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    // The contract's server URL is relative, so "Try it out" calls this same origin: 'self' is exactly it.
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+    );
   });
   app.get('/', (c) => c.html(page));
   app.get('/deprecations', (c) => c.html(deprecations));
   app.get('/assets/:name', (c) => {
-    const asset = assets[c.req.param('name')];
+    const asset = assets.get(c.req.param('name'));
     if (!asset) return c.notFound();
     c.header('Cache-Control', 'public, max-age=3600');
     return c.body(asset[1], 200, { 'content-type': `${asset[0]}; charset=utf-8` });

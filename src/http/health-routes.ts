@@ -4,12 +4,18 @@ import { Hono } from 'hono';
 export type HealthCheck = () => Promise<void>;
 
 /**
- * `GET /health` (unversioned, no credentials): 200 with `status: ok` when every check passes, 503 with
- * the failing checks named otherwise, so a load balancer can take the instance out of rotation.
+ * Probes (unversioned, no credentials). Readiness, `GET /health` and `GET /health/ready`: 200 with
+ * `status: ok` when every check passes, 503 with the failing checks named otherwise, so a load balancer
+ * takes the instance out of rotation. Liveness, `GET /health/live`: 200 while the process answers at all,
+ * checking nothing outside it (a database outage is not cured by a restart).
  */
 export function healthRoutes(checks: Record<string, HealthCheck>): Hono {
   const app = new Hono();
-  app.get('/', async (c) => {
+  app.get('/live', (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json({ status: 'ok', checks: {} }, 200);
+  });
+  app.on('GET', ['/', '/ready'], async (c) => {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {

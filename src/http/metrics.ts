@@ -1,4 +1,11 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What a connection pool reports, read when /metrics is scraped. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
 /** The client a request comes from, for usage counts: the first `name/version` token of its User-Agent. */
 export function clientOf(userAgent: string | undefined | null): string {
@@ -13,8 +20,39 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  let poolStats: (() => PoolStats | undefined) | undefined;
+  const poolGauge = (name: string, help: string, pick: (stats: PoolStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = poolStats?.();
+        if (stats) this.set(pick(stats));
+      },
+    });
+  poolGauge('db_pool_connections', 'Connections in the PostgreSQL pool (DATABASE_URL only).', (s) => s.total);
+  poolGauge('db_pool_idle_connections', 'Idle connections in the PostgreSQL pool.', (s) => s.idle);
+  poolGauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', (s) => s.waiting);
   return {
     registry,
+    /** Reports the database pool on every scrape (the composition root passes the pool's counts). */
+    watchPool(read: () => PoolStats | undefined) {
+      poolStats = read;
+    },
+    grpcHandled: new Counter({
+      name: 'grpc_server_handled_total',
+      help: 'gRPC calls completed on the internal port, by service, method and status code (as go-grpc-prometheus).',
+      labelNames: ['grpc_service', 'grpc_method', 'grpc_code'] as const,
+      registers: [registry],
+    }),
+    grpcHandlingSeconds: new Histogram({
+      name: 'grpc_server_handling_seconds',
+      help: 'gRPC call duration on the internal port, by service and method.',
+      labelNames: ['grpc_service', 'grpc_method'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
     httpRequests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by route (operationId where the contract names one) and status.',

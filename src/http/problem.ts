@@ -2,8 +2,23 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
 
-/** Base of every problem `type` URI; each code has a page under it (RFC 9457 §3.1.1). */
-export const PROBLEM_TYPE_BASE = 'https://order-api.example.com/problems/';
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** PUBLIC_BASE_URL, when set: the address clients reach this server at, for problem `type` URIs. */
+    publicBaseUrl: string | undefined;
+  }
+}
+
+/** The page of a code under `/problems/` (`ORDER_NOT_FOUND` -> `order-not-found`). */
+export const problemSlug = (code: string) => code.toLowerCase().replaceAll('_', '-');
+
+/**
+ * A problem's `type` URI (RFC 9457 §3.1.1): the page this server serves for the code, at PUBLIC_BASE_URL
+ * when set (behind a proxy), else at the origin the request came to.
+ */
+function problemType(c: Context, code: string): string {
+  return `${c.get('publicBaseUrl') ?? new URL(c.req.url).origin}/problems/${problemSlug(code)}`;
+}
 
 /** One violation in a validation problem. */
 export interface ProblemViolation {
@@ -24,7 +39,7 @@ export interface ProblemInput {
 /** Answers with an `application/problem+json` document (RFC 9457) carrying the stable `code`. */
 export function problemResponse(c: Context, input: ProblemInput, headers: Record<string, string> = {}): Response {
   const body = {
-    type: PROBLEM_TYPE_BASE + input.code.toLowerCase().replaceAll('_', '-'),
+    type: problemType(c, input.code),
     title: input.title,
     status: input.status,
     detail: input.detail ?? input.title,
@@ -40,6 +55,9 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
   });
 }
 
+/** Codes whose cause passes by itself: the answer says when to retry (RFC 9110 §10.2.3). */
+const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = { DATABASE_UNAVAILABLE: 1 };
+
 /**
  * The one mapping from a catalog code to an HTTP problem: status and title come from the error catalog,
  * for every route on the public port.
@@ -52,9 +70,10 @@ export function catalogProblem(
   headers: Record<string, string> = {},
 ): Response {
   const spec = errorCatalog[code];
+  const retryAfter = RETRY_AFTER_SECONDS[code];
   return problemResponse(
     c,
     { status: spec.httpStatus, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
-    headers,
+    retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(retryAfter) },
   );
 }

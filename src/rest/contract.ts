@@ -31,6 +31,8 @@ export interface RestContract {
   operation(operationId: string): Operation;
   /** The query parameter names the operation defines. */
   queryParameters(operationId: string): Set<string>;
+  /** Its array-valued query parameters (comma-separated; the repeated form is accepted as the same). */
+  listParameters(operationId: string): Set<string>;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -38,7 +40,7 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 /**
  * Loads contracts/openapi.yaml and compiles its validators (openapi-backend over ajv, once). Routes come
  * from the contract: every path id in this API is a positive integer, so a templated segment matches
- * digits only, and `/v1/orders/abc` is a 404 rather than a validation error (DESIGN.md §9).
+ * digits only, and `/v1/orders/abc` is a 404 rather than a validation error (docs/decisions.md §9).
  */
 export async function loadRestContract(projectRoot: string): Promise<RestContract> {
   const definition = parseYaml(await readFile(path.join(projectRoot, 'contracts/openapi.yaml'), 'utf8'));
@@ -63,6 +65,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
   const routes: PathRoute[] = [];
   const operations = new Map<string, Operation>();
   const queryNames = new Map<string, Set<string>>();
+  const listNames = new Map<string, Set<string>>();
   const paths = definition.paths as Record<string, Record<string, unknown>>;
   for (const [template, item] of Object.entries(paths)) {
     const segments = template.split('/').slice(1);
@@ -87,10 +90,15 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
   for (const operation of api.getOperations()) {
     operations.set(operation.operationId as string, operation);
     const names = new Set<string>();
+    const lists = new Set<string>();
     for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
       if (parameter.in === 'query') names.add(parameter.name);
+      if (parameter.in === 'query' && (parameter as { schema?: { type?: unknown } }).schema?.type === 'array') {
+        lists.add(parameter.name);
+      }
     }
     queryNames.set(operation.operationId as string, names);
+    listNames.set(operation.operationId as string, lists);
   }
 
   return {
@@ -118,6 +126,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
       return operation;
     },
     queryParameters: (operationId) => queryNames.get(operationId) ?? new Set(),
+    listParameters: (operationId) => listNames.get(operationId) ?? new Set(),
   };
 }
 

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
+import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
@@ -20,7 +21,10 @@ import { createHandlers } from './handlers.js';
 import { includes } from './request.js';
 import type { Handler } from './respond.js';
 
-/** Request bodies above this are refused with 413 (DESIGN.md §3). */
+/** Operations served by the health routes outside /v1, not by REST handlers. */
+const HEALTH_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getLiveness']);
+
+/** Request bodies above this are refused with 413 (docs/decisions.md §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const PRODUCED = ['application/json', 'application/problem+json'];
@@ -59,7 +63,7 @@ export async function createRestApp({
   const signals = { deprecations, metrics, ...(recorder ? { recorder } : {}) };
   for (const operation of contract.api.getOperations()) {
     const id = operation.operationId as string;
-    if (id !== 'getHealth' && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
+    if (!HEALTH_OPERATIONS.has(id) && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
   }
 
   const app = new Hono();
@@ -110,13 +114,22 @@ async function handle(
     return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.', false);
   }
 
-  // Query: every name once, and only names the operation defines.
-  const query: Record<string, string> = {};
+  // Query: only names the operation defines, each once; a list parameter may also be repeated
+  // (`status=PAID&status=SHIPPED`, what generated clients send by default), read as the comma-separated
+  // form. Collected in a Map: a name such as `__proto__` or `constructor` is a parameter like any other,
+  // not a property of Object.prototype.
+  const sent = new Map<string, string>();
   const repeated = new Set<string>();
+  const lists = contract.listParameters(operationId);
   for (const [name, value] of url.searchParams) {
-    if (name in query) repeated.add(name);
-    query[name] = value;
+    const previous = sent.get(name);
+    if (previous !== undefined && lists.has(name)) sent.set(name, `${previous},${value}`);
+    else {
+      if (previous !== undefined) repeated.add(name);
+      sent.set(name, value);
+    }
   }
+  const query: Record<string, string> = Object.fromEntries(sent);
   const known = contract.queryParameters(operationId);
   const queryViolations: Violation[] = [
     ...Object.keys(query)
@@ -125,7 +138,7 @@ async function handle(
     ...[...repeated].map((name) => ({
       in: 'query' as const,
       name,
-      message: 'is given more than once; use one comma-separated value',
+      message: 'is given more than once',
     })),
   ];
   if (queryViolations.length > 0) {
@@ -135,16 +148,19 @@ async function handle(
       queryViolations,
     );
   }
-  // Status values are accepted in any case; the contract's enum is upper case (DESIGN.md §9).
-  if (query.status !== undefined) query.status = query.status.toUpperCase();
+  // Status values are accepted in any case (the contract's parameter says so); the canonical form is upper case.
+  if (query.status !== undefined) query.status = [...new Set(query.status.toUpperCase().split(','))].join(',');
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
+  rejectNulCharacters(query, body);
 
   // The search body's states are accepted in any case too, as in the query form.
   const search = body as { status?: unknown } | undefined;
   if (operationId === 'searchOrders' && Array.isArray(search?.status)) {
-    search.status = search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value));
+    search.status = [
+      ...new Set(search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value))),
+    ];
   }
 
   const headers: Record<string, string> = {};
@@ -243,6 +259,22 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number
     chunks.push(value);
   }
   return Buffer.concat(chunks, length);
+}
+
+/** Refuses U+0000 in any query value or body string, naming where it is (PostgreSQL cannot store it). */
+function rejectNulCharacters(query: Record<string, string>, body: unknown): void {
+  const inQuery = findNulCharacter(query);
+  const inBody = inQuery === undefined ? findNulCharacter(body) : undefined;
+  if (inQuery === undefined && inBody === undefined) return;
+  const violation: Violation =
+    inQuery !== undefined
+      ? { in: 'query', name: inQuery.slice(1), message: NUL_CHARACTER_MESSAGE }
+      : { in: 'body', name: inBody ?? '', message: NUL_CHARACTER_MESSAGE };
+  throw new DomainError(
+    'VALIDATION_FAILED',
+    `The request is invalid: ${violation.in} ${violation.name || '(body)'} ${NUL_CHARACTER_MESSAGE}.`,
+    [violation],
+  );
 }
 
 /** Turns ajv's errors into the problem's `errors[]` and picks the code that describes them. */

@@ -46,7 +46,7 @@ export function conditionalGet(request: RestRequest, version: number, body: () =
   return json(request.c, 200, body(), { ETag: etag });
 }
 
-/** Refuses read-only members sent with a value other than the current one (DESIGN.md §3). */
+/** Refuses read-only members sent with a value other than the current one (docs/decisions.md §3). */
 export function checkReadOnly(
   body: Record<string, unknown>,
   current: Record<string, unknown>,

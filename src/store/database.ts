@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { DomainError } from '../core/errors.js';
 
 /** Something that runs one parameterized SQL statement. */
 export interface Queryable {
@@ -14,13 +15,15 @@ export interface Database extends Queryable {
   exec(script: string): Promise<void>;
   close(): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
+  /** Connections of the pool (a PostgreSQL server only; the embedded database has one session, no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 const INT8 = 20;
 const NUMERIC = 1700;
 
 // Counts and bigint ids fit in a double here (ids from sequences, money in minor units below 2^53), so both
-// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers (STACK.md).
+// drivers hand them out as numbers; pg's default is strings, PGlite's is numbers.
 const toNumber = (value: string) => Number(value);
 
 /**
@@ -49,16 +52,42 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
   };
 }
 
+// SQLSTATE class 08 (connection exception), 57P01-57P03 (the server is shutting down or starting up) and
+// 53300 (too many connections): the database is away, not the request at fault.
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Client was closed/i;
+
+/** Whether a driver error means the server cannot be reached (so the request may succeed later). */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+  return UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/** Replaces a lost-connection error by the catalog's DATABASE_UNAVAILABLE (503); other errors pass. */
+function asUnavailable(error: unknown): unknown {
+  if (!isUnavailable(error)) return error;
+  return new DomainError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry shortly.');
+}
+
 /** Options of a server connection. */
 export interface PgDatabaseOptions {
   /** Use this schema (tests give each file its own); created when missing. */
   schema?: string;
   /** Pool size (default 10). */
   max?: number;
+  /** How long a request waits for a connection before DATABASE_UNAVAILABLE (default 5 s). */
+  connectTimeoutMs?: number;
 }
 
 /** Connects to a PostgreSQL server through a `pg` pool. */
-export async function createPgDatabase(url: string, { schema, max = 10 }: PgDatabaseOptions = {}): Promise<Database> {
+export async function createPgDatabase(
+  url: string,
+  { schema, max = 10, connectTimeoutMs = 5000 }: PgDatabaseOptions = {},
+): Promise<Database> {
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') =>
       oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format),
@@ -76,6 +105,7 @@ export async function createPgDatabase(url: string, { schema, max = 10 }: PgData
     connectionString: url,
     max,
     types,
+    connectionTimeoutMillis: connectTimeoutMs,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', () => {
@@ -84,25 +114,49 @@ export async function createPgDatabase(url: string, { schema, max = 10 }: PgData
   return {
     kind: 'postgres',
     async query(sql, params) {
-      return (await pool.query(sql, params)).rows;
+      try {
+        return (await pool.query(sql, params)).rows;
+      } catch (error) {
+        throw asUnavailable(error);
+      }
     },
     async transaction(work) {
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw asUnavailable(error);
+      }
+      // A checked-out client has no listener of the pool's: without this one, a server restart while the
+      // client is out raises an unhandled 'error' event that ends the process. The failure itself reaches
+      // the pending query as a rejection; the broken client is destroyed on release below.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work({ query: async (sql, params) => (await client.query(sql, params)).rows });
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        if (!lost && !isUnavailable(error)) await client.query('ROLLBACK').catch(() => undefined);
+        if (isUnavailable(error)) lost ??= error as Error;
+        throw asUnavailable(error);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(lost);
       }
     },
     async exec(script) {
-      await pool.query(script);
+      try {
+        await pool.query(script);
+      } catch (error) {
+        throw asUnavailable(error);
+      }
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -1,3 +1,4 @@
+import { MAX_STOCK } from '../core/inventory.js';
 import type { Reservation } from '../core/model.js';
 import type { ReserveOutcome, Store } from '../core/ports.js';
 import type { Database, Queryable } from './database.js';
@@ -24,7 +25,7 @@ export function inventoryStore(db: Database): Store['inventory'] {
       const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
       return rows[0] && toStock(rows[0]);
     },
-    reserve(orderId, sku, quantity, expiresAt): Promise<ReserveOutcome> {
+    reserve(orderId, sku, quantity, expiresAt, beforeCommit): Promise<ReserveOutcome> {
       return db.transaction(async (tx) => {
         // Lock the stock row first: concurrent reservations of one SKU queue here, so the check below
         // and the increment are one atomic step on a server that truly runs them in parallel.
@@ -48,6 +49,7 @@ export function inventoryStore(db: Database): Store['inventory'] {
           `INSERT INTO reservations (order_id, sku, quantity, state, expires_at) VALUES ($1, $2, $3, 'HELD', $4) RETURNING *`,
           [orderId, sku, quantity, expiresAt],
         );
+        beforeCommit?.();
         return {
           kind: 'reserved',
           reservation: toReservation(rows[0] as Record<string, unknown>),
@@ -68,14 +70,18 @@ export function inventoryStore(db: Database): Store['inventory'] {
         return rows.map(toReservation);
       });
     },
-    async adjust(sku, delta) {
+    async adjust(sku, delta, beforeCommit) {
       return db.transaction(async (tx) => {
         const current = await tx.query('SELECT * FROM stock WHERE sku = $1 FOR UPDATE', [sku]);
         if (current.length === 0) return 'unknown-sku' as const;
+        // In bigint: on_hand + delta must not overflow the integer column before it is compared.
+        const target = Number(current[0]?.on_hand) + delta;
+        if (target > MAX_STOCK) return 'above-maximum' as const;
         const rows = await tx.query(
-          'UPDATE stock SET on_hand = on_hand + $2 WHERE sku = $1 AND on_hand + $2 >= reserved RETURNING *',
+          'UPDATE stock SET on_hand = on_hand + $2::bigint WHERE sku = $1 AND on_hand + $2::bigint >= reserved RETURNING *',
           [sku, delta],
         );
+        if (rows[0]) beforeCommit?.();
         return rows[0] ? toStock(rows[0]) : ('below-reserved' as const);
       });
     },

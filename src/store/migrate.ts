@@ -1,8 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { projectRoot } from '../project-root.js';
 import type { Database } from './database.js';
 
-const migrationsDir = path.join(import.meta.dirname, 'migrations');
+// The SQL files stay in src/ (the compiler copies no .sql); compiled code reads them from there too.
+const migrationsDir = path.join(projectRoot, 'src/store/migrations');
 
 /**
  * Applies the versioned SQL migrations that the database has not seen, in name order, each in its own

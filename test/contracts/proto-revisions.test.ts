@@ -15,7 +15,7 @@ async function revisionOneReserveRequest(): Promise<protobuf.Type> {
   return loaded.lookupType('inventory.v1.ReserveRequest');
 }
 
-describe('ReserveRequest across revisions (spec §4.4 compatibility rules)', () => {
+describe('ReserveRequest across revisions (docs/decisions.md §6 compatibility rules)', () => {
   it('decodes a first-revision message with item_id into the current message, field 2 ignored', async () => {
     const OldReserveRequest = await revisionOneReserveRequest();
     const bytes = OldReserveRequest.encode({ order_id: '42', item_id: 'item-7', quantity: 3 }).finish();

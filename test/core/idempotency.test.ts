@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js';
 import type { Caller, Core } from '../../src/core/index.js';
+import type { Store } from '../../src/core/ports.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
@@ -94,5 +95,75 @@ describe('idempotency keys', () => {
       if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
     }
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
+  });
+
+  it('lets a retry take over a claim whose process died once its lease runs out, releasing the stock it held', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    const input = { items: [{ productId: product.id, quantity: 3 }] };
+    // The first attempt reserves and then "dies": the order is never written, nothing is given back.
+    const dying: Store = {
+      ...database.store,
+      orders: { ...database.store.orders, insert: () => Promise.reject(new Error('process killed')) },
+      inventory: { ...database.store.inventory, release: () => Promise.reject(new Error('process killed')) },
+      idempotency: { ...database.store.idempotency, abandon: () => Promise.reject(new Error('process killed')) },
+    };
+    const dyingCore = await testCore(dying);
+    await expect(
+      dyingCore.idempotency.run(customer, 'lease-1', 'orders.place', input, () =>
+        dyingCore.orders.place(customer, input),
+      ),
+    ).rejects.toThrow('process killed');
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 3 });
+    // Within the lease the key is still in use.
+    await expect(placeWithKey('lease-1', input)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    // Past it, the retry runs; the dead attempt's reservation goes back, only the new one holds stock.
+    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
+    const retry = await later.run(customer, 'lease-1', 'orders.place', input, () => core.orders.place(customer, input));
+    expect(retry.replayed).toBe(false);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 3 });
+  });
+
+  it('answers a retry with the order a dead attempt wrote before it could complete its claim', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    const dying: Store = {
+      ...database.store,
+      idempotency: { ...database.store.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
+    };
+    const dyingCore = await testCore(dying);
+    const before = (await orderCount()) ?? 0;
+    await expect(
+      dyingCore.idempotency.run(customer, 'lease-2', 'orders.place', input, () =>
+        dyingCore.orders.place(customer, input),
+      ),
+    ).rejects.toThrow('connection lost');
+    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
+    const retry = await later.run(customer, 'lease-2', 'orders.place', input, () => core.orders.place(customer, input));
+    expect((await orderCount()) ?? 0).toBe(before + 1);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
+    // Completed now: the next retry is a replay of the same order.
+    const replay = await placeWithKey('lease-2', input);
+    expect(replay).toMatchObject({ replayed: true, result: { id: retry.result.id } });
+  });
+
+  it('sweeps claims past their lease and the stock they held', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    const input = { items: [{ productId: product.id, quantity: 2 }] };
+    const dying: Store = {
+      ...database.store,
+      orders: { ...database.store.orders, insert: () => Promise.reject(new Error('process killed')) },
+      inventory: { ...database.store.inventory, release: () => Promise.reject(new Error('process killed')) },
+      idempotency: { ...database.store.idempotency, abandon: () => Promise.reject(new Error('process killed')) },
+    };
+    const dyingCore = await testCore(dying);
+    await expect(
+      dyingCore.idempotency.run(customer, 'lease-3', 'orders.place', input, () =>
+        dyingCore.orders.place(customer, input),
+      ),
+    ).rejects.toThrow('process killed');
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 2 });
+    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
+    expect(await later.purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
   });
 });

@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# The production image: compiled JavaScript run by node itself (PID 1 gets SIGTERM and drains), runtime
+# dependencies only, a non-root user. CI proves these same steps outside a container (.ci/run, step
+# "production install"): scripts/production-layout.sh builds the same file set and scripts/smoke-start.mjs
+# starts it.
+ARG NODE_VERSION=24
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY generated ./generated
+RUN npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production PORT=8080 DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY contracts ./contracts
+COPY generated ./generated
+COPY src/store/migrations ./src/store/migrations
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 8080 50051
+VOLUME ["/data"]
+# Liveness only: readiness (/health/ready) is for the orchestrator to ask separately.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/src/main.js"]

@@ -1,0 +1,92 @@
+import type { IdempotencyClaim, Store } from '../core/ports.js';
+import type { Database, Queryable } from './database.js';
+import { releaseHeld } from './inventory-store.js';
+
+/**
+ * Releases the stock a dropped claim held, unless its order was written after all; returns the ids of
+ * the orders that were written (the work finished but its claim never completed).
+ */
+async function releaseOrphaned(tx: Queryable, heldOrderIds: unknown[]): Promise<number[]> {
+  const written: number[] = [];
+  for (const orderId of heldOrderIds) {
+    if (orderId === null || orderId === undefined) continue;
+    const rows = await tx.query('SELECT 1 FROM orders WHERE id = $1', [orderId]);
+    if (rows.length === 0) await releaseHeld(tx, Number(orderId));
+    else written.push(Number(orderId));
+  }
+  return written;
+}
+
+/** Idempotency keys in PostgreSQL: one row per (caller, key), claimed IN_PROGRESS, then COMPLETED with its result. */
+export function idempotencyStore(db: Database): Store['idempotency'] {
+  return {
+    async claim(caller, key, operation, fingerprint, since, leaseStart): Promise<IdempotencyClaim> {
+      // A key older than 24 hours no longer counts, nor does a claim whose lease ran out: the request
+      // that comes now takes it over, and the stock of the dead claim goes back.
+      // The order a dead claim of this same request wrote is handed to the new claim, so that the retry
+      // answers with it instead of placing a second one.
+      const heldOrderId = await db.transaction(async (tx) => {
+        const dropped = await tx.query(
+          `DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2
+              AND (created_at < $3 OR (state = 'IN_PROGRESS' AND created_at < $4))
+            RETURNING held_order_id, state, fingerprint`,
+          [caller, key, since, leaseStart],
+        );
+        const dead = dropped.filter((row) => row.state === 'IN_PROGRESS');
+        const written = await releaseOrphaned(
+          tx,
+          dead.map((row) => row.held_order_id),
+        );
+        return dead.some((row) => row.fingerprint === fingerprint) ? written[0] : undefined;
+      });
+      const claimed = await db.query(
+        `INSERT INTO idempotency_keys (caller, key, operation, fingerprint, state, held_order_id)
+         VALUES ($1, $2, $3, $4, 'IN_PROGRESS', $5)
+         ON CONFLICT (caller, key) DO NOTHING RETURNING key`,
+        [caller, key, operation, fingerprint, heldOrderId ?? null],
+      );
+      if (claimed.length > 0) return heldOrderId === undefined ? { kind: 'claimed' } : { kind: 'claimed', heldOrderId };
+      const rows = await db.query('SELECT * FROM idempotency_keys WHERE caller = $1 AND key = $2', [caller, key]);
+      const row = rows[0];
+      if (!row) return this.claim(caller, key, operation, fingerprint, since, leaseStart);
+      return row.state === 'COMPLETED'
+        ? { kind: 'completed', fingerprint: row.fingerprint as string, result: row.result }
+        : { kind: 'in-progress', fingerprint: row.fingerprint as string };
+    },
+    async hold(caller, key, orderId) {
+      await db.query(
+        `UPDATE idempotency_keys SET held_order_id = $3 WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS'`,
+        [caller, key, orderId],
+      );
+    },
+    async complete(caller, key, result) {
+      await db.query(
+        `UPDATE idempotency_keys SET state = 'COMPLETED', result = $3, held_order_id = NULL WHERE caller = $1 AND key = $2`,
+        [caller, key, JSON.stringify(result)],
+      );
+    },
+    async purge(before) {
+      const rows = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING key', [before]);
+      return rows.length;
+    },
+    expireLeases(leaseStart) {
+      return db.transaction(async (tx) => {
+        const dropped = await tx.query(
+          `DELETE FROM idempotency_keys WHERE state = 'IN_PROGRESS' AND created_at < $1 RETURNING held_order_id`,
+          [leaseStart],
+        );
+        await releaseOrphaned(
+          tx,
+          dropped.map((row) => row.held_order_id),
+        );
+        return dropped.length;
+      });
+    },
+    async abandon(caller, key) {
+      await db.query(`DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS'`, [
+        caller,
+        key,
+      ]);
+    },
+  };
+}

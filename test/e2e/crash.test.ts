@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../support/database.js';
+import { grpcInventory } from '../support/grpc-client.js';
+import { prepareOrders } from '../support/load.js';
+import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
+
+/**
+ * A short lease, so that the test runs in seconds: longer than REQUEST_TIMEOUT_MS (10 s here), and than a
+ * restart of the server on a busy machine, so that the first retries still find the keys in use. PGlite
+ * recovers from the kill at its next start, which took about 9 s here.
+ */
+const LEASE_SECONDS = testDatabaseUrl ? 12 : 25;
+const KEYS = 16;
+const LINES = 25;
+
+let servers: SpawnedServer[] = [];
+let database: SpawnedDatabase | undefined;
+afterEach(async () => {
+  for (const server of servers) await server.cleanUp();
+  servers = [];
+  await database?.drop();
+});
+
+describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('lets every retry with the same Idempotency-Key succeed after the lease, with one order per key and exact stock', async () => {
+    database = await spawnedDatabase();
+    // A generous budget: 25-line placements on a busy machine must not run into UPSTREAM_TIMEOUT.
+    const env = { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), REQUEST_TIMEOUT_MS: '10000' };
+    const first = await spawnServer(database, env);
+    servers.push(first);
+    const target = await prepareOrders(first.httpUrl);
+    // Orders of many lines reserve one line at a time: a kill lands in the middle of several of them.
+    const products = [target.productId];
+    const skus = [target.sku];
+    for (let index = 1; index < LINES; index++) {
+      const response = await fetch(`${first.httpUrl}/v1/products`, {
+        method: 'POST',
+        headers: target.headers,
+        body: JSON.stringify({
+          name: `Line ${index}`,
+          sku: `LINE-${randomUUID().slice(0, 8)}`,
+          price: 10,
+          stock: 1000,
+        }),
+      });
+      const product = (await response.json()) as { id: number; sku: string };
+      products.push(product.id);
+      skus.push(product.sku);
+    }
+    const body = JSON.stringify({
+      userId: target.userId,
+      items: products.map((productId) => ({ productId, quantity: 1 })),
+    });
+    const place = (url: string, key: string) =>
+      fetch(`${url}/v1/orders`, { method: 'POST', headers: { ...target.headers, 'idempotency-key': key }, body }).then(
+        async (response) => ({
+          status: response.status,
+          body: (await response.json()) as { id?: number; code?: string },
+        }),
+        () => ({ status: 0, body: {} as { id?: number; code?: string } }),
+      );
+    const keys: string[] = [];
+    let serving = first;
+    let killedAt = 0;
+    let inUse = 0;
+    // A round fires a burst of placements and kills the process at the first answer, or a little later:
+    // on PostgreSQL they run side by side, on PGlite nearly one after another. Rounds repeat (at most
+    // three) until a restarted server finds keys still in use, i.e. the kill caught work midway.
+    for (let round = 0; round < 3 && inUse === 0; round++) {
+      const burst = Array.from({ length: KEYS }, () => randomUUID());
+      keys.push(...burst);
+      let firstAnswer: () => void = () => undefined;
+      const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
+      const sentAt = Date.now();
+      const attempts = burst.map((key) => place(serving.httpUrl, key).finally(() => firstAnswer()));
+      await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, 3000))]);
+      await new Promise((resolve) => setTimeout(resolve, ((Date.now() - sentAt) * round) / 3));
+      serving.child.kill('SIGKILL');
+      killedAt = Date.now();
+      expect(await serving.exited).toBe('SIGKILL');
+      await Promise.all(attempts);
+
+      serving = await spawnServer(database, env);
+      servers.push(serving);
+      // Within the lease, keys whose first attempt died while running are still in use.
+      // A restart slowed down by a busy machine may outlast the lease: that round proves nothing, try again.
+      if (Date.now() - killedAt > LEASE_SECONDS * 700) continue;
+      const early = await Promise.all(burst.map((key) => place(serving.httpUrl, key)));
+      expect(early.filter((outcome) => outcome.status >= 500)).toEqual([]);
+      inUse = early.filter((outcome) => outcome.body.code === 'IDEMPOTENCY_KEY_IN_USE').length;
+    }
+    expect(inUse, 'no kill landed in the middle of a placement').toBeGreaterThan(0);
+    const second = serving;
+
+    await new Promise((resolve) => setTimeout(resolve, killedAt + LEASE_SECONDS * 1000 + 500 - Date.now()));
+    const retries = await Promise.all(keys.map((key) => place(second.httpUrl, key)));
+    expect(retries.map((outcome) => outcome.status)).toEqual(keys.map(() => 201));
+    const orderIds = new Set(retries.map((outcome) => outcome.body.id));
+    expect(orderIds.size).toBe(keys.length);
+
+    // Exactly one order per key exists, and stock holds exactly what those orders reserved.
+    const list = await fetch(`${second.httpUrl}/v1/orders?size=100&sort=id`, { headers: target.headers });
+    const stored = ((await list.json()) as { items: Array<{ id: number }> }).items.map((order) => order.id);
+    expect(stored, `orders answered to the retries: ${[...orderIds].join(', ')}`).toHaveLength(keys.length);
+    const grpc = grpcInventory(second.grpcUrl);
+    try {
+      for (const sku of skus) {
+        const stock = await grpc.call('getStock', { sku });
+        expect(stock.reply?.stock).toMatchObject({ reserved: keys.length });
+      }
+    } finally {
+      grpc.close();
+    }
+  }, 240_000);
+});

@@ -1,0 +1,284 @@
+import http2 from 'node:http2';
+import { gzipSync } from 'node:zlib';
+import { create, toBinary } from '@bufbuild/protobuf';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { RunningServer } from '../../src/main.js';
+import { checkedFetch } from '../support/contract.js';
+import { grpcInventory } from '../support/grpc-client.js';
+import { startTestServer } from '../support/server.js';
+
+// Issue 11: hostile or unlucky input gets the documented answer on every protocol, never a 5xx, and the
+// server stays healthy after each.
+const ADMIN_KEY = 'hostile-input-admin-key-0123456789';
+const json = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+
+let server: RunningServer;
+let userId: number;
+let productId: number;
+let sku: string;
+let orderId: number;
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false' });
+  const user = await checkedFetch(server.httpUrl, '/v1/users', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ name: 'Hostile', email: 'hostile@example.com', address: { zipCode: '1', line1: 'x' } }),
+  });
+  userId = (user.body as { id: number }).id;
+  const product = await checkedFetch(server.httpUrl, '/v1/products', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ name: 'Bean', sku: 'HOSTILE-1', price: 10, stock: 100 }),
+  });
+  ({ id: productId, sku } = product.body as { id: number; sku: string });
+  const order = await checkedFetch(server.httpUrl, '/v1/orders', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ userId, items: [{ productId, quantity: 1 }] }),
+  });
+  orderId = (order.body as { id: number }).id;
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function expectHealthy() {
+  const health = await checkedFetch(server.httpUrl, '/health');
+  expect(health.status).toBe(200);
+}
+
+describe('REST', () => {
+  it.each([
+    ['a body string', 'POST', '/v1/orders', { userId: 0, items: [], note: 'a\u0000b' }, 'body', '/note'],
+    ['a user name', 'POST', '/v1/users', { name: 'N\u0000', email: 'n@example.com' }, 'body', '/name'],
+    ['the search body', 'POST', '/v1/orders/search', { q: '\u0000' }, 'body', '/q'],
+    ['a query value', 'GET', '/v1/orders?q=a%00b', undefined, 'query', 'q'],
+  ])(
+    'refuses a NUL character in %s with 400 VALIDATION_FAILED naming it',
+    async (_, method, path, body, where, name) => {
+      const answer = await checkedFetch(server.httpUrl, path, {
+        method,
+        headers: json,
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ in: where, name }] });
+      await expectHealthy();
+    },
+  );
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'answers 404 for the object-prototype name %s under /contracts and /docs/assets',
+    async (name) => {
+      const contract = await checkedFetch(server.httpUrl, `/contracts/${name}`);
+      expect(contract.status).toBe(404);
+      const asset = await fetch(`${server.httpUrl}/docs/assets/${name}`);
+      expect(asset.status).toBe(404);
+      const query = await checkedFetch(server.httpUrl, `/v1/products?${name}=1`);
+      expect(query.status).toBe(400);
+      expect(query.body).toMatchObject({ code: 'UNKNOWN_PARAMETER', errors: [{ in: 'query', name }] });
+      await expectHealthy();
+    },
+  );
+
+  it('lets 20 concurrent PATCHes without If-Match all succeed: no 412 the client never asked for', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        checkedFetch(server.httpUrl, `/v1/orders/${orderId}`, {
+          method: 'PATCH',
+          headers: { ...json, 'content-type': 'application/merge-patch+json' },
+          body: JSON.stringify({ note: `writer ${index}` }),
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    const versions = answers.map((answer) => answer.headers.get('etag'));
+    expect(new Set(versions).size).toBe(20);
+    await expectHealthy();
+  });
+});
+
+describe('GraphQL', () => {
+  const graphql = async (query: string, variables?: Record<string, unknown>) => {
+    const response = await fetch(`${server.httpUrl}/graphql`, {
+      method: 'POST',
+      headers: { ...json, accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json()) as { errors?: Array<{ extensions?: { code?: string; field?: string } }> };
+    return { status: response.status, codes: (body.errors ?? []).map((error) => error.extensions?.code), body };
+  };
+
+  it.each([
+    ['a variable of the wrong type', 'query($id: ID!) { order(id: $id) { id } }', { id: { nested: true } }],
+    ['an Int variable out of range', 'query($n: Int) { orders(first: $n) { id } }', { n: 1e12 }],
+    [
+      'an unknown enum value in a variable',
+      'query($s: [OrderStatus!]) { orders(filter: { status: $s }) { id } }',
+      { s: ['LOST'] },
+    ],
+    ['a missing variable', 'query($id: ID!) { order(id: $id) { id } }', {}],
+    ['a NUL character in a literal', '{ orders(filter: { from: "a\\u0000" }) { id } }', undefined],
+    ['a NUL character in a variable', 'query($n: String) { orders(filter: { from: $n }) { id } }', { n: '\u0000' }],
+  ])('answers %s with 400 BAD_USER_INPUT', async (_, query, variables) => {
+    const answer = await graphql(query, variables);
+    expect(answer.status).toBe(400);
+    expect(answer.codes).toEqual(['BAD_USER_INPUT']);
+    await expectHealthy();
+  });
+
+  it('names the argument or variable that holds a NUL character', async () => {
+    expect(
+      (await graphql('{ orders(filter: { from: "\\u0000" }) { id } }')).body.errors?.[0]?.extensions,
+    ).toMatchObject({ field: 'orders.filter.from' });
+    expect(
+      (await graphql('query($f: OrderFilter) { orders(filter: $f) { id } }', { f: { from: '\u0000' } })).body
+        .errors?.[0]?.extensions,
+    ).toMatchObject({ field: '$f.from' });
+  });
+
+  it.each([
+    ['filter.userId "abc"', '{ orders(filter: { userId: "abc" }) { id } }', 'VALIDATION_FAILED'],
+    ['a non-numeric id', '{ order(id: "abc") { id } }', 'ORDER_NOT_FOUND'],
+    ['an id out of range', '{ order(id: "99999999999999999999") { id } }', 'ORDER_NOT_FOUND'],
+    ['an unknown enum literal', '{ orders(filter: { status: [LOST] }) { id } }', 'GRAPHQL_VALIDATION_FAILED'],
+  ])('answers %s with a client code, never INTERNAL', async (_, query, code) => {
+    const answer = await graphql(query);
+    expect(answer.status).toBeLessThan(500);
+    expect(answer.codes).toEqual([code]);
+    await expectHealthy();
+  });
+});
+
+/** Sends one framed message over HTTP/2 as a gRPC client would; resolves with the `grpc-status`. */
+function rawCall(path: string, frame: Buffer, headers: Record<string, string> = {}): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(server.grpcUrl);
+    session.on('error', reject);
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...headers,
+    });
+    let found: string | undefined;
+    stream.on('response', (answer) => {
+      found ??= answer['grpc-status'] as string | undefined;
+    });
+    stream.on('trailers', (trailers) => {
+      found ??= trailers['grpc-status'] as string | undefined;
+    });
+    stream.on('data', () => undefined);
+    stream.on('close', () => {
+      session.close();
+      resolve(found);
+    });
+    stream.end(frame);
+  });
+}
+
+/** A gRPC frame: uncompressed flag, 4-byte length, the message. */
+const framed = (message: Uint8Array) => {
+  const frame = Buffer.concat([Buffer.alloc(5), message]);
+  frame.writeUInt32BE(message.length, 1);
+  return frame;
+};
+
+describe('gRPC', () => {
+  const call = (method: string, request: object, deadlineMs?: number) => {
+    const client = grpcInventory(server.grpcUrl);
+    return client.call(method, request, deadlineMs).finally(() => client.close());
+  };
+
+  it('refuses a NUL character in a sku with INVALID_ARGUMENT', async () => {
+    expect(await call('getStock', { sku: 'BEAN\u0000' })).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expectHealthy();
+  });
+
+  it('refuses an AdjustStock that would overflow on-hand stock with INVALID_ARGUMENT', async () => {
+    expect(await call('adjustStock', { sku, delta: 2147483647 })).toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+    expect((await call('getStock', { sku })).reply?.stock).toMatchObject({ onHand: 100 });
+  });
+
+  it('refuses a message above 4 MiB with RESOURCE_EXHAUSTED', async () => {
+    const outcome = await call('getStock', { sku: 'x'.repeat(5 * 1024 * 1024) });
+    expect(outcome.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    await expectHealthy();
+  });
+
+  it('refuses a gzip message that inflates beyond 4 MiB with RESOURCE_EXHAUSTED, quickly', async () => {
+    // GetStockRequest { sku (field 1) = 16 MiB of "a" }: about 16 KiB on the wire.
+    const sku = Buffer.alloc(16 * 1024 * 1024, 'a');
+    const length = sku.length;
+    const varint: number[] = [];
+    for (let rest = length; ; rest = Math.floor(rest / 128)) {
+      if (rest < 128) {
+        varint.push(rest);
+        break;
+      }
+      varint.push((rest % 128) | 128);
+    }
+    const message = Buffer.concat([Buffer.from([0x0a, ...varint]), sku]);
+    const compressed = gzipSync(message);
+    const frame = Buffer.concat([Buffer.from([1]), Buffer.alloc(4), compressed]);
+    frame.writeUInt32BE(compressed.length, 1);
+    const startedAt = Date.now();
+    const status = await rawCall('/inventory.v1.Inventory/GetStock', frame, { 'grpc-encoding': 'gzip' });
+    expect(status).toBe(String(grpc.status.RESOURCE_EXHAUSTED));
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+    await expectHealthy();
+  });
+
+  it('caps the status message of an error that echoes the input', async () => {
+    const outcome = await call('getStock', { sku: 'Z'.repeat(100_000) });
+    expect(outcome.code).toBe(grpc.status.NOT_FOUND);
+    expect(outcome.details.length).toBeLessThanOrEqual(512);
+  });
+
+  it('answers an unknown method or service with UNIMPLEMENTED', async () => {
+    const client = new grpc.Client(new URL(server.grpcUrl).host, grpc.credentials.createInsecure());
+    const unary = (path: string) =>
+      new Promise<number>((resolve) =>
+        client.makeUnaryRequest(
+          path,
+          (value: Buffer) => value,
+          (value: Buffer) => value,
+          Buffer.alloc(0),
+          (error) => resolve(error ? error.code : 0),
+        ),
+      );
+    try {
+      expect(await unary('/inventory.v1.Inventory/Teleport')).toBe(grpc.status.UNIMPLEMENTED);
+      expect(await unary('/nowhere.v1.Nothing/Get')).toBe(grpc.status.UNIMPLEMENTED);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('lets no Reserve with a 1 ms deadline succeed or hold stock', async () => {
+    // Sent raw, so that the 1 ms reach the server (a client library gives up before sending).
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        rawCall(
+          '/inventory.v1.Inventory/Reserve',
+          framed(
+            toBinary(
+              ReserveRequestSchema,
+              create(ReserveRequestSchema, { orderId: String(900_000 + index), sku, quantity: 1 }),
+            ),
+          ),
+          { 'grpc-timeout': '1m' },
+        ),
+      ),
+    );
+    expect(statuses.filter((status) => status === '0')).toEqual([]);
+    expect((await call('getStock', { sku })).reply?.stock).toMatchObject({ reserved: 1 });
+    await expectHealthy();
+  });
+});

@@ -1,0 +1,61 @@
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { RunningServer } from '../../src/main.js';
+import { testDatabaseUrl } from '../support/database.js';
+import { startTestServer } from '../support/server.js';
+
+// What an operator scrapes from /metrics beyond HTTP: GraphQL errors refused before execution, gRPC calls
+// per method and code, and the database pool.
+const ADMIN_KEY = 'metrics-test-admin-key-0123456789';
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY });
+});
+afterAll(() => server?.close());
+
+const scrape = async () =>
+  (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
+
+const graphql = (body: unknown) =>
+  fetch(`${server.httpUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+    body: JSON.stringify(body),
+  });
+
+describe('/metrics for operators', () => {
+  it('counts GraphQL validation and persisted-operation errors, which never reach execution', async () => {
+    const invalid = (await (await graphql({ query: '{ nope }' })).json()) as { errors: unknown[] };
+    expect(invalid.errors).toHaveLength(1);
+    const unknown = await graphql({ extensions: { persistedQuery: { version: 1, sha256Hash: 'ab'.repeat(32) } } });
+    const body = (await unknown.json()) as { errors: Array<{ extensions: { code: string } }> };
+    const code = body.errors[0]?.extensions.code;
+    const text = await scrape();
+    expect(text).toMatch(/graphql_errors_total\{code="GRAPHQL_VALIDATION_FAILED"\} 1/);
+    expect(text).toContain(`graphql_errors_total{code="${code}"} 1`);
+  });
+
+  it('counts gRPC calls per service, method and code, and times them', async () => {
+    const inventory = createClient(Inventory, createGrpcTransport({ baseUrl: server.grpcUrl }));
+    await expect(inventory.getStock({ sku: 'NO-SUCH-SKU' })).rejects.toThrow();
+    await expect(inventory.reserve({ orderId: '', sku: 'X', quantity: 1 })).rejects.toThrow();
+    const text = await scrape();
+    const labels = 'grpc_service="inventory.v1.Inventory"';
+    expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="NOT_FOUND"} 1`);
+    expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="Reserve",grpc_code="INVALID_ARGUMENT"} 1`);
+    expect(text).toMatch(
+      /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/,
+    );
+  });
+
+  it.runIf(testDatabaseUrl)('reports the PostgreSQL pool: connections, idle, waiting', async () => {
+    const text = await scrape();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    expect(value('db_pool_connections')).toBeGreaterThanOrEqual(1);
+    expect(value('db_pool_idle_connections')).toBeGreaterThanOrEqual(0);
+    expect(value('db_pool_waiting_requests')).toBe(0);
+  });
+});

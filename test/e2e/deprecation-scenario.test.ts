@@ -266,7 +266,7 @@ describe('a retirement, measured', () => {
       'npx',
       [
         'tsx',
-        'scripts/usage-report.ts',
+        'src/usage-report.ts',
         'rest.Order.amount',
         '--csv',
         '--registry',

@@ -6,13 +6,17 @@
  *   npm run usage:report                       every item: state, sunset, uses in 1/7/30 days
  *   npm run usage:report -- <item> [--days N]  the item's callers: key, owner, email, clients, counts, notified
  *   … --csv                                    the same as CSV
+ *
+ * Compiled with the server, so a production install (no dev dependencies) runs it as
+ * `node dist/src/usage-report.js <item>`.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DeprecationRegistry } from '../src/core/deprecation-registry.js';
-import { createDeprecationService } from '../src/core/deprecations.js';
-import { openDatabase } from '../src/store/open.js';
-import { usageStore } from '../src/store/usage-store.js';
+import type { DeprecationRegistry } from './core/deprecation-registry.js';
+import { createDeprecationService } from './core/deprecations.js';
+import { projectRoot } from './project-root.js';
+import { openDatabase } from './store/open.js';
+import { usageStore } from './store/usage-store.js';
 
 const args = process.argv.slice(2);
 const csv = args.includes('--csv');
@@ -24,7 +28,7 @@ const item = args.find((arg, index) => !arg.startsWith('--') && !flagValues.has(
 const registryFile =
   registryFlag >= 0
     ? path.resolve(args[registryFlag + 1] as string)
-    : path.resolve(import.meta.dirname, '../generated/deprecations.json');
+    : path.join(projectRoot, 'generated/deprecations.json');
 
 function print(header: string[], rows: Array<Array<string | number>>): void {
   if (csv) {

@@ -70,7 +70,13 @@ export function isUnavailable(error: unknown): boolean {
 /** Replaces a lost-connection error by the catalog's DATABASE_UNAVAILABLE (503); other errors pass. */
 function asUnavailable(error: unknown): unknown {
   if (!isUnavailable(error)) return error;
-  return new DomainError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry shortly.');
+  const unavailable = new DomainError(
+    'DATABASE_UNAVAILABLE',
+    'The database cannot be reached right now; retry shortly.',
+  );
+  // The driver's error stays reachable (for logs, and for the start-failure message that names its reason).
+  unavailable.cause = error;
+  return unavailable;
 }
 
 /** Options of a server connection. */

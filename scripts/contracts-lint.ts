@@ -1,15 +1,19 @@
 /**
  * Lints the three contracts: the proto (buf lint, buf format), the OpenAPI document (Redocly's recommended
  * rules, configured in redocly.yaml) and the GraphQL schema with the committed operation documents
- * (schema validation, then every operation validated against the schema). Runs every check, then fails
- * if any failed.
+ * (schema validation, then every operation validated against the schema), and the deprecations of all
+ * three (each deprecated item has a real sunset date; watched ids name items). Runs every check, then
+ * fails if any failed. `--root <dir>` lints another checkout; `--only deprecations` runs that check alone.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, parse, validate, validateSchema } from 'graphql';
+import { buildRegistry } from './deprecations/build-registry.js';
 
-const root = path.resolve(import.meta.dirname, '..');
+const rootFlag = process.argv.indexOf('--root');
+const root = rootFlag > 0 ? path.resolve(process.argv[rootFlag + 1] ?? '.') : path.resolve(import.meta.dirname, '..');
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 
 function run(label: string, command: string, args: string[]): boolean {
   try {
@@ -40,10 +44,22 @@ function lintGraphql(): boolean {
   return problems.length === 0;
 }
 
-const results = [
-  run('buf lint', 'buf', ['lint']),
-  run('buf format', 'buf', ['format', '--diff', '--exit-code']),
-  run('openapi (redocly recommended)', 'redocly', ['lint', '--format', 'stylish', 'contracts/openapi.yaml']),
-  lintGraphql(),
-];
+function lintDeprecations(): boolean {
+  const { registry, problems } = buildRegistry(path.join(root, 'contracts'));
+  for (const problem of problems) console.error(`  ${problem}`);
+  const summary = `deprecations (${registry.items.length} items)`;
+  console.log(problems.length === 0 ? `ok   ${summary}` : `FAIL ${summary}`);
+  return problems.length === 0;
+}
+
+const results =
+  only === 'deprecations'
+    ? [lintDeprecations()]
+    : [
+        run('buf lint', 'buf', ['lint']),
+        run('buf format', 'buf', ['format', '--diff', '--exit-code']),
+        run('openapi (redocly recommended)', 'redocly', ['lint', '--format', 'stylish', 'contracts/openapi.yaml']),
+        lintGraphql(),
+        lintDeprecations(),
+      ];
 if (results.includes(false)) process.exit(1);

@@ -7,6 +7,8 @@
  *   generated/graphql/persisted-operation-ids.ts operation name -> manifest key, for the project's own clients
  *   generated/proto/…                          protobuf-es messages and service descriptors (buf + protoc-gen-es)
  *   generated/contracts/openapi.json           the REST contract as the server publishes it in JSON
+ *   generated/deprecations.json                the deprecation registry of all three contracts (+ watched.yaml)
+ *   generated/deprecations.ts                  the same registry as a typed module
  *
  * `--check` builds everything in memory and fails, listing each difference, when generated/ is stale.
  */
@@ -21,6 +23,7 @@ import { generate as runGraphqlCodegen } from '@graphql-codegen/cli';
 import { parse, print } from 'graphql';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse as parseYaml } from 'yaml';
+import { buildRegistry } from './deprecations/build-registry.js';
 
 // `--root <dir>` compiles another checkout's contracts (the stale-check test uses a scratch copy).
 const rootFlag = process.argv.indexOf('--root');
@@ -133,6 +136,18 @@ async function graphqlOutputs(out: Outputs): Promise<void> {
   for (const file of files) out.set(file.filename, banner + file.content);
 }
 
+/** The deprecation registry; a contract whose deprecations are wrong is not generated. */
+function registryOutputs(out: Outputs): void {
+  const { registry, problems } = buildRegistry(contractsDir);
+  if (problems.length > 0) throw new Error(`deprecations in the contracts are wrong:\n  ${problems.join('\n  ')}`);
+  const text = JSON.stringify(registry, null, 2);
+  out.set('deprecations.json', `${text}\n`);
+  out.set(
+    'deprecations.ts',
+    `${banner}import type { DeprecationRegistry } from '../src/core/deprecation-registry.js';\n\n/** Every deprecated or watched item of the contracts (also served at GET /contracts/deprecations). */\nexport const deprecationRegistry: DeprecationRegistry = ${text};\n`,
+  );
+}
+
 function protoOutputs(out: Outputs): void {
   const scratch = mkdtempSync(path.join(tmpdir(), 'buf-generate-'));
   try {
@@ -178,6 +193,7 @@ async function main(): Promise<void> {
   persistedOutputs(out);
   await graphqlOutputs(out);
   protoOutputs(out);
+  registryOutputs(out);
 
   if (check) {
     const problems = staleFiles(out);

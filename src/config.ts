@@ -45,6 +45,7 @@ const environment = z.object({
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).default('order-api:rate'),
+  USAGE_FLUSH_MS: positiveInt.default(5000),
 });
 
 /** The server's settings, read once from the environment by the composition root. */

@@ -3,8 +3,12 @@
  * HTTP/1.1 app (REST, GraphQL, contracts, health) and the internal HTTP/2 gRPC server, and drains both on
  * SIGTERM/SIGINT. Run with `npm start`; tests call `startServer` with their own configuration.
  */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
@@ -12,10 +16,13 @@ import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
+import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
+import { createUsageRecorder } from './core/usage-recorder.js';
 import { writeFirstStartKeys } from './first-start-keys.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
+import { deprecationInterceptor } from './grpc/deprecation-interceptor.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
@@ -25,7 +32,7 @@ import { createHttpApp } from './http/create-http-app.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';
-import { projectRoot } from './project-root.js';
+import { projectRoot as checkoutRoot } from './project-root.js';
 import { describeStartFailure } from './start-failure.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -46,9 +53,19 @@ export interface RunningServer {
  */
 const EXPIRY_SWEEP_MS = 60_000;
 
-/** Starts both listeners from a configuration; resolves once both accept connections. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+/**
+ * Starts both listeners from a configuration; resolves once both accept connections. `projectRoot` (tests)
+ * serves the contracts and the deprecation registry of another checkout.
+ */
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  { projectRoot = checkoutRoot }: { projectRoot?: string } = {},
+): Promise<RunningServer> {
   let serving = true;
+  const registry = JSON.parse(
+    await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'),
+  ) as DeprecationRegistry;
   const { db, applied } = await openDatabase({
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
     ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
@@ -72,6 +89,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
+    registry,
+  });
+  // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
+  const recorder = createUsageRecorder({
+    port: store.usage,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    flushMs: config.USAGE_FLUSH_MS,
+    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
   });
   const secrets = await bootstrap(core, store, {
     seedDemo: config.SEED_DEMO,
@@ -108,6 +133,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger,
     core,
     metrics,
+    registry,
+    recorder,
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
@@ -156,6 +183,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     interceptors: [
       metricsInterceptor(metrics),
       ...(config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : []),
+      deprecationInterceptor({ registry, metrics, recorder }),
     ],
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
@@ -179,8 +207,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       serving = false;
       clearInterval(sweep);
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
-      // their current answer; then the database.
+      // their current answer; then the last usage flush, then the database.
       await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
+      await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
       inventoryClient?.close();
       await rateLimiter?.close();
       await db.close();

@@ -539,6 +539,86 @@ export interface paths {
         patch: operations["updateApiKey"];
         trace?: never;
     };
+    "/v1/deprecations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report deprecated and watched items with their use
+         * @description Admins only. Every item of the deprecation registry with its dates, its state (`watched`: measured,
+         *     no end date; `announced`: sunset ahead; `sunset-passed`) and its uses in the last 1, 7 and 30 days
+         *     (UTC days, today included), counted by every instance. For watched fields, `replacementUses`
+         *     counts uses of the replacement (e.g. order reads with `include=amountDetail`).
+         */
+        get: operations["getDeprecationReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deprecations/{item}/callers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
+                 *     no encoding). An id the registry does not hold answers `404`.
+                 */
+                item: components["parameters"]["DeprecationItem"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Report the callers of a deprecated or watched item
+         * @description Admins only. Each caller seen using the item in the last `days` days: the API key (`apiKeyId` 0 is
+         *     the anonymous caller), its owner's name and email, the client versions seen (from `User-Agent`),
+         *     first and last use, daily counts, and the notices recorded for it (`notified`). Not paged: the
+         *     callers are bounded by the keys that used the item in the period.
+         */
+        get: operations["getDeprecationCallers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deprecations/{item}/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
+                 *     no encoding). An id the registry does not hold answers `404`.
+                 */
+                item: components["parameters"]["DeprecationItem"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that callers were notified
+         * @description Admins only. Records that the owners of these API keys were told about the item (when, by which
+         *     channel), so that the callers report separates notified from not-yet-notified callers. Every key
+         *     must exist.
+         */
+        post: operations["createDeprecationNotices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -996,6 +1076,156 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * @description A registry item id: `rest.<operationId>`, `rest.<operationId>.<in>.<parameter>`,
+         *     `rest.<operationId>.body.<member>`, `rest.<Schema>.<property>`, `graphql.<Type>.<field>`,
+         *     `graphql.<Type>.<field>.<argument>`, `grpc.<package>.<Service>.<rpc>`, `grpc.<package>.<Message>.<field>`.
+         * @example graphql.Order.amount
+         */
+        DeprecationItemId: string;
+        /** @description Uses in the last 1, 7 and 30 UTC days, today included. */
+        DeprecationUses: {
+            /** @description Uses today. */
+            last1Days: number;
+            /** @description Uses in the last 7 days. */
+            last7Days: number;
+            /** @description Uses in the last 30 days. */
+            last30Days: number;
+        };
+        /** @description A deprecated or watched item with its state and recent use. */
+        DeprecationEntry: {
+            id: components["schemas"]["DeprecationItemId"];
+            /**
+             * @description The interface the item belongs to.
+             * @enum {string}
+             */
+            protocol: "rest" | "graphql" | "grpc";
+            /** @description A readable name, e.g. `GET /v1/orders query status` or `Order.amount`. */
+            name: string;
+            /**
+             * @description How the contract marks it.
+             * @enum {string}
+             */
+            status: "deprecated" | "watched";
+            /**
+             * @description `watched` (measured, no end date), `announced` (sunset ahead) or `sunset-passed`. More states may be added.
+             * @example announced
+             */
+            state: string;
+            /**
+             * Format: date
+             * @description When it was deprecated; `null` while watched.
+             */
+            deprecatedOn: string | null;
+            /**
+             * Format: date
+             * @description The first day it may be gone; `null` while watched.
+             */
+            sunset: string | null;
+            /** @description What the contract says about it. */
+            reason: string | null;
+            /** @description For a watched field, the field that replaces it. */
+            replacement: string | null;
+            /** @description Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */
+            link: string;
+            uses: components["schemas"]["DeprecationUses"];
+            replacementUses: components["schemas"]["DeprecationUses"];
+        };
+        /** @description Every deprecated or watched item. */
+        DeprecationList: {
+            /** @description The items, by id. */
+            items: components["schemas"]["DeprecationEntry"][];
+        };
+        /** @description One caller of an item (an API key, or the anonymous caller) in the period. */
+        DeprecationCaller: {
+            /** @description The API key's id; `0` for calls without a key. */
+            apiKeyId: number;
+            /** @description The user the key acts as, to notify; `null` for the anonymous caller. */
+            owner: {
+                /** @description The owner's name. */
+                name: string | null;
+                /** @description The owner's email. */
+                email: string | null;
+            } | null;
+            /** @description Each client seen (`name/version` from `User-Agent`, `unknown`, or `other` past 20 per key). */
+            clients: {
+                /** @description The client name and version. */
+                client: string;
+                /** @description Uses of the item. */
+                uses: number;
+                /** @description Uses of its replacement. */
+                replacementUses: number;
+                firstSeen: components["schemas"]["Timestamp"];
+                lastSeen: components["schemas"]["Timestamp"];
+            }[];
+            /** @description Uses of the item in the period. */
+            uses: number;
+            /** @description Uses of its replacement in the period. */
+            replacementUses: number;
+            firstSeen: components["schemas"]["Timestamp"];
+            lastSeen: components["schemas"]["Timestamp"];
+            /** @description Counts per UTC day with any use, oldest first. */
+            daily: {
+                /**
+                 * Format: date
+                 * @description The UTC day.
+                 */
+                day: string;
+                /** @description Uses of the item that day. */
+                uses: number;
+                /** @description Uses of its replacement that day. */
+                replacementUses: number;
+            }[];
+            /** @description Whether a notice about this item was recorded for this key. */
+            notified: boolean;
+            /** @description The notices recorded, oldest first. */
+            notices: components["schemas"]["DeprecationNotice"][];
+        };
+        /** @description An item and its callers. */
+        DeprecationCallers: {
+            item: components["schemas"]["DeprecationEntryRef"];
+            /** @description The callers, most recent use first. */
+            callers: components["schemas"]["DeprecationCaller"][];
+        };
+        /** @description The item the callers used. */
+        DeprecationEntryRef: {
+            id: components["schemas"]["DeprecationItemId"];
+            /** @description Its readable name. */
+            name: string;
+            /** @description `watched`, `announced` or `sunset-passed`. More states may be added. */
+            state: string;
+            /**
+             * Format: date
+             * @description The first day it may be gone.
+             */
+            sunset: string | null;
+        };
+        /** @description A notice sent to the owner of an API key. */
+        DeprecationNotice: {
+            /** @description The key whose owner was notified. */
+            apiKeyId: number;
+            /** @description How, e.g. `email`. */
+            channel: string;
+            /** @description A free note. */
+            note: string | null;
+            notifiedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description Who was notified, when and how. */
+        DeprecationNoticeCreate: {
+            /** @description The keys whose owners were notified. */
+            apiKeyIds: components["schemas"]["Id"][];
+            /** @description How they were notified, e.g. `email`. */
+            channel: string;
+            /** @description A free note. */
+            note?: string;
+            /** @description When; defaults to now. */
+            notifiedAt?: components["schemas"]["Timestamp"];
+        };
+        /** @description The notices recorded. */
+        DeprecationNoticeList: {
+            /** @description One per key. */
+            notices: components["schemas"]["DeprecationNotice"][];
+        };
         /** @description One violation of a request's rules. */
         ProblemViolation: {
             /**
@@ -1252,6 +1482,11 @@ export interface components {
         ProductId: components["schemas"]["Id"];
         /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
         ApiKeyId: components["schemas"]["Id"];
+        /**
+         * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
+         *     no encoding). An id the registry does not hold answers `404`.
+         */
+        DeprecationItem: components["schemas"]["DeprecationItemId"];
         /**
          * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
          *     sort it was made with (`400 INVALID_CURSOR` otherwise).
@@ -2749,6 +2984,119 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeprecationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeprecationCallers: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days back to look, today included. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
+                 *     no encoding). An id the registry does not hold answers `404`.
+                 */
+                item: components["parameters"]["DeprecationItem"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item and its callers, most recent use first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecationCallers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDeprecationNotices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
+                 *     no encoding). An id the registry does not hold answers `404`.
+                 */
+                item: components["parameters"]["DeprecationItem"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeprecationNoticeCreate"];
+            };
+        };
+        responses: {
+            /** @description The notices recorded. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecationNoticeList"];
                 };
             };
             400: components["responses"]["BadRequest"];

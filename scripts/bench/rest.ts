@@ -8,12 +8,16 @@
  *   DURATION=20 CONNECTIONS=32 npm run bench:rest
  *   BENCH_RATE_LIMIT=off|memory|redis npm run bench:rest   # the rate budget (default memory, as served);
  *                               # the key's budget is set too high to refuse, so every request pays for the check
+ *   USAGE_RECORDING=off npm run bench:rest     # the server with an empty deprecation registry: nothing is
+ *                                             # counted per caller (the default is on)
+ *   USAGE_RECORDING=compare npm run bench:rest # also both servers side by side, GET by id in alternating
+ *                                             # 5 s rounds (on, off, off, on, …): the cost of recording
  *
  * Needs `wrk` (Debian: apt-get install wrk). Uses a scratch schema, dropped at the end.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,23 +55,33 @@ console.log('loading 100k orders…');
 await loadDataset(setup);
 await setup.close();
 
-const server = await startServer(
-  loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DATABASE_URL: url,
-    DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: adminKey,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_ENABLED: rateLimit === 'off' ? 'false' : 'true',
-    RATE_LIMIT_ADMIN: '1000000000',
-    RATE_LIMIT_KEY_PREFIX: `bench-${schema}`,
-    ...(rateLimit === 'redis' ? { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
-  }),
-  pino({ level: 'warn' }),
-);
+// Recording off: the same server over a copy of the project whose registry is empty.
+const mode = process.env.USAGE_RECORDING ?? 'on';
+const recording = mode !== 'off';
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+const scratchRoot = mode === 'on' ? undefined : mkdtempSync(path.join(tmpdir(), 'bench-no-recording-'));
+if (scratchRoot) {
+  symlinkSync(path.join(projectRoot, 'contracts'), path.join(scratchRoot, 'contracts'));
+  cpSync(path.join(projectRoot, 'generated'), path.join(scratchRoot, 'generated'), { recursive: true });
+  writeFileSync(path.join(scratchRoot, 'generated/deprecations.json'), '{"items":[]}\n');
+}
+const config = loadConfig({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  GRPC_PORT: '0',
+  DATABASE_URL: url,
+  DATABASE_SCHEMA: schema,
+  ADMIN_API_KEY: adminKey,
+  SEED_DEMO: 'false',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_ENABLED: rateLimit === 'off' ? 'false' : 'true',
+  RATE_LIMIT_ADMIN: '1000000000',
+  RATE_LIMIT_KEY_PREFIX: `bench-${schema}`,
+  ...(rateLimit === 'redis' ? { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
+});
+const server = await startServer(config, pino({ level: 'warn' }), recording ? {} : { projectRoot: scratchRoot });
+const unrecorded =
+  mode === 'compare' ? await startServer(config, pino({ level: 'warn' }), { projectRoot: scratchRoot }) : undefined;
 
 // The baseline: the same statements through a pool of the same size, no validation, auth or mapping.
 const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
@@ -107,10 +121,10 @@ end
 );
 
 // Asynchronous: both servers live in this process, so its event loop must keep running while wrk loads them.
-async function load(base: string, target: string) {
+async function load(base: string, target: string, seconds = duration) {
   const { stdout: output } = await promisify(execFile)(
     'wrk',
-    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, base],
+    ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, base],
     { encoding: 'utf8', env: { ...process.env, BENCH_PATH: target } },
   );
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
@@ -124,7 +138,7 @@ async function load(base: string, target: string) {
 
 try {
   console.log(
-    `wrk: 2 threads, ${connections} connections, ${duration} s per run; server logs at warn; rate budget: ${rateLimit}\n`,
+    `wrk: 2 threads, ${connections} connections, ${duration} s per run; server logs at warn; usage recording ${recording ? 'on' : 'off'}; rate budget: ${rateLimit}\n`,
   );
   console.log('endpoint                      baseline req/s  p99 ms |   server req/s  p99 ms |  ratio');
   for (const [label, target] of [
@@ -141,10 +155,30 @@ try {
         .padStart(14)} ${full.p99ms.toFixed(1).padStart(7)} | ${(full.rps / baseline.rps).toFixed(2).padStart(6)}`,
     );
   }
+  if (unrecorded) {
+    // Alternating rounds on two servers in this process, so that drift in the machine's load hits both.
+    const rounds: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    for (let round = 0; round < 6; round++) {
+      const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+      for (const which of order) {
+        const url = which === 'on' ? server.httpUrl : unrecorded.httpUrl;
+        rounds[which].push((await load(url, 'random-order', 5)).rps);
+      }
+    }
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    console.log(
+      `\nGET /v1/orders/{id}, usage recording on vs off, 6 alternating 5 s rounds: ${mean(rounds.on).toFixed(0)} vs ${mean(
+        rounds.off,
+      ).toFixed(0)} req/s, on/off ${(mean(rounds.on) / mean(rounds.off)).toFixed(3)}` +
+        `\n  on:  ${rounds.on.map((value) => value.toFixed(0)).join(' ')}\n  off: ${rounds.off.map((value) => value.toFixed(0)).join(' ')}`,
+    );
+  }
 } finally {
+  await unrecorded?.close();
   bareServer.close();
   await pool.end();
   await server.close();
+  if (scratchRoot) rmSync(scratchRoot, { recursive: true, force: true });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { createApiKeyService } from './api-keys.js';
 import { createCursorCodec } from './cursor.js';
+import type { DeprecationRegistry } from './deprecation-registry.js';
+import { createDeprecationService } from './deprecations.js';
 import { createDraftService } from './drafts.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInventoryService, type InventoryService, inProcessInventory } from './inventory.js';
@@ -29,6 +31,10 @@ export interface CoreOptions {
    * passes a gRPC client of `inventory.v1.Inventory` instead.
    */
   inventoryPort?: (service: InventoryService) => InventoryPort;
+  /** The deprecated and watched items of the contracts (generated/deprecations.json); none by default. */
+  registry?: DeprecationRegistry;
+  /** The clock of the deprecation report (tests move it). */
+  now?: () => Date;
 }
 
 /** The assembled core. */
@@ -57,6 +63,11 @@ export async function createCore(options: CoreOptions) {
     drafts: createDraftService({ store }),
     apiKeys: createApiKeyService(store),
     idempotency: createIdempotencyService(store, undefined, options.idempotencyLeaseMs),
+    deprecations: createDeprecationService({
+      registry: options.registry ?? { items: [] },
+      usage: store.usage,
+      ...(options.now ? { now: options.now } : {}),
+    }),
   };
 }
 

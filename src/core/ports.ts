@@ -19,6 +19,7 @@ import type {
 import type { Minor } from './money.js';
 import type { OrderStatus } from './order-state.js';
 import type { SortKey } from './paging.js';
+import type { UsagePort } from './usage-port.js';
 
 /** Normalized order filters (REST query, search body and GraphQL filter all become this). */
 export interface OrderFilters {
@@ -181,6 +182,8 @@ export interface Store {
     /** Releases HELD reservations whose order never appeared before `now`. */
     expire(now: Date): Promise<number>;
   };
+  /** Per-caller uses of deprecated and watched items, and the notices sent. */
+  usage: UsagePort;
   idempotency: {
     /**
      * Claims a key; a row older than `since`, or still in progress since before `leaseStart`, is taken

@@ -11,8 +11,6 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** Aborted when the operation's time budget runs out. */
   signal: AbortSignal;
-  /** Watched fields this operation read (counted once per operation in `field_usage_total`). */
-  usage: Set<string>;
 }
 
 /** Batch loaders: every nested fetch of one request becomes one statement per kind. */

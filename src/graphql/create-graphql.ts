@@ -13,22 +13,21 @@ import {
   type DocumentNode,
   GraphQLError,
   type GraphQLFieldResolver,
-  type GraphQLSchema,
   NoSchemaIntrospectionCustomRule,
-  TypeInfo,
   type ValidationContext,
-  visit,
-  visitWithTypeInfo,
 } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import { DomainError } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
-import { keyLabelOf, type Metrics } from '../http/metrics.js';
+import type { Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { BAD_USER_INPUT, useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
+import { useDeprecationSignals } from './use-deprecation-signals.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 
 /** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
@@ -51,6 +50,10 @@ export interface GraphQLDeps {
   metrics: Metrics;
   /** The rate budget; absent when RATE_LIMIT_ENABLED is false. */
   rateBudget?: Omit<UseRateBudgetOptions, 'metrics'>;
+  /** Deprecated and watched items (generated/deprecations.json); none when absent. */
+  registry?: DeprecationRegistry;
+  /** Where uses of those items are counted per caller. */
+  recorder?: UsageRecorder;
 }
 
 interface ServerContext {
@@ -62,7 +65,16 @@ interface ServerContext {
 type Context = GraphQLContext & { timer?: NodeJS.Timeout; clientName: string; rateExchange?: RateExchange };
 
 /** Builds the Yoga instance; mount it with `app.on(['GET','POST','OPTIONS'], '/graphql', …)`. */
-export async function createGraphQL({ projectRoot, core, logger, settings, metrics, rateBudget }: GraphQLDeps) {
+export async function createGraphQL({
+  projectRoot,
+  core,
+  logger,
+  settings,
+  metrics,
+  rateBudget,
+  registry = { items: [] },
+  recorder,
+}: GraphQLDeps) {
   const [typeDefs, manifestText] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
     readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
@@ -120,18 +132,12 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
       // Ends the time budget when execution finishes, and logs failures counted from the body's errors.
       onExecute({ args }) {
         const context = args.contextValue as Context;
-        for (const item of deprecatedFieldsOf(args.schema, args.document)) {
-          metrics.deprecatedUsage.inc({ item, key: keyLabelOf(context.caller), client: context.clientName });
-        }
         return {
           onExecuteDone({ result }) {
             clearTimeout(context.timer);
             const errors = 'errors' in result ? (result.errors ?? []) : [];
             const operation = args.operationName ?? operationNameOf(args.document) ?? 'anonymous';
             metrics.graphqlOperations.inc({ operation, outcome: errors.length > 0 ? 'error' : 'ok' });
-            for (const field of context.usage) {
-              metrics.fieldUsage.inc({ field, interface: 'graphql', client: context.clientName });
-            }
             if (errors.length > 0) {
               logger.info({ operation, codes: errors.map(codeOf) }, 'graphql errors');
             }
@@ -150,6 +156,7 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
         if (!settings.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
       },
     },
+    useDeprecationSignals({ registry, metrics, ...(recorder ? { recorder } : {}) }),
   ];
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));
@@ -197,7 +204,6 @@ export async function createGraphQL({ projectRoot, core, logger, settings, metri
         loaders: createLoaders(core, caller),
         signal: controller.signal,
         timer,
-        usage: new Set<string>(),
         clientName: clientName ?? 'unknown',
         ...(rateExchange ? { rateExchange } : {}),
       };
@@ -279,29 +285,6 @@ function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T):
     }
   }
   return wrapped as T;
-}
-
-/** The deprecated fields and arguments a document selects, as `Type.field` / `Type.field(arg)` (docs/decisions.md §7). */
-function deprecatedFieldsOf(schema: GraphQLSchema, document: DocumentNode): Set<string> {
-  const found = new Set<string>();
-  const typeInfo = new TypeInfo(schema);
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field() {
-        const field = typeInfo.getFieldDef();
-        const parent = typeInfo.getParentType();
-        if (field?.deprecationReason && parent) found.add(`${parent.name}.${field.name}`);
-      },
-      Argument() {
-        const argument = typeInfo.getArgument();
-        const field = typeInfo.getFieldDef();
-        const parent = typeInfo.getParentType();
-        if (argument?.deprecationReason && field && parent) found.add(`${parent.name}.${field.name}(${argument.name})`);
-      },
-    }),
-  );
-  return found;
 }
 
 function operationNameOf(document: DocumentNode): string | undefined {

@@ -92,14 +92,8 @@ export const resolvers: Resolvers = {
 
   Order: {
     id: (order) => String(order.id),
-    amount: (order, _, context) => {
-      context.usage.add('Order.amount');
-      return fromMinor(order.amount);
-    },
-    amountDetail: (order, _, context) => {
-      context.usage.add('amountDetail');
-      return splitVat(order.amount, context.core.vatRate);
-    },
+    amount: (order) => fromMinor(order.amount),
+    amountDetail: (order, _, context) => splitVat(order.amount, context.core.vatRate),
     user: (order, _, context) => context.loaders.user.load(order.userId),
     product: (order, _, context) => {
       const first = order.items[0];

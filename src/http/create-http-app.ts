@@ -2,8 +2,10 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { createRestApp } from '../rest/create-rest-app.js';
@@ -27,6 +29,10 @@ export interface HttpAppDeps {
   /** Dependencies that can be degraded without failing readiness: name → what is degraded, or undefined. */
   degradations?: Record<string, () => string | undefined>;
   metrics: Metrics;
+  /** Deprecated and watched items (generated/deprecations.json); none when absent. */
+  registry?: DeprecationRegistry;
+  /** Where uses of those items are counted per caller. */
+  recorder?: UsageRecorder;
   /** PUBLIC_BASE_URL: where clients reach the server, when a proxy stands in front of it. */
   publicBaseUrl?: string;
   /** The rate budget of REST and GraphQL callers; absent when RATE_LIMIT_ENABLED is false. */
@@ -92,7 +98,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.route('/health', healthRoutes(deps.healthChecks, deps.degradations));
   app.route('/problems', problemPages());
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
-  app.route('/docs', await docsRoutes());
+  app.route('/docs', await docsRoutes(deps.registry));
   const yoga = await createGraphQL({
     projectRoot: deps.projectRoot,
     core: deps.core,
@@ -100,6 +106,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     settings: deps.graphql,
     metrics: deps.metrics,
     ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
+    ...signalDeps(deps),
   });
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
     const clientName = clientOf(c.req.header('user-agent'));
@@ -115,7 +122,13 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   if (deps.rateBudget) app.use('/v1/*', rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }));
   app.route(
     '/v1',
-    await createRestApp({ projectRoot: deps.projectRoot, core: deps.core, logger: deps.logger, metrics: deps.metrics }),
+    await createRestApp({
+      projectRoot: deps.projectRoot,
+      core: deps.core,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      ...signalDeps(deps),
+    }),
   );
   app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
   app.onError((error, c) => {
@@ -128,6 +141,10 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     );
   });
   return app;
+}
+
+function signalDeps({ registry, recorder }: HttpAppDeps) {
+  return { ...(registry ? { registry } : {}), ...(recorder ? { recorder } : {}) };
 }
 
 /** A bounded route label for requests outside the REST contract. */

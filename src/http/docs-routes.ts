@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { renderDeprecationsPage } from './deprecations-page.js';
 
 const require = createRequire(import.meta.url);
 
@@ -20,6 +22,7 @@ const page = `<!doctype html>
     What changed in each release: <a href="/contracts/changelog">the contracts' changelog</a>.
     The contracts themselves: <a href="/contracts/openapi">OpenAPI</a>, <a href="/contracts/graphql">GraphQL</a>,
     <a href="/contracts/inventory">gRPC</a>.
+    Deprecated and watched items of all three, with their dated ends: <a href="/docs/deprecations">deprecations</a>.
   </p>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
@@ -34,14 +37,21 @@ const init = `window.ui = SwaggerUIBundle({
   url: '/contracts/openapi',
   dom_id: '#swagger-ui',
   deepLinking: true,
+  // Shows x-deprecated-on and x-sunset beside deprecated operations, parameters and properties.
+  showExtensions: true,
+  showCommonExtensions: true,
   validatorUrl: null,
   tryItOutEnabled: false,
   persistAuthorization: false,
 });
 `;
 
-/** Renders the published OpenAPI contract as a reference page at `/docs`, with every asset served locally. */
-export async function docsRoutes(): Promise<Hono> {
+/**
+ * Renders the published OpenAPI contract as a reference page at `/docs`, with every asset served locally,
+ * and the deprecation reference of all three contracts at `/docs/deprecations`.
+ */
+export async function docsRoutes(registry: DeprecationRegistry = { items: [] }): Promise<Hono> {
+  const deprecations = renderDeprecationsPage(registry);
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const [css, bundle] = await Promise.all([
     readFile(path.join(dist, 'swagger-ui.css'), 'utf8'),
@@ -65,6 +75,7 @@ export async function docsRoutes(): Promise<Hono> {
     );
   });
   app.get('/', (c) => c.html(page));
+  app.get('/deprecations', (c) => c.html(deprecations));
   app.get('/assets/:name', (c) => {
     const asset = assets.get(c.req.param('name'));
     if (!asset) return c.notFound();

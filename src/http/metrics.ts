@@ -13,11 +13,6 @@ export function clientOf(userAgent: string | undefined | null): string {
   return /^[\w.-]{1,40}\/[\w.+-]{1,20}$/.test(token) ? token : 'unknown';
 }
 
-/** The API key a request used, as a metrics label (`anonymous` without one). */
-export function keyLabelOf(caller: { apiKeyId: number | null } | null | undefined): string {
-  return caller ? String(caller.apiKeyId ?? 'none') : 'anonymous';
-}
-
 /** The server's Prometheus metrics, one registry per server (tests run several in one process). */
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -102,16 +97,11 @@ export function createMetrics() {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
+    // Labels stay bounded (registry items × two kinds); per-caller counts live in the database.
     deprecatedUsage: new Counter({
       name: 'deprecated_usage_total',
-      help: 'Uses of deprecated operations and parameters, by item, API key and client (User-Agent name/version).',
-      labelNames: ['item', 'key', 'client'] as const,
-      registers: [registry],
-    }),
-    fieldUsage: new Counter({
-      name: 'field_usage_total',
-      help: 'Requests that read a watched field (Order.amount) or opt in to amountDetail, by interface and client; the measurements a future retirement starts from (docs/decisions.md §7).',
-      labelNames: ['field', 'interface', 'client'] as const,
+      help: 'Uses of deprecated and watched items (generated/deprecations.json) by item id and kind (use, or replacement for a watched field).',
+      labelNames: ['item', 'kind'] as const,
       registers: [registry],
     }),
   };

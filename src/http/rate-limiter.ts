@@ -50,7 +50,8 @@ export function createRateLimiter({
     warned = false;
   });
   const warn = (reason: string) => {
-    if (!warned && !closing) logger.warn({ reason }, 'Redis unreachable: rate budgets are kept per instance until it returns');
+    if (!warned && !closing)
+      logger.warn({ reason }, 'Redis unreachable: rate budgets are kept per instance until it returns');
     warned = true;
   };
   redis?.on('close', () => warn('connection closed'));

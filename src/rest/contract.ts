@@ -4,17 +4,9 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 
-/** A deprecation read from the contract: on an operation or on one of its parameters. */
-export interface Deprecation {
-  /** What is deprecated, for the `Link` target and logs (e.g. `listOrders` or `listOrders?status`). */
-  item: string;
-  /** `x-sunset` date (YYYY-MM-DD), if set. */
-  sunset?: string;
-}
-
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */
 export type RouteMatch =
-  | { kind: 'operation'; operationId: string; params: Record<string, number> }
+  | { kind: 'operation'; operationId: string; params: Record<string, number | string> }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
@@ -28,21 +20,19 @@ interface PathRoute {
 interface ParameterObject {
   name: string;
   in: string;
-  deprecated?: boolean;
-  'x-sunset'?: string;
 }
 
-/** The REST contract, loaded once at start: the request validator, the routes and the deprecations. */
+/** The REST contract, loaded once at start: the request validator and the routes. */
 export interface RestContract {
   api: OpenAPIBackend;
+  /** The document as written (references unresolved). */
+  definition: Record<string, unknown>;
   match(method: string, pathname: string): RouteMatch;
   operation(operationId: string): Operation;
   /** The query parameter names the operation defines. */
   queryParameters(operationId: string): Set<string>;
   /** Its array-valued query parameters (comma-separated; the repeated form is accepted as the same). */
   listParameters(operationId: string): Set<string>;
-  /** The deprecated parts of the operation a request uses (the operation, or parameters it sent). */
-  deprecations(operationId: string, sentQuery: Iterable<string>): Deprecation[];
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -54,6 +44,8 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
  */
 export async function loadRestContract(projectRoot: string): Promise<RestContract> {
   const definition = parseYaml(await readFile(path.join(projectRoot, 'contracts/openapi.yaml'), 'utf8'));
+  // openapi-backend resolves references in place; the deprecation signals need them as written.
+  const asWritten = structuredClone(definition);
   const api = new OpenAPIBackend({
     definition,
     // openapi-backend validates documents against OpenAPI 3.0 only; Redocly lints this 3.1 document.
@@ -77,11 +69,14 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
   const paths = definition.paths as Record<string, Record<string, unknown>>;
   for (const [template, item] of Object.entries(paths)) {
     const segments = template.split('/').slice(1);
+    const textual = textualPathParameters(asWritten, item);
     const pattern = new RegExp(
       `^/${segments
-        .map((segment) =>
-          segment.startsWith('{') ? `(?<${segment.slice(1, -1)}>[1-9][0-9]{0,15})` : escapeRegExp(segment),
-        )
+        .map((segment) => {
+          if (!segment.startsWith('{')) return escapeRegExp(segment);
+          const name = segment.slice(1, -1);
+          return `(?<${name}>${textual.get(name) ?? '[1-9][0-9]{0,15}'})`;
+        })
         .join('/')}$`,
     );
     const methods = new Map<string, string>();
@@ -108,6 +103,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
 
   return {
     api,
+    definition: asWritten,
     match(method, pathname) {
       const candidates = routes.filter((route) => route.pattern.test(pathname));
       if (candidates.length === 0) return { kind: 'not-found' };
@@ -116,7 +112,9 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
         const operationId = route.methods.get(verb);
         if (!operationId) continue;
         const groups = route.pattern.exec(pathname)?.groups ?? {};
-        const params = Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, Number(value)]));
+        const params = Object.fromEntries(
+          Object.entries(groups).map(([name, value]) => [name, /^[0-9]+$/.test(value) ? Number(value) : value]),
+        );
         return { kind: 'operation', operationId, params };
       }
       const allow = [...new Set(candidates.flatMap((route) => [...route.methods.keys()]))];
@@ -129,26 +127,35 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
     },
     queryParameters: (operationId) => queryNames.get(operationId) ?? new Set(),
     listParameters: (operationId) => listNames.get(operationId) ?? new Set(),
-    deprecations(operationId, sentQuery) {
-      const operation = operations.get(operationId);
-      if (!operation) return [];
-      const found: Deprecation[] = [];
-      const extended = operation as Operation & { 'x-sunset'?: string };
-      if (operation.deprecated) found.push({ item: operationId, ...sunsetOf(extended['x-sunset']) });
-      const sent = new Set(sentQuery);
-      for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
-        if (parameter.deprecated && parameter.in === 'query' && sent.has(parameter.name)) {
-          found.push({ item: `${operationId}?${parameter.name}`, ...sunsetOf(parameter['x-sunset']) });
-        }
-      }
-      return found;
-    },
   };
 }
 
-function sunsetOf(value: unknown): { sunset?: string } {
-  if (value instanceof Date) return { sunset: value.toISOString().slice(0, 10) };
-  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? { sunset: value } : {};
+/**
+ * Path parameters that are strings with a pattern (the deprecation item id) match that pattern; every other
+ * path id is a positive integer.
+ */
+function textualPathParameters(document: Record<string, unknown>, pathItem: Record<string, unknown>) {
+  const resolve = (node: Record<string, unknown>): Record<string, unknown> =>
+    typeof node.$ref === 'string'
+      ? resolve(
+          node.$ref
+            .replace(/^#\//, '')
+            .split('/')
+            .reduce<Record<string, unknown>>((at, key) => (at[key] ?? {}) as Record<string, unknown>, document),
+        )
+      : node;
+  const found = new Map<string, string>();
+  const operations = Object.values(pathItem).filter((value) => typeof value === 'object' && value !== null);
+  const all = [pathItem, ...operations].flatMap(
+    (node) => ((node as { parameters?: unknown[] }).parameters ?? []) as Array<Record<string, unknown>>,
+  );
+  for (const parameter of all.map(resolve)) {
+    const schema = resolve((parameter.schema ?? {}) as Record<string, unknown>);
+    if (parameter.in === 'path' && schema.type === 'string' && typeof schema.pattern === 'string') {
+      found.set(parameter.name as string, schema.pattern.replace(/^\^/, '').replace(/\$$/, ''));
+    }
+  }
+  return found;
 }
 
 function escapeRegExp(text: string): string {

@@ -7,14 +7,18 @@
 import { type Context, Hono } from 'hono';
 import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerOfRequest } from '../http/bearer.js';
-import { clientOf, keyLabelOf, type Metrics, routeOf } from '../http/metrics.js';
+import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
+import { type ItemUse, type RestDeprecations, restDeprecations, signalHeaders } from './deprecation-signals.js';
 import { createHandlers } from './handlers.js';
+import { includes } from './request.js';
 import type { Handler } from './respond.js';
 
 /** Operations served by the health routes outside /v1, not by REST handlers. */
@@ -24,9 +28,6 @@ const HEALTH_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getLiveness']);
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const PRODUCED = ['application/json', 'application/problem+json'];
-
-/** Where deprecation notices are documented; the `Link` header points there. */
-const DEPRECATIONS_DOC = '/docs#section/Versioning-and-deprecation';
 
 interface AjvError {
   instancePath: string;
@@ -41,12 +42,25 @@ export interface RestAppDeps {
   core: Core;
   logger: Logger;
   metrics: Metrics;
+  /** Deprecated and watched items (generated/deprecations.json); none when absent. */
+  registry?: DeprecationRegistry;
+  /** Where uses of those items are counted per caller. */
+  recorder?: UsageRecorder;
 }
 
 /** Builds the `/v1` app. */
-export async function createRestApp({ projectRoot, core, logger, metrics }: RestAppDeps): Promise<Hono> {
+export async function createRestApp({
+  projectRoot,
+  core,
+  logger,
+  metrics,
+  registry = { items: [] },
+  recorder,
+}: RestAppDeps): Promise<Hono> {
   const contract = await loadRestContract(projectRoot);
   const handlers = createHandlers(core);
+  const deprecations = restDeprecations(registry, contract.definition);
+  const signals = { deprecations, metrics, ...(recorder ? { recorder } : {}) };
   for (const operation of contract.api.getOperations()) {
     const id = operation.operationId as string;
     if (!HEALTH_OPERATIONS.has(id) && !handlers[id]) throw new Error(`the contract's operation ${id} has no handler`);
@@ -55,7 +69,7 @@ export async function createRestApp({ projectRoot, core, logger, metrics }: Rest
   const app = new Hono();
   app.all('*', async (c) => {
     try {
-      return await handle(c, contract, handlers, core, metrics);
+      return await handle(c, contract, handlers, core, signals);
     } catch (error) {
       if (error instanceof DomainError) return domainProblem(c, error);
       logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
@@ -74,7 +88,7 @@ async function handle(
   contract: RestContract,
   handlers: Record<string, Handler>,
   core: Core,
-  metrics: Metrics,
+  signals: { deprecations: RestDeprecations; metrics: Metrics; recorder?: UsageRecorder },
 ): Promise<Response> {
   const url = new URL(c.req.url);
   const route = contract.match(c.req.method, url.pathname);
@@ -166,20 +180,20 @@ async function handle(
     throw error;
   }
 
-  const client = clientOf(c.req.header('user-agent'));
-  if (query.include?.split(',').includes('amountDetail')) {
-    metrics.fieldUsage.inc({ field: 'amountDetail', interface: 'rest', client });
-  }
-  for (const deprecation of contract.deprecations(operationId, Object.keys(query))) {
-    metrics.deprecatedUsage.inc({ item: deprecation.item, key: keyLabelOf(caller), client });
-    c.header('Deprecation', 'true');
-    if (deprecation.sunset) c.header('Sunset', new Date(`${deprecation.sunset}T00:00:00Z`).toUTCString());
-    c.header('Link', `<${DEPRECATIONS_DOC}>; rel="deprecation"`);
-  }
+  const uses = signals.deprecations.requestUses(operationId, { query, headers: c.req.raw.headers, body });
+  const count = (found: ItemUse[]) => {
+    const client = clientOf(c.req.header('user-agent'));
+    for (const { item, kind } of found) {
+      signals.metrics.deprecatedUsage.inc({ item: item.id, kind });
+      signals.recorder?.record({ item: item.id, apiKeyId: caller ? caller.apiKeyId : 0, client, kind });
+    }
+  };
+  count(uses);
+  for (const [name, value] of Object.entries(signalHeaders(uses))) c.header(name, value);
 
   // Every operation of the contract has a handler: createRestApp checks that at start.
   const handler = handlers[operationId] as Handler;
-  return handler({
+  const response = await handler({
     c,
     operationId,
     params: route.params,
@@ -188,6 +202,15 @@ async function handle(
     caller: caller ?? undefined,
     header: (name) => c.req.header(name),
   });
+  if (response.status >= 200 && response.status < 300) {
+    const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
+    const received = signals.deprecations.responseUses(operationId, include);
+    count(received);
+    for (const [name, value] of Object.entries(signalHeaders([...uses, ...received]))) {
+      response.headers.set(name, value);
+    }
+  }
+  return response;
 }
 
 /** Reads a JSON body where the operation takes one: 415 for other media types, 413 above 1 MiB. */

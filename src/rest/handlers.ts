@@ -4,11 +4,17 @@
  */
 import type { Core } from '../core/index.js';
 import { createCatalogHandlers } from './catalog-handlers.js';
+import { createDeprecationHandlers } from './deprecation-handlers.js';
 import { createOrderHandlers } from './order-handlers.js';
 import type { Handler } from './respond.js';
 import { createUserHandlers } from './user-handlers.js';
 
 /** Builds every operation's handler over the core, keyed by operationId. */
 export function createHandlers(core: Core): Record<string, Handler> {
-  return { ...createOrderHandlers(core), ...createUserHandlers(core), ...createCatalogHandlers(core) };
+  return {
+    ...createOrderHandlers(core),
+    ...createUserHandlers(core),
+    ...createCatalogHandlers(core),
+    ...createDeprecationHandlers(core),
+  };
 }

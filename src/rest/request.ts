@@ -9,8 +9,8 @@ export { type OrderConditions, orderFilters } from '../core/order-filters.js';
 export interface RestRequest {
   c: Context;
   operationId: string;
-  /** Path ids, already known to be positive integers. */
-  params: Record<string, number>;
+  /** Path ids, already known to be positive integers (or, for a string parameter, to match its pattern). */
+  params: Record<string, number | string>;
   /** Query parameters (each given once), `status` upper-cased. */
   query: Record<string, string>;
   body: unknown;

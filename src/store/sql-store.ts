@@ -4,6 +4,7 @@ import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
 import { draftStore, orderStore } from './order-store.js';
 import { productStore, ratingStore } from './product-store.js';
+import { usageStore } from './usage-store.js';
 import { apiKeyStore, userStore } from './user-store.js';
 
 /** The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). */
@@ -28,6 +29,7 @@ export function createSqlStore(db: Database): Store {
     orders: orderStore(db),
     drafts: draftStore(db),
     inventory: inventoryStore(db),
+    usage: usageStore(db),
     idempotency: idempotencyStore(db),
   };
 }

@@ -1,66 +1,119 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
+import { docsRoutes } from '../../src/http/docs-routes.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { deprecationFixture } from '../support/deprecation-fixture.js';
+import { makeAdmin } from '../support/fixtures.js';
 
-// Nothing is deprecated in v1 yet, so the machinery is proven on a fixture: the real contract with one
-// operation and one parameter marked deprecated (docs/decisions.md §7).
-let root: string;
+// The REST signals of the deprecation registry, on a fixture contract that deprecates an operation
+// (listProducts), a query parameter (listOrders hasCoupon) and a body member (ProductCreate.imageUrl).
+const fixture = deprecationFixture();
+const events: UsageEvent[] = [];
+const recorder: UsageRecorder = {
+  record: (event) => events.push(event),
+  flush: async () => undefined,
+  close: async () => undefined,
+  dropped: 0,
+};
+const metrics = createMetrics();
 let database: TestDatabase;
 let app: Hono;
-const metrics = createMetrics();
+let adminKey: string;
 
 beforeAll(async () => {
-  const contract = parse(await readFile(path.resolve(import.meta.dirname, '../../contracts/openapi.yaml'), 'utf8'));
-  contract.paths['/v1/products'].get.deprecated = true;
-  contract.paths['/v1/products'].get['x-sunset'] = '2027-06-30';
-  contract.paths['/v1/products/{productId}'].get.parameters = [
-    { name: 'lang', in: 'query', deprecated: true, schema: { type: 'string' }, description: 'Retired.' },
-  ];
-  root = await mkdtemp(path.join(tmpdir(), 'deprecation-'));
-  await mkdir(path.join(root, 'contracts'));
-  await writeFile(path.join(root, 'contracts/openapi.yaml'), stringify(contract));
   database = await openTestDatabase();
   const core = await testCore(database.store);
-  await core.products.create({ userId: 1, role: 'admin', apiKeyId: null }, { name: 'Mug', sku: 'MUG', price: 100 });
+  const admin = await makeAdmin(database.store);
+  adminKey = (await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' })).secret;
   app = new Hono();
   app.use('*', requestId());
-  app.route('/v1', await createRestApp({ projectRoot: root, core, logger: pino({ level: 'silent' }), metrics }));
+  app.route('/docs', await docsRoutes(fixture.registry));
+  app.route(
+    '/v1',
+    await createRestApp({
+      projectRoot: fixture.root,
+      core,
+      logger: pino({ level: 'silent' }),
+      metrics,
+      registry: fixture.registry,
+      recorder,
+    }),
+  );
 });
 afterAll(async () => {
   await database?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  fixture.remove();
 });
 
-describe('deprecation signals read from the contract', () => {
-  it('marks a deprecated operation with Deprecation, Sunset and Link', async () => {
-    const response = await app.request('/v1/products');
+const auth = () => ({ authorization: `Bearer ${adminKey}` });
+
+describe('REST deprecation signals, read from the registry', () => {
+  it('marks a deprecated operation with Deprecation (RFC 9745), Sunset and a Link that resolves', async () => {
+    const response = await app.request('/v1/products', { headers: { 'user-agent': 'shop-web/3.2.1' } });
     expect(response.status).toBe(200);
-    expect(response.headers.get('deprecation')).toBe('true');
+    expect(response.headers.get('deprecation')).toBe(`@${Date.UTC(2026, 10, 1) / 1000}`);
     expect(response.headers.get('sunset')).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
-    expect(response.headers.get('link')).toMatch(/rel="deprecation"/);
+    const link = /^<([^>]+)>; rel="deprecation"/.exec(response.headers.get('link') ?? '')?.[1];
+    expect(link).toBe('/docs/deprecations#rest.listProducts');
+    const [page, anchor] = (link as string).split('#') as [string, string];
+    const html = await (await app.request(page)).text();
+    expect(html).toContain(`<section id="${anchor}">`);
+    expect(html).toMatch(/rest\.listProducts[\s\S]*?sunset <time datetime="2027-06-30">/);
   });
 
-  it('marks a request that uses a deprecated parameter, and only that request', async () => {
-    const used = await app.request('/v1/products/1?lang=en');
+  it('marks a request that sends a deprecated parameter, and only that request', async () => {
+    const used = await app.request('/v1/orders?hasCoupon=true', { headers: auth() });
     expect(used.status).toBe(200);
-    expect(used.headers.get('deprecation')).toBe('true');
-    expect(used.headers.get('sunset')).toBeNull();
-    const unused = await app.request('/v1/products/1');
+    expect(used.headers.get('link')).toBe(
+      '</docs/deprecations#rest.listOrders.query.hasCoupon>; rel="deprecation"; type="text/html"',
+    );
+    const unused = await app.request('/v1/orders', { headers: auth() });
     expect(unused.headers.get('deprecation')).toBeNull();
   });
 
-  it('counts each use per item, key and client, for the retirement measurements of docs/decisions.md §7', async () => {
-    await app.request('/v1/products', { headers: { 'user-agent': 'shop-app/2.3.1 (ios)' } });
-    const text = await metrics.registry.metrics();
-    expect(text).toMatch(/deprecated_usage_total\{item="listProducts",key="anonymous",client="shop-app\/2.3.1"\} 1/);
-    expect(text).toMatch(/deprecated_usage_total\{item="getProduct\?lang",key="anonymous",client="unknown"\} 1/);
+  it('marks a request that sends a deprecated body member, and not one that leaves it out', async () => {
+    const post = (body: object) =>
+      app.request('/v1/products', {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const sent = await post({ name: 'Mug', sku: 'MUG-1', price: 3, imageUrl: 'https://img.example.com/mug.png' });
+    expect(sent.status).toBe(201);
+    expect(sent.headers.get('link')).toContain('#rest.ProductCreate.imageUrl>');
+    const left = await post({ name: 'Cup', sku: 'CUP-1', price: 3 });
+    expect(left.headers.get('deprecation')).toBeNull();
+  });
+
+  it('marks a 2xx answer that carries a deprecated response property, and not an error answer', async () => {
+    const rated = await app.request('/v1/products/1/rating');
+    expect(rated.status).toBe(200);
+    expect(rated.headers.get('link')).toBe(
+      '</docs/deprecations#rest.ProductRating.count>; rel="deprecation"; type="text/html"',
+    );
+    const missing = await app.request('/v1/products/999/rating');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('deprecation')).toBeNull();
+  });
+
+  it('counts watched Order.amount per order read, as a replacement use with include=amountDetail, with no header', async () => {
+    events.length = 0;
+    const plain = await app.request('/v1/orders', { headers: { ...auth(), 'user-agent': 'shop-ios/1.0.0' } });
+    const detailed = await app.request('/v1/orders?include=amountDetail', { headers: auth() });
+    expect(plain.headers.get('deprecation')).toBeNull();
+    expect(detailed.headers.get('deprecation')).toBeNull();
+    const amount = events.filter((event) => event.item === 'rest.Order.amount');
+    expect(amount.map((event) => [event.client, event.kind])).toEqual([
+      ['shop-ios/1.0.0', 'use'],
+      ['unknown', 'replacement'],
+    ]);
+    expect(await metrics.registry.metrics()).toMatch(
+      /deprecated_usage_total\{item="rest\.Order\.amount",kind="replacement"\} 1/,
+    );
   });
 });

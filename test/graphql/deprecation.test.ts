@@ -1,28 +1,31 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildSchema, parse } from 'graphql';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
+import { createGraphQL } from '../../src/graphql/create-graphql.js';
+import { namesUsed } from '../../src/graphql/use-deprecation-signals.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { deprecationFixture } from '../support/deprecation-fixture.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
-import { graphqlEndpoint } from '../support/graphql.js';
+import { defaultGraphQLSettings } from '../support/graphql.js';
 
-// Nothing is deprecated in v1 yet: the counting is proven on a fixture schema with `Order.note` deprecated.
-const root = path.resolve(import.meta.dirname, '../..');
-const fixture = mkdtempSync(path.join(tmpdir(), 'graphql-deprecation-'));
-const metrics = createMetrics();
+// The GraphQL signals, on a fixture schema with `Order.note` deprecated; `Order.amount` is watched.
+const fixture = deprecationFixture();
+const events: UsageEvent[] = [];
+const recorder: UsageRecorder = {
+  record: (event) => events.push(event),
+  flush: async () => undefined,
+  close: async () => undefined,
+  dropped: 0,
+};
 let database: TestDatabase;
-let run: Awaited<ReturnType<typeof graphqlEndpoint>>;
 let key: string;
+let run: (query: string, userAgent?: string) => Promise<{ data?: unknown; extensions?: Record<string, unknown> }>;
 
 beforeAll(async () => {
-  const schema = readFileSync(path.join(root, 'contracts/schema.graphql'), 'utf8').replace(
-    /\n(\s*)note: String\n/,
-    '\n$1note: String @deprecated(reason: "Use notes instead; sunset 2027-06-30")\n',
-  );
-  mkdirSync(path.join(fixture, 'contracts'));
-  writeFileSync(path.join(fixture, 'contracts/schema.graphql'), schema);
-  cpSync(path.join(root, 'generated'), path.join(fixture, 'generated'), { recursive: true });
   database = await openTestDatabase();
   const core = await testCore(database.store);
   const admin = await makeAdmin(database.store);
@@ -30,21 +33,71 @@ beforeAll(async () => {
   const product = await makeProduct(core, admin);
   await core.orders.place(customer, { items: [{ productId: product.id, quantity: 1 }] });
   key = (await core.apiKeys.issue(admin, { userId: customer.userId, role: 'customer' })).secret;
-  run = await graphqlEndpoint(core, {}, { projectRoot: fixture, metrics });
+  const yoga = await createGraphQL({
+    projectRoot: fixture.root,
+    core,
+    logger: pino({ level: 'silent' }),
+    settings: defaultGraphQLSettings,
+    metrics: createMetrics(),
+    registry: fixture.registry,
+    recorder,
+  });
+  run = async (query, userAgent = 'shop-web/3.2.1') => {
+    const response = await yoga.fetch(
+      'http://localhost/graphql',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'user-agent': userAgent },
+        body: JSON.stringify({ query }),
+      },
+      { clientName: userAgent },
+    );
+    return response.json();
+  };
 });
 afterAll(async () => {
   await database?.close();
-  rmSync(fixture, { recursive: true, force: true });
+  fixture.remove();
 });
 
-describe('deprecated GraphQL fields', () => {
-  it('are counted per item, key and client when selected, and only then', async () => {
-    expect((await run('{ orders(first: 1) { id } }', { key })).body.errors).toBeUndefined();
-    expect((await metrics.registry.metrics()).includes('item="Order.note"')).toBe(false);
-    const result = await run('{ orders(first: 1) { id note } }', { key });
-    expect(result.body.data?.orders).toHaveLength(1);
-    expect(await metrics.registry.metrics()).toMatch(
-      /deprecated_usage_total\{item="Order\.note",key="\d+",client="unknown"\} 1/,
+describe('GraphQL deprecation signals', () => {
+  it('list each deprecated field the operation selected in extensions.deprecations, and only then', async () => {
+    expect((await run('{ orders(first: 1) { id } }')).extensions).toBeUndefined();
+    const result = await run('{ orders(first: 1) { id note } }');
+    expect(result.extensions?.deprecations).toEqual([
+      {
+        item: 'graphql.Order.note',
+        name: 'Order.note',
+        deprecatedOn: '2026-11-01',
+        sunset: '2027-06-30',
+        reason: "Use the order's items. Deprecated: 2026-11-01. Sunset: 2027-06-30.",
+        link: '/docs/deprecations#graphql.Order.note',
+      },
+    ]);
+  });
+
+  it('count the watched Order.amount per caller, and amountDetail as its replacement', async () => {
+    events.length = 0;
+    await run('{ orders(first: 1) { amount } }', 'shop-ios/1.0.0');
+    await run('{ orders(first: 1) { amountDetail { total } } }', 'partner-x/2.0.0');
+    expect(events.map(({ item, client, kind }) => [item, client, kind])).toEqual([
+      ['graphql.Order.amount', 'shop-ios/1.0.0', 'use'],
+      ['graphql.Order.amount', 'partner-x/2.0.0', 'replacement'],
+    ]);
+    expect(events[0]?.apiKeyId).toBeGreaterThan(0);
+  });
+
+  it('find input fields and enum values sent inline or in variables', () => {
+    const schema = buildSchema(readFileSync(path.join(fixture.root, 'contracts/schema.graphql'), 'utf8'));
+    const document = parse(
+      'query($f: OrderFilter) { a: orders(first: 1, filter: $f) { id } b: orders(filter: { status: [PAID] }) { id } }',
     );
+    const names = namesUsed(schema, document, { f: { hasCoupon: true, status: ['SHIPPED'] } });
+    expect([...names].filter((name) => /^Order(Filter|Status)\./.test(name)).sort()).toEqual([
+      'OrderFilter.hasCoupon',
+      'OrderFilter.status',
+      'OrderStatus.PAID',
+      'OrderStatus.SHIPPED',
+    ]);
   });
 });

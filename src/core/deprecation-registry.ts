@@ -1,0 +1,91 @@
+/**
+ * The deprecation registry: every deprecated or watched item of the three contracts, produced by
+ * `npm run generate` (generated/deprecations.json) and read by the transports, the report and the CLI.
+ *
+ * Item ids are stable, protocol-prefixed and path-safe (only `A-Z a-z 0-9 . _ -`), so they travel in a URL
+ * path segment without encoding:
+ *   rest.<operationId>                        an operation
+ *   rest.<operationId>.<in>.<name>            a parameter (in: query, header, path)
+ *   rest.<operationId>.body.<member>          a member of an inline request body
+ *   rest.<Schema>.<property>[.<property>…]    a property of a component schema (request or response)
+ *   graphql.<Type>.<field> / .<field>.<arg>   a field, an input field, an enum value / an argument
+ *   grpc.<package>.<Service>.<Rpc>            an rpc
+ *   grpc.<package>.<Message>.<field>          a message field
+ */
+
+/** The pattern every item id matches (also the `{item}` path parameter's pattern in the contract). */
+export const ITEM_ID = /^(rest|graphql|grpc)\.[A-Za-z0-9_.-]{1,200}$/;
+
+/** What a REST item is attached to, for matching requests at run time. */
+export type RestMatch =
+  | { on: 'operation'; operationId: string }
+  | { on: 'parameter'; operationId: string; in: string; name: string }
+  | { on: 'body'; operationId: string; path: string[] }
+  | { on: 'property'; schema: string; path: string[] };
+
+/** What a GraphQL item is: a field or input field (`Type.field`), an argument, an enum value. */
+export type GraphqlMatch =
+  | { on: 'field'; type: string; field: string }
+  | { on: 'argument'; type: string; field: string; argument: string }
+  | { on: 'input-field'; type: string; field: string }
+  | { on: 'enum-value'; type: string; value: string };
+
+/** What a gRPC item is: an rpc (`/package.Service/Method`) or a message field by number. */
+export type GrpcMatch =
+  | { on: 'rpc'; service: string; method: string }
+  | { on: 'field'; message: string; field: string; number: number };
+
+/** One registry item. */
+export interface RegistryItem {
+  /** Stable id (see the scheme above). */
+  id: string;
+  protocol: 'rest' | 'graphql' | 'grpc';
+  /** `deprecated` carries a sunset date; `watched` is measured before any date is announced. */
+  status: 'deprecated' | 'watched';
+  /** A readable name, e.g. `GET /v1/orders ?status` or `Order.amount`. */
+  name: string;
+  /** When it was deprecated, `YYYY-MM-DD` (the `Deprecation` header's date); null while only watched. */
+  deprecated: string | null;
+  /** The dated end, `YYYY-MM-DD` (the first day the item may be gone); null while only watched. */
+  sunset: string | null;
+  /** Why, and what to use instead, as the contract says. */
+  reason: string | null;
+  /** For watched fields: the field that replaces it (uses of it are counted as `replacement`). */
+  replacement: string | null;
+  /** Where the published reference describes it (an anchor of /docs/deprecations). */
+  link: string;
+  match: RestMatch | GraphqlMatch | GrpcMatch;
+}
+
+/** The registry as generated. */
+export interface DeprecationRegistry {
+  items: RegistryItem[];
+}
+
+/** Whether `text` is a real calendar date written `YYYY-MM-DD`. */
+export function isRealDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
+/** The reference anchor of an item. */
+export const referenceLink = (id: string) => `/docs/deprecations#${id}`;
+
+/** The values of the deprecation signal of a set of used items; undefined when none is deprecated. */
+export function signalOf(
+  items: RegistryItem[],
+): { deprecation?: string; sunset?: string; links: string[] } | undefined {
+  const deprecated = items.filter((item) => item.status === 'deprecated');
+  if (deprecated.length === 0) return undefined;
+  const earliest = (dates: Array<string | null>) => dates.filter((d): d is string => d !== null).sort()[0];
+  const since = earliest(deprecated.map((item) => item.deprecated));
+  const sunset = earliest(deprecated.map((item) => item.sunset));
+  return {
+    // RFC 9745: a Structured Field Date, `@` and Unix seconds.
+    ...(since ? { deprecation: `@${Date.parse(`${since}T00:00:00Z`) / 1000}` } : {}),
+    // RFC 8594: an HTTP-date.
+    ...(sunset ? { sunset: new Date(`${sunset}T00:00:00Z`).toUTCString() } : {}),
+    links: [...new Set(deprecated.map((item) => item.link))],
+  };
+}

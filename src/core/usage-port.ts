@@ -1,0 +1,60 @@
+/**
+ * The storage port of deprecation usage: per-caller daily counts written in additive batches, the
+ * reads of the report, and the notices sent to callers.
+ */
+
+/** What a counted use was: the item itself, or (for a watched field) its replacement. */
+export type UsageKind = 'use' | 'replacement';
+
+/** A caller as usage counts it: the issued key (0 = anonymous) and the client name/version. */
+export interface UsageCaller {
+  apiKeyId: number;
+  client: string;
+}
+
+/** Uses of one item by one caller on one UTC day. */
+export interface UsageCount extends UsageCaller {
+  item: string;
+  /** `YYYY-MM-DD` (UTC). */
+  day: string;
+  kind: UsageKind;
+  count: number;
+  firstSeen: Date;
+  lastSeen: Date;
+}
+
+/** A usage row joined with the key's owner, for the callers report. */
+export interface CallerUsage extends UsageCount {
+  ownerName: string | null;
+  ownerEmail: string | null;
+}
+
+/** Totals of one item and kind since a day. */
+export interface UsageTotal {
+  item: string;
+  kind: UsageKind;
+  day: string;
+  count: number;
+}
+
+/** A notice sent to the owner of a key about an item. */
+export interface Notice {
+  item: string;
+  apiKeyId: number;
+  channel: string;
+  note: string | null;
+  notifiedAt: Date;
+}
+
+/** Usage in the database. */
+export interface UsagePort {
+  /** Adds counts (count += …, first_seen = least, last_seen = greatest) and notes the instance's flush. */
+  add(counts: UsageCount[], flush: { instance: string; at: Date }): Promise<void>;
+  /** Daily totals per item and kind from `sinceDay` on. */
+  totals(sinceDay: string): Promise<UsageTotal[]>;
+  /** Every row of one item from `sinceDay` on, with the key owner's name and email. */
+  callers(item: string, sinceDay: string): Promise<CallerUsage[]>;
+  /** Records notices; the key ids must exist (unknown ones are returned, nothing recorded then). */
+  addNotices(notices: Notice[], recordedBy: number): Promise<{ unknownKeys: number[] }>;
+  notices(item: string): Promise<Notice[]>;
+}

@@ -1,0 +1,144 @@
+/**
+ * The deprecation signals of GraphQL: every deprecated or watched item an operation uses (a field it
+ * selects, an argument, input field or enum value it sends, inline or in variables) is counted per caller,
+ * and the deprecated ones are listed in the response's `extensions.deprecations` with their dates and
+ * reference link. Selecting a watched field's replacement counts as a `replacement` use of it.
+ */
+import {
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  TypeInfo,
+  typeFromAST,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
+import type { UsageKind } from '../core/usage-port.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
+import type { Metrics } from '../http/metrics.js';
+import type { GraphQLContext } from './context.js';
+
+/** What the plugin needs. */
+export interface DeprecationSignalsOptions {
+  registry: DeprecationRegistry;
+  metrics: Metrics;
+  recorder?: UsageRecorder;
+}
+
+type Context = GraphQLContext & { clientName: string };
+
+/** Counts uses of registry items and lists the deprecated ones in `extensions.deprecations`. */
+export function useDeprecationSignals({ registry, metrics, recorder }: DeprecationSignalsOptions): Plugin<Context> {
+  const items = new Map<string, RegistryItem>();
+  const replacements = new Map<string, RegistryItem>();
+  for (const item of registry.items) {
+    if (item.protocol !== 'graphql') continue;
+    const name = item.id.slice('graphql.'.length);
+    items.set(name, item);
+    const match = item.match;
+    if (item.replacement && 'type' in match) replacements.set(`${match.type}.${item.replacement}`, item);
+  }
+  return {
+    onExecute({ args }) {
+      if (items.size === 0) return;
+      const context = args.contextValue as Context;
+      const used = new Map<string, { item: RegistryItem; kind: UsageKind }>();
+      const note = (name: string) => {
+        const item = items.get(name);
+        if (item) used.set(`${item.id} use`, { item, kind: 'use' });
+        const replaced = replacements.get(name);
+        if (replaced) used.set(`${replaced.id} replacement`, { item: replaced, kind: 'replacement' });
+      };
+      for (const name of namesUsed(args.schema, args.document, args.variableValues ?? {})) note(name);
+      for (const { item, kind } of used.values()) {
+        metrics.deprecatedUsage.inc({ item: item.id, kind });
+        recorder?.record({ item: item.id, apiKeyId: context.caller?.apiKeyId ?? 0, client: context.clientName, kind });
+      }
+      const deprecated = [...used.values()]
+        .filter(({ item, kind }) => kind === 'use' && item.status === 'deprecated')
+        .map(({ item }) => ({
+          item: item.id,
+          name: item.name,
+          deprecatedOn: item.deprecated,
+          sunset: item.sunset,
+          reason: item.reason,
+          link: item.link,
+        }));
+      if (deprecated.length === 0) return;
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in result) return;
+          setResult({ ...result, extensions: { ...result.extensions, deprecations: deprecated } });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The schema coordinates an operation uses: `Type.field` selected, `Type.field.arg` sent, `Input.field`
+ * and `Enum.VALUE` sent inline or through variables.
+ */
+export function namesUsed(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>) {
+  const found = new Set<string>();
+  const typeInfo = new TypeInfo(schema);
+  const fromValue = (type: GraphQLInputType, value: unknown, depth = 0): void => {
+    if (value === null || value === undefined || depth > 20) return;
+    if (isNonNullType(type)) {
+      fromValue(type.ofType, value, depth);
+      return;
+    }
+    if (isListType(type)) {
+      for (const entry of Array.isArray(value) ? value : [value]) fromValue(type.ofType, entry, depth + 1);
+      return;
+    }
+    if (isEnumType(type) && typeof value === 'string') found.add(`${type.name}.${value}`);
+    if (isInputObjectType(type) && typeof value === 'object') {
+      const fields = type.getFields();
+      for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+        const field = fields[name];
+        if (!field) continue;
+        found.add(`${type.name}.${name}`);
+        fromValue(field.type, member, depth + 1);
+      }
+    }
+  };
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      VariableDefinition(node) {
+        const type = typeFromAST(schema, node.type as never) as GraphQLInputType | undefined;
+        if (type) fromValue(type, variables[node.variable.name.value]);
+      },
+      Field() {
+        const field = typeInfo.getFieldDef();
+        const parent = typeInfo.getParentType();
+        if (field && parent) found.add(`${parent.name}.${field.name}`);
+      },
+      Argument() {
+        const argument = typeInfo.getArgument();
+        const field = typeInfo.getFieldDef();
+        const parent = typeInfo.getParentType();
+        if (argument && field && parent) found.add(`${parent.name}.${field.name}.${argument.name}`);
+      },
+      ObjectField(node) {
+        const parent = typeInfo.getParentInputType();
+        const named = parent ? getNamedType(parent) : undefined;
+        if (named && isInputObjectType(named)) found.add(`${named.name}.${node.name.value}`);
+      },
+      EnumValue(node) {
+        const type = typeInfo.getInputType();
+        const named = type ? getNamedType(type) : undefined;
+        if (named && isEnumType(named)) found.add(`${named.name}.${node.value}`);
+      },
+    }),
+  );
+  return found;
+}

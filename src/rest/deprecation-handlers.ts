@@ -1,0 +1,87 @@
+/** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
+import type { ItemReport } from '../core/deprecations.js';
+import type { Core } from '../core/index.js';
+import { callerOf } from './request.js';
+import { type Handler, json, type Schemas } from './respond.js';
+
+const iso = (date: Date) => date.toISOString();
+
+function entryJson({ item, state, uses, replacementUses }: ItemReport): Schemas['DeprecationEntry'] {
+  return {
+    id: item.id,
+    protocol: item.protocol,
+    name: item.name,
+    status: item.status,
+    state,
+    deprecatedOn: item.deprecated,
+    sunset: item.sunset,
+    reason: item.reason,
+    replacement: item.replacement,
+    link: item.link,
+    uses,
+    replacementUses,
+  };
+}
+
+/** The handlers of the Deprecations tag. */
+export function createDeprecationHandlers(core: Core): Record<string, Handler> {
+  return {
+    async getDeprecationReport(request) {
+      const items = await core.deprecations.list(callerOf(request));
+      return json(request.c, 200, { items: items.map(entryJson) } satisfies Schemas['DeprecationList']);
+    },
+
+    async getDeprecationCallers(request) {
+      const days = request.query.days ? Number(request.query.days) : 30;
+      const { item, state, callers } = await core.deprecations.callers(
+        callerOf(request),
+        request.params.item as string,
+        days,
+      );
+      const body: Schemas['DeprecationCallers'] = {
+        item: { id: item.id, name: item.name, state, sunset: item.sunset },
+        callers: callers.map((caller) => ({
+          apiKeyId: caller.apiKeyId,
+          owner: caller.apiKeyId === 0 ? null : { name: caller.ownerName, email: caller.ownerEmail },
+          clients: caller.clients.map((client) => ({
+            ...client,
+            firstSeen: iso(client.firstSeen),
+            lastSeen: iso(client.lastSeen),
+          })),
+          uses: caller.uses,
+          replacementUses: caller.replacementUses,
+          firstSeen: iso(caller.firstSeen),
+          lastSeen: iso(caller.lastSeen),
+          daily: caller.daily,
+          notified: caller.notices.length > 0,
+          notices: caller.notices.map((notice) => ({
+            apiKeyId: caller.apiKeyId,
+            channel: notice.channel,
+            note: notice.note,
+            notifiedAt: iso(notice.notifiedAt),
+          })),
+        })),
+      };
+      return json(request.c, 200, body);
+    },
+
+    async createDeprecationNotices(request) {
+      const input = request.body as Schemas['DeprecationNoticeCreate'];
+      const notices = await core.deprecations.notify(callerOf(request), request.params.item as string, {
+        apiKeyIds: input.apiKeyIds,
+        channel: input.channel,
+        ...(input.note !== undefined ? { note: input.note } : {}),
+        ...(input.notifiedAt !== undefined ? { notifiedAt: new Date(input.notifiedAt) } : {}),
+      });
+      const body: Schemas['DeprecationNoticeList'] = {
+        notices: notices.map((notice) => ({
+          apiKeyId: notice.apiKeyId,
+          channel: notice.channel,
+          note: notice.note,
+          notifiedAt: iso(notice.notifiedAt),
+        })),
+      };
+      return json(request.c, 201, body);
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * Which registry items a REST request uses, and the signals it gets for them (spec §9.2 rule 7): an
+ * operation, a parameter it sent, a body member it sent, a property its 2xx answer carries. Deprecated
+ * items put `Deprecation` (RFC 9745, `@<unix seconds>`), `Sunset` (RFC 8594) and
+ * `Link: </docs/deprecations#<id>>; rel="deprecation"` on the answer; watched items are only counted.
+ * Everything is read from the registry and the contract, once, at start.
+ */
+import { type DeprecationRegistry, type RegistryItem, type RestMatch, signalOf } from '../core/deprecation-registry.js';
+import type { UsageKind } from '../core/usage-port.js';
+
+type Json = Record<string, unknown>;
+
+/** An item used by a request, and whether it counts as a use of its replacement. */
+export interface ItemUse {
+  item: RegistryItem;
+  kind: UsageKind;
+}
+
+interface BodyItem {
+  path: string[];
+  item: RegistryItem;
+}
+
+interface OperationItems {
+  operation: RegistryItem[];
+  parameters: Map<string, RegistryItem>;
+  body: BodyItem[];
+  response: RegistryItem[];
+}
+
+/** The REST deprecation signals of one contract. */
+export interface RestDeprecations {
+  /** Items the request uses: its operation, parameters and body members. */
+  requestUses(operationId: string, sent: { query: Record<string, string>; headers: Headers; body: unknown }): ItemUse[];
+  /** Items a 2xx answer carries (properties of its schemas), with `include` deciding replacement uses. */
+  responseUses(operationId: string, include: Set<string>): ItemUse[];
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+/** Indexes the registry's REST items by operation, following the contract's schemas. */
+export function restDeprecations(registry: DeprecationRegistry, document: Json): RestDeprecations {
+  const rest = registry.items.filter((item) => item.protocol === 'rest');
+  const matchOf = (item: RegistryItem) => item.match as RestMatch;
+  const properties = new Map<string, RegistryItem>();
+  for (const item of rest) {
+    const match = matchOf(item);
+    if (match.on === 'property') properties.set(`${match.schema}.${match.path.join('.')}`, item);
+  }
+  const resolve = (ref: string): Json =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<Json>((node, key) => (node[key] ?? {}) as Json, document);
+
+  // Every registry property reachable from a schema, with its path in an instance (`*` = each array item).
+  const reachable = (schema: Json, path: string[], owner: string | undefined, seen: Set<string>): BodyItem[] => {
+    if (path.length > 8) return [];
+    if (typeof schema.$ref === 'string') {
+      const name = schema.$ref.split('/').pop() as string;
+      if (seen.has(name)) return [];
+      return reachable(resolve(schema.$ref), path, name, new Set([...seen, name]));
+    }
+    const found: BodyItem[] = [];
+    for (const part of ['allOf', 'oneOf', 'anyOf'] as const) {
+      for (const sub of (schema[part] ?? []) as Json[]) found.push(...reachable(sub, path, owner, seen));
+    }
+    if (schema.items) found.push(...reachable(schema.items as Json, [...path, '*'], undefined, seen));
+    for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+      const item = owner ? properties.get(`${owner}.${name}`) : undefined;
+      if (item) found.push({ path: [...path, name], item });
+      found.push(...reachable(sub, [...path, name], undefined, seen));
+    }
+    return found;
+  };
+
+  const byOperation = new Map<string, OperationItems>();
+  for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const operation = pathItem[method] as Json | undefined;
+      const operationId = operation?.operationId as string | undefined;
+      if (!operation || !operationId) continue;
+      const entry: OperationItems = { operation: [], parameters: new Map(), body: [], response: [] };
+      for (const item of rest) {
+        const match = matchOf(item);
+        if (match.on === 'operation' && match.operationId === operationId) entry.operation.push(item);
+        if (match.on === 'parameter' && match.operationId === operationId) {
+          entry.parameters.set(`${match.in}:${match.in === 'header' ? match.name.toLowerCase() : match.name}`, item);
+        }
+        if (match.on === 'body' && match.operationId === operationId) entry.body.push({ path: match.path, item });
+      }
+      for (const media of Object.values(((operation.requestBody as Json)?.content ?? {}) as Record<string, Json>)) {
+        entry.body.push(...reachable((media.schema ?? {}) as Json, [], undefined, new Set()));
+      }
+      const responses = (operation.responses ?? {}) as Record<string, Json>;
+      for (const [status, raw] of Object.entries(responses)) {
+        if (!status.startsWith('2')) continue;
+        const response = typeof raw.$ref === 'string' ? resolve(raw.$ref) : raw;
+        for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
+          for (const { item } of reachable((media.schema ?? {}) as Json, [], undefined, new Set())) {
+            if (!entry.response.includes(item)) entry.response.push(item);
+          }
+        }
+      }
+      entry.body = entry.body.filter(
+        (candidate, index) => entry.body.findIndex((other) => other.item === candidate.item) === index,
+      );
+      byOperation.set(operationId, entry);
+    }
+  }
+
+  return {
+    requestUses(operationId, { query, headers, body }) {
+      const entry = byOperation.get(operationId);
+      if (!entry) return [];
+      const uses: ItemUse[] = entry.operation.map((item) => ({ item, kind: 'use' }));
+      for (const name of Object.keys(query)) {
+        const item = entry.parameters.get(`query:${name}`);
+        if (item) uses.push({ item, kind: 'use' });
+      }
+      headers.forEach((_, name) => {
+        const item = entry.parameters.get(`header:${name}`);
+        if (item) uses.push({ item, kind: 'use' });
+      });
+      for (const { path, item } of entry.body) {
+        if (present(body, path)) uses.push({ item, kind: 'use' });
+      }
+      return uses;
+    },
+    responseUses(operationId, include) {
+      const entry = byOperation.get(operationId);
+      if (!entry) return [];
+      return entry.response.map((item) => ({
+        item,
+        kind: item.replacement && include.has(item.replacement) ? 'replacement' : 'use',
+      }));
+    },
+  };
+}
+
+/** Whether a member at `path` was sent (`*` = in any array item). */
+function present(value: unknown, path: string[]): boolean {
+  if (path.length === 0) return value !== undefined;
+  if (value === null || typeof value !== 'object') return false;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (head === '*') return Array.isArray(value) && value.some((entry) => present(entry, rest));
+  return Object.hasOwn(value, head) && present((value as Json)[head], rest);
+}
+
+/** The signal headers for the deprecated items among `uses` (none for watched items). */
+export function signalHeaders(uses: ItemUse[]): Record<string, string> {
+  const signal = signalOf(uses.filter((use) => use.kind === 'use').map((use) => use.item));
+  if (!signal) return {};
+  return {
+    ...(signal.deprecation ? { Deprecation: signal.deprecation } : {}),
+    ...(signal.sunset ? { Sunset: signal.sunset } : {}),
+    Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', '),
+  };
+}

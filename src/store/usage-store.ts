@@ -1,0 +1,115 @@
+import type { CallerUsage, Notice, UsageCount, UsagePort, UsageTotal } from '../core/usage-port.js';
+import type { Database } from './database.js';
+
+/** Deprecation usage in PostgreSQL: additive upserts, so any number of instances can write at once. */
+export function usageStore(db: Database): UsagePort {
+  return {
+    async add(counts, flush) {
+      // Rows are written in key order, so two instances flushing overlapping batches lock in the same order.
+      const rows = [...counts].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+      await db.transaction(async (tx) => {
+        if (rows.length > 0) {
+          await tx.query(
+            `INSERT INTO deprecation_usage (item, day, api_key_id, client, kind, count, first_seen, last_seen)
+             SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::bigint[],
+                                  $7::timestamptz[], $8::timestamptz[])
+             ON CONFLICT (item, day, api_key_id, client, kind) DO UPDATE SET
+               count = deprecation_usage.count + EXCLUDED.count,
+               first_seen = LEAST(deprecation_usage.first_seen, EXCLUDED.first_seen),
+               last_seen = GREATEST(deprecation_usage.last_seen, EXCLUDED.last_seen)`,
+            [
+              rows.map((row) => row.item),
+              rows.map((row) => row.day),
+              rows.map((row) => row.apiKeyId),
+              rows.map((row) => row.client),
+              rows.map((row) => row.kind),
+              rows.map((row) => row.count),
+              rows.map((row) => row.firstSeen.toISOString()),
+              rows.map((row) => row.lastSeen.toISOString()),
+            ],
+          );
+        }
+        await tx.query(
+          `INSERT INTO deprecation_recorders (instance, day, flushes, last_flush_at) VALUES ($1, $2::date, 1, $3)
+           ON CONFLICT (instance, day) DO UPDATE SET flushes = deprecation_recorders.flushes + 1,
+             last_flush_at = GREATEST(deprecation_recorders.last_flush_at, EXCLUDED.last_flush_at)`,
+          [flush.instance, flush.at.toISOString().slice(0, 10), flush.at.toISOString()],
+        );
+      });
+    },
+
+    async totals(sinceDay) {
+      const rows = await db.query<UsageTotal>(
+        `SELECT item, kind, day::text AS day, sum(count)::bigint AS count FROM deprecation_usage
+          WHERE day >= $1::date GROUP BY item, kind, day`,
+        [sinceDay],
+      );
+      return rows.map((row) => ({ ...row, count: Number(row.count) }));
+    },
+
+    async callers(item, sinceDay) {
+      const rows = await db.query<Record<string, unknown>>(
+        `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, u.kind, u.count, u.first_seen, u.last_seen,
+                users.name AS owner_name, users.email AS owner_email
+           FROM deprecation_usage u
+           LEFT JOIN api_keys k ON k.id = u.api_key_id
+           LEFT JOIN users ON users.id = k.user_id
+          WHERE u.item = $1 AND u.day >= $2::date
+          ORDER BY u.api_key_id, u.client, u.day`,
+        [item, sinceDay],
+      );
+      return rows.map(
+        (row): CallerUsage => ({
+          item: row.item as string,
+          day: row.day as string,
+          apiKeyId: Number(row.api_key_id),
+          client: row.client as string,
+          kind: row.kind as CallerUsage['kind'],
+          count: Number(row.count),
+          firstSeen: new Date(row.first_seen as string),
+          lastSeen: new Date(row.last_seen as string),
+          ownerName: (row.owner_name as string | null) ?? null,
+          ownerEmail: (row.owner_email as string | null) ?? null,
+        }),
+      );
+    },
+
+    async addNotices(notices, recordedBy) {
+      const ids = [...new Set(notices.map((notice) => notice.apiKeyId))];
+      const known = await db.query<{ id: number }>('SELECT id FROM api_keys WHERE id = ANY($1::bigint[])', [ids]);
+      const unknownKeys = ids.filter((id) => !known.some((row) => Number(row.id) === id));
+      if (unknownKeys.length > 0) return { unknownKeys };
+      await db.transaction(async (tx) => {
+        for (const notice of notices) {
+          await tx.query(
+            `INSERT INTO deprecation_notices (item, api_key_id, channel, note, notified_at, recorded_by)
+             VALUES ($1, $2, $3, $4, $5, $6)`,
+            [notice.item, notice.apiKeyId, notice.channel, notice.note, notice.notifiedAt.toISOString(), recordedBy],
+          );
+        }
+      });
+      return { unknownKeys: [] };
+    },
+
+    async notices(item) {
+      const rows = await db.query<Record<string, unknown>>(
+        `SELECT item, api_key_id, channel, note, notified_at FROM deprecation_notices
+          WHERE item = $1 ORDER BY notified_at, id`,
+        [item],
+      );
+      return rows.map(
+        (row): Notice => ({
+          item: row.item as string,
+          apiKeyId: Number(row.api_key_id),
+          channel: row.channel as string,
+          note: (row.note as string | null) ?? null,
+          notifiedAt: new Date(row.notified_at as string),
+        }),
+      );
+    },
+  };
+}
+
+function keyOf(row: UsageCount): string {
+  return `${row.item}\u0000${row.day}\u0000${String(row.apiKeyId).padStart(20, '0')}\u0000${row.client}\u0000${row.kind}`;
+}

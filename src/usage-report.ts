@@ -1,0 +1,107 @@
+/**
+ * The deprecation report on the command line, from the database the server uses (`DATABASE_URL` and
+ * `DATABASE_SCHEMA`, or the embedded database in `DATA_DIR`, default ./data — stop the server first, the
+ * embedded database is one process per directory):
+ *
+ *   npm run usage:report                       every item: state, sunset, uses in 1/7/30 days
+ *   npm run usage:report -- <item> [--days N]  the item's callers: key, owner, email, clients, counts, notified
+ *   … --csv                                    the same as CSV
+ *
+ * Compiled with the server, so a production install (no dev dependencies) runs it as
+ * `node dist/src/usage-report.js <item>`.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { DeprecationRegistry } from './core/deprecation-registry.js';
+import { createDeprecationService } from './core/deprecations.js';
+import { projectRoot } from './project-root.js';
+import { openDatabase } from './store/open.js';
+import { usageStore } from './store/usage-store.js';
+
+const args = process.argv.slice(2);
+const csv = args.includes('--csv');
+const daysFlag = args.indexOf('--days');
+const days = daysFlag >= 0 ? Number(args[daysFlag + 1]) : 30;
+const registryFlag = args.indexOf('--registry');
+const flagValues = new Set([daysFlag, registryFlag].filter((flag) => flag >= 0).map((flag) => flag + 1));
+const item = args.find((arg, index) => !arg.startsWith('--') && !flagValues.has(index));
+const registryFile =
+  registryFlag >= 0
+    ? path.resolve(args[registryFlag + 1] as string)
+    : path.join(projectRoot, 'generated/deprecations.json');
+
+function print(header: string[], rows: Array<Array<string | number>>): void {
+  if (csv) {
+    const cell = (value: string | number) => {
+      const text = String(value);
+      return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    };
+    for (const row of [header, ...rows]) console.log(row.map(cell).join(','));
+    return;
+  }
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => String(row[column]).length)),
+  );
+  const line = (row: Array<string | number>) =>
+    row
+      .map((value, column) => String(value).padEnd(widths[column] as number))
+      .join('  ')
+      .trimEnd();
+  console.log(line(header));
+  console.log(line(widths.map((width) => '-'.repeat(width))));
+  for (const row of rows) console.log(line(row));
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(days) || days < 1 || days > 366)
+    throw new Error('--days takes a whole number of days, 1 to 366');
+  const registry = JSON.parse(readFileSync(registryFile, 'utf8')) as DeprecationRegistry;
+  const { db } = await openDatabase({
+    ...(process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : {}),
+    ...(process.env.DATABASE_SCHEMA ? { schema: process.env.DATABASE_SCHEMA } : {}),
+    dataDir: process.env.DATA_DIR ?? './data',
+  });
+  try {
+    const report = createDeprecationService({ registry, usage: usageStore(db) });
+    // Whoever can read the database is the operator.
+    const operator = { userId: 0, role: 'admin' as const, apiKeyId: null };
+    if (!item) {
+      const items = await report.list(operator);
+      print(
+        ['item', 'state', 'sunset', 'uses 1d', 'uses 7d', 'uses 30d', 'replacement 30d'],
+        items.map((entry) => [
+          entry.item.id,
+          entry.state,
+          entry.item.sunset ?? '',
+          entry.uses.last1Days,
+          entry.uses.last7Days,
+          entry.uses.last30Days,
+          entry.replacementUses.last30Days,
+        ]),
+      );
+      return;
+    }
+    const { callers } = await report.callers(operator, item, days);
+    print(
+      ['apiKeyId', 'owner', 'email', 'clients', 'uses', 'replacementUses', 'firstSeen', 'lastSeen', 'notified'],
+      callers.map((caller) => [
+        caller.apiKeyId,
+        caller.ownerName ?? (caller.apiKeyId === 0 ? '(anonymous)' : ''),
+        caller.ownerEmail ?? '',
+        caller.clients.map((client) => client.client).join(' '),
+        caller.uses,
+        caller.replacementUses,
+        caller.firstSeen.toISOString(),
+        caller.lastSeen.toISOString(),
+        caller.notices.length > 0 ? `yes (${caller.notices.map((notice) => notice.channel).join(', ')})` : 'no',
+      ]),
+    );
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

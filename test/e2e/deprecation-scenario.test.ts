@@ -176,7 +176,7 @@ describe('a retirement, measured', () => {
 
     // GraphQL: shop-web once and shop-ios twice select amount; partner-x selects amountDetail.
     const webResult = await graphql(second, web, '{ orders(first: 5) { id amount } }');
-    expect(webResult.extensions).toBeUndefined();
+    expect(webResult.extensions?.deprecations).toBeUndefined();
     await graphql(first, ios, '{ orders(first: 5) { id amount } }');
     await graphql(second, ios, '{ orders(first: 5) { id amount } }');
     await graphql(first, partner, '{ orders(first: 5) { id amountDetail { total } } }');

@@ -532,8 +532,8 @@ export interface paths {
         head?: never;
         /**
          * Set or clear an API key's rate budget
-         * @description Admins only. A JSON Merge Patch of `rateLimit`: a number gives this key its own budget of points
-         *     per window instead of its role's default; `null` returns it to the default. It takes effect within
+         * @description Admins only. A JSON Merge Patch of `rateLimit`: a number gives this key its own budget (points
+         *     per window, refilled continuously) instead of its role's default; `null` returns it to the default. It takes effect within
          *     5 seconds (verified keys are cached that long).
          */
         patch: operations["updateApiKey"];
@@ -1575,7 +1575,8 @@ export interface components {
         RateLimit: string;
         /**
          * @description The caller's rate budget, as an IETF RateLimit-Policy header field (draft-09):
-         *     `"default";q=<points per window>;w=<window in seconds>`.
+         *     `"default";q=<points per window>;w=<window in seconds>`. The budget refills continuously, `q/w`
+         *     points per second, and holds at most `q`.
          * @example "default";q=1000;w=60
          */
         "RateLimit-Policy": string;

@@ -1,17 +1,18 @@
 import type { Caller } from './caller.js';
 
 /**
- * The rate budget (docs/decisions.md §10): every caller draws points from one budget per window, whatever
- * interface it calls. A caller is its API key; anonymous callers are their client address. REST requests
- * cost by method, GraphQL operations by their calculated cost; health, contracts, docs, metrics and the
- * internal gRPC port are not charged.
+ * The rate budget (docs/decisions.md §10): every caller draws points from one budget, whatever interface
+ * it calls. The budget refills continuously, `quota` points per `windowSeconds`, and holds at most `quota`.
+ * A caller is its API key; anonymous callers are their client address. REST requests cost by method,
+ * GraphQL operations by their calculated cost; health, contracts, docs, metrics and the internal gRPC
+ * port are not charged.
  */
 export interface RateBudgetPolicy {
-  /** Points per window for customer keys, admin keys and anonymous addresses. */
+  /** Points per window, also the most a budget holds: customer keys, admin keys, anonymous addresses. */
   customer: number;
   admin: number;
   anonymous: number;
-  /** The window in seconds after which a budget is full again. */
+  /** The seconds in which a spent budget refills completely, continuously (quota / window points per second). */
   windowSeconds: number;
 }
 
@@ -26,10 +27,12 @@ export interface Budget {
 /** The outcome of charging a budget. */
 export interface Charge {
   allowed: boolean;
-  /** Points left in the window (0 when refused). */
+  /** Whole points left now. */
   remaining: number;
   /** Seconds until the budget is full again. */
   resetSeconds: number;
+  /** Refused charges: seconds until enough points have refilled for this request (`Retry-After`). */
+  retryAfterSeconds: number;
 }
 
 /** Where budgets are kept (in memory, or shared by every instance): the rate-limiter port. */

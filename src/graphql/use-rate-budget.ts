@@ -50,6 +50,7 @@ export function useRateBudget<C extends RateContext>({ limiter, policy, metrics 
         throttleStatus: {
           maximumAvailable: budget.quota,
           currentlyAvailable: charge.remaining,
+          restoreRate: budget.quota / policy.windowSeconds,
           windowSeconds: policy.windowSeconds,
           resetSeconds: charge.resetSeconds,
         },
@@ -59,11 +60,11 @@ export function useRateBudget<C extends RateContext>({ limiter, policy, metrics 
         setResultAndStopExecution({
           errors: [
             new GraphQLError(
-              `The rate budget of ${budget.quota} points per ${policy.windowSeconds} s is spent; this operation costs ${points}. It is full again in ${charge.resetSeconds} s.`,
+              `The rate budget of ${budget.quota} points per ${policy.windowSeconds} s has ${charge.remaining} left; this operation costs ${points}, available again in ${charge.retryAfterSeconds} s.`,
               {
                 extensions: {
                   code: 'RATE_LIMITED',
-                  http: { status: 429, headers: { 'Retry-After': String(charge.resetSeconds) } },
+                  http: { status: 429, headers: { 'Retry-After': String(charge.retryAfterSeconds) } },
                 },
               },
             ),

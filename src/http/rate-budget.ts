@@ -14,7 +14,8 @@ import { catalogProblem } from './problem.js';
 
 /**
  * The RateLimit header fields of draft-ietf-httpapi-ratelimit-headers-09 (structured fields): the policy
- * (`q` points per `w` seconds) and the budget left (`r` points, full again in `t` seconds).
+ * (`q` points per `w` seconds, refilled continuously) and the budget left (`r` points, full again in `t`
+ * seconds).
  */
 export function rateLimitHeaders(budget: Budget, charge: Charge, windowSeconds: number): Record<string, string> {
   return {
@@ -46,16 +47,17 @@ export function rateBudget({ core, limiter, policy, metrics }: RateBudgetOptions
   return async function chargeRateBudget(c, next) {
     const caller = await callerOfRequest(c, core);
     const budget = budgetOf(caller === 'invalid' ? null : caller, clientAddressOf(c), policy);
-    const charge = await limiter.charge(budget, restPoints(c.req.method));
+    const points = restPoints(c.req.method);
+    const charge = await limiter.charge(budget, points);
     const headers = rateLimitHeaders(budget, charge, policy.windowSeconds);
     if (!charge.allowed) {
       metrics.rateLimited.inc({ interface: 'rest' });
       return catalogProblem(
         c,
         'RATE_LIMITED',
-        `The rate budget of ${budget.quota} points per ${policy.windowSeconds} s is spent; it is full again in ${charge.resetSeconds} s.`,
+        `The rate budget of ${budget.quota} points per ${policy.windowSeconds} s has ${charge.remaining} left; this request costs ${points}, available again in ${charge.retryAfterSeconds} s.`,
         undefined,
-        { ...headers, 'Retry-After': String(charge.resetSeconds) },
+        { ...headers, 'Retry-After': String(charge.retryAfterSeconds) },
       );
     }
     await next();

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Budget, Charge, RateLimiterPort } from '../core/rate-budget.js';
+import { type CellCharge, chargeCell, GCRA_LUA } from './gcra.js';
 
 /** Options of the budget store. */
 export interface RateLimiterOptions {
@@ -11,6 +12,10 @@ export interface RateLimiterOptions {
   redisUrl?: string;
   /** Prefix of the Redis keys (tests give each run its own). */
   keyPrefix?: string;
+  /** Callers whose budgets one instance keeps in memory; beyond it the longest idle are forgotten. */
+  maxMemorySubjects?: number;
+  /** The clock of the in-memory store (tests move it). */
+  now?: () => number;
 }
 
 /** The budget store with its state, for /health and /metrics. */
@@ -20,28 +25,70 @@ export interface RateLimiter extends RateLimiterPort {
   close(): Promise<void>;
 }
 
+type ChargeCell = (subject: string, points: number, quota: number, windowMs: number) => Promise<CellCharge>;
+
+/** Budgets kept in this process: one TAT per caller, forgotten once its budget is full again. */
+function memoryCells(maxSubjects: number, now: () => number): ChargeCell {
+  const cells = new LRUCache<string, number>({ max: maxSubjects });
+  return async (subject, points, quota, windowMs) => {
+    const at = now();
+    const charge = chargeCell(cells.get(subject), at, points, quota, windowMs);
+    if (charge.allowed) cells.set(subject, charge.tat, { ttl: Math.max(1, Math.ceil(charge.tat - at)) });
+    return charge;
+  };
+}
+
+/** Budgets in Redis: one atomic script call per charge, on the Redis server's clock. */
+function redisCells(redis: Redis, keyPrefix: string): ChargeCell {
+  redis.defineCommand('chargeBudget', { numberOfKeys: 1, lua: GCRA_LUA });
+  // defineCommand adds the method at run time; ioredis' types cannot know it.
+  const scripted = redis as Redis & {
+    chargeBudget(
+      key: string,
+      points: number,
+      quota: number,
+      windowMs: number,
+    ): Promise<[number, number, number, number]>;
+  };
+  return async (subject, points, quota, windowMs) => {
+    const [allowed, remaining, fullInMs, retryInMs] = await scripted.chargeBudget(
+      `${keyPrefix}:${subject}`,
+      points,
+      quota,
+      windowMs,
+    );
+    return { allowed: allowed === 1, remaining, fullInMs, retryInMs, tat: Number.NaN };
+  };
+}
+
 /**
- * Creates the budget store on rate-limiter-flexible: fixed windows per caller, atomic in Redis (one Lua
- * call per charge) when `redisUrl` is set, so every instance draws from one budget. When Redis cannot be
- * reached, each charge falls back to an in-memory budget of this instance (the library's insurance
- * limiter), the state turns `degraded` and is logged once; a request never fails because of the store.
+ * Creates the budget store: a token bucket per caller that refills continuously (GCRA, see `gcra.ts`),
+ * atomic in Redis (one script call per charge, ioredis sends it by its SHA) when `redisUrl` is set, so
+ * every instance draws from one budget. When Redis cannot be reached, each charge falls back to an
+ * in-memory budget of this instance, the state turns `degraded` and is logged once; a request never fails
+ * because of the store.
  */
 export function createRateLimiter({
   windowSeconds,
   logger,
   redisUrl,
   keyPrefix = 'rate',
+  maxMemorySubjects = 100_000,
+  now = Date.now,
 }: RateLimiterOptions): RateLimiter {
+  const windowMs = windowSeconds * 1000;
+  const memory = memoryCells(maxMemorySubjects, now);
   const redis = redisUrl
     ? new Redis(redisUrl, {
-        // Fail fast instead of queueing: the insurance limiter answers while Redis is away.
+        // Fail fast instead of queueing: the in-memory budgets answer while Redis is away.
         enableOfflineQueue: false,
         connectTimeout: 500,
         maxRetriesPerRequest: 1,
         retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-        lazyConnect: false,
       })
     : undefined;
+  const shared = redis ? redisCells(redis, keyPrefix) : undefined;
+
   // Logged once per outage: `close` when the connection is lost, `ready` when it is back.
   let warned = false;
   let closing = false;
@@ -57,52 +104,25 @@ export function createRateLimiter({
   redis?.on('close', () => warn('connection closed'));
   redis?.on('error', (error: Error) => warn(error.message));
 
-  // One limiter per quota (per-role defaults and per-key overrides share a few sizes).
-  const limiters = new Map<number, RateLimiterMemory | RateLimiterRedis>();
-  const limiterFor = (quota: number) => {
-    let limiter = limiters.get(quota);
-    if (!limiter) {
-      const memory = new RateLimiterMemory({
-        points: quota,
-        duration: windowSeconds,
-        keyPrefix: `${keyPrefix}:${quota}`,
-      });
-      limiter = redis
-        ? new RateLimiterRedis({
-            storeClient: redis,
-            points: quota,
-            duration: windowSeconds,
-            keyPrefix: `${keyPrefix}:${quota}`,
-            insuranceLimiter: memory,
-          })
-        : memory;
-      limiters.set(quota, limiter);
+  const cell: ChargeCell = async (subject, points, quota, window) => {
+    if (!shared) return memory(subject, points, quota, window);
+    try {
+      return await shared(subject, points, quota, window);
+    } catch (error) {
+      warn((error as Error).message);
+      return memory(subject, points, quota, window);
     }
-    return limiter;
   };
-
-  const asCharge = (result: RateLimiterRes, allowed: boolean, quota: number): Charge => ({
-    allowed,
-    remaining: Math.max(0, Math.min(quota, result.remainingPoints)),
-    resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
-  });
 
   return {
     async charge(budget: Budget, points: number): Promise<Charge> {
-      const limiter = limiterFor(budget.quota);
-      try {
-        return asCharge(await limiter.consume(budget.subject, points), true, budget.quota);
-      } catch (refusal) {
-        if (!(refusal instanceof RateLimiterRes)) {
-          // Neither store answered (cannot happen with the insurance limiter): let the request through.
-          logger.warn({ err: refusal }, 'rate budget could not be charged');
-          return { allowed: true, remaining: budget.quota, resetSeconds: windowSeconds };
-        }
-        // A refused charge takes nothing: the counter went up by `points`, so give them back.
-        await limiter.reward(budget.subject, points).catch(() => undefined);
-        const remaining = budget.quota - (refusal.consumedPoints - points);
-        return { ...asCharge(refusal, false, budget.quota), remaining: Math.max(0, Math.min(budget.quota, remaining)) };
-      }
+      const result = await cell(budget.subject, points, budget.quota, windowMs);
+      return {
+        allowed: result.allowed,
+        remaining: Math.min(budget.quota, result.remaining),
+        resetSeconds: Math.max(0, Math.ceil(result.fullInMs / 1000)),
+        retryAfterSeconds: Math.max(1, Math.ceil(result.retryInMs / 1000)),
+      };
     },
     mode: () => (!redis ? 'memory' : redis.status === 'ready' ? 'redis' : 'degraded'),
     async close() {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
@@ -79,7 +80,8 @@ describe('one budget per key across REST and GraphQL', () => {
   let server: RunningServer;
   let key: string;
   beforeAll(async () => {
-    server = await start({ RATE_LIMIT_CUSTOMER: '30' });
+    // An hour's window: the budget refills one point per 2 minutes, so none comes back mid-test.
+    server = await start({ RATE_LIMIT_CUSTOMER: '30', RATE_LIMIT_WINDOW_SECONDS: '3600' });
     key = await customerKey(server);
   });
 
@@ -87,7 +89,7 @@ describe('one budget per key across REST and GraphQL', () => {
     const auth = { authorization: `Bearer ${key}` };
     const first = await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth });
     expect(first.status).toBe(200);
-    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=30;w=60');
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=30;w=3600');
     expect(left(first.headers)).toBe(29);
 
     const write = await checkedFetch(server.httpUrl, '/v1/orders', {
@@ -118,8 +120,9 @@ describe('one budget per key across REST and GraphQL', () => {
     expect(spent.status).toBe(429);
     expect(spent.body).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(left(spent.headers)).toBe(0);
-    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(Number(spent.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // One point refills every 120 s: that is when this read may come back, not when the budget is full.
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(100);
+    expect(Number(spent.headers.get('retry-after'))).toBeLessThanOrEqual(120);
   });
 
   it('keeps other callers, and what is not charged, out of it', async () => {
@@ -180,6 +183,24 @@ describe('a key of its own budget', () => {
   });
 });
 
+describe('a spent budget', () => {
+  it('comes back a point at a time, as the headers say', async () => {
+    // 2 points per 2 s: one point back every second.
+    const server = await start({ RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_WINDOW_SECONDS: '2' });
+    const read = () => checkedFetch(server.httpUrl, '/v1/products');
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(200);
+    const spent = await read();
+    expect(spent.status).toBe(429);
+    expect(spent.headers.get('ratelimit')).toBe('"default";r=0;t=2');
+    expect(spent.headers.get('retry-after')).toBe('1');
+    await sleep(1_100);
+    // A fixed window would refuse here (or, once it ended, allow both): a refilling budget allows one.
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(429);
+  });
+});
+
 describe('anonymous callers', () => {
   it('are limited by their address', async () => {
     const server = await start({ RATE_LIMIT_ANONYMOUS: '3' });
@@ -204,7 +225,12 @@ if (!redisUrl) console.warn('REDIS_TEST_URL is not set: the shared-budget tests 
 describe.runIf(redisUrl)('budgets shared through Redis', () => {
   it('limits a burst split across two instances as one', async () => {
     const prefix = `test-rate-${randomBytes(6).toString('hex')}`;
-    const env = { REDIS_URL: redisUrl as string, RATE_LIMIT_KEY_PREFIX: prefix, RATE_LIMIT_ANONYMOUS: '10' };
+    const env = {
+      REDIS_URL: redisUrl as string,
+      RATE_LIMIT_KEY_PREFIX: prefix,
+      RATE_LIMIT_ANONYMOUS: '10',
+      RATE_LIMIT_WINDOW_SECONDS: '3600',
+    };
     const [one, two] = [await start(env), await start(env)] as [RunningServer, RunningServer];
     await expect.poll(async () => (await (await fetch(`${one.httpUrl}/health`)).json()).degraded).toBeUndefined();
     const statuses: number[] = [];

@@ -1,0 +1,155 @@
+import type { AddressInfo } from 'node:net';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import * as grpc from '@grpc/grpc-js';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import pg from 'pg';
+import {
+  GetStockReplySchema,
+  GetStockRequestSchema,
+  ReservationState,
+  ReserveReplySchema,
+  ReserveRequestSchema,
+} from '../../generated/proto/inventory/v1/inventory_pb.js';
+
+/**
+ * The floors the server is compared with: the same SQL through a `pg` pool of the same size (10), with
+ * nothing else — no validation, auth, error mapping, logging or metrics.
+ */
+export function baselinePool(url: string, schema: string) {
+  return new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+}
+
+const ITEMS = 'SELECT * FROM order_items WHERE order_id = ANY($1::bigint[]) ORDER BY order_id, id';
+
+/** A bare Hono + pg server for `GET /v1/orders/{id}` and the first page of 20 orders. */
+export async function startBareRest(pool: pg.Pool) {
+  const app = new Hono();
+  app.get('/v1/orders/:id', async (c) => {
+    const { rows } = await pool.query('SELECT * FROM orders WHERE id = $1', [Number(c.req.param('id'))]);
+    const items = await pool.query(ITEMS, [rows.map((row) => row.id)]);
+    return c.json({ ...rows[0], items: items.rows });
+  });
+  app.get('/v1/orders', async (c) => {
+    const { rows } = await pool.query('SELECT o.* FROM orders o ORDER BY o.created_at DESC, o.id DESC LIMIT $1', [21]);
+    const items = await pool.query(ITEMS, [rows.map((row) => row.id)]);
+    return c.json({
+      items: rows.slice(0, 20).map((row) => ({ ...row, items: items.rows.filter((i) => i.order_id === row.id) })),
+    });
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+const stockOf = (row: Record<string, number | string>) => ({
+  sku: row.sku as string,
+  onHand: row.on_hand as number,
+  reserved: row.reserved as number,
+  available: (row.on_hand as number) - (row.reserved as number),
+});
+
+/** The statements of the store's `reserve`, in one transaction on one pooled client. */
+async function reserve(pool: pg.Pool, orderId: string, sku: string, quantity: number) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const stock = (await client.query('SELECT * FROM stock WHERE sku = $1 FOR UPDATE', [sku])).rows[0];
+    if (!stock) throw Object.assign(new Error('unknown SKU'), { code: grpc.status.NOT_FOUND });
+    const existing = (await client.query('SELECT * FROM reservations WHERE order_id = $1 AND sku = $2', [orderId, sku]))
+      .rows[0];
+    let reservation = existing;
+    let current = stock;
+    if (!existing) {
+      current = (
+        await client.query(
+          'UPDATE stock SET reserved = reserved + $2 WHERE sku = $1 AND on_hand - reserved >= $2 RETURNING *',
+          [sku, quantity],
+        )
+      ).rows[0];
+      reservation = (
+        await client.query(
+          `INSERT INTO reservations (order_id, sku, quantity, state, expires_at) VALUES ($1, $2, $3, 'HELD', $4) RETURNING *`,
+          [orderId, sku, quantity, new Date(Date.now() + 600_000)],
+        )
+      ).rows[0];
+    }
+    await client.query('COMMIT');
+    return create(ReserveReplySchema, {
+      reservation: {
+        orderId: String(reservation.order_id),
+        sku,
+        quantity: reservation.quantity,
+        state: ReservationState.HELD,
+        createdAt: timestampFromDate(reservation.created_at),
+      },
+      stock: stockOf(current),
+      replayed: Boolean(existing),
+    });
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** A plain @grpc/grpc-js server answering `GetStock` and `Reserve` of the same proto with the same SQL. */
+export async function startGrpcJsInventory(pool: pg.Pool) {
+  const unary = <I, O>(
+    name: string,
+    decode: (bytes: Uint8Array) => I,
+    encode: (message: O) => Uint8Array,
+  ): grpc.MethodDefinition<I, O> => ({
+    path: `/inventory.v1.Inventory/${name}`,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: () => Buffer.alloc(0),
+    requestDeserialize: (bytes) => decode(bytes),
+    responseSerialize: (message) => Buffer.from(encode(message)),
+    responseDeserialize: () => ({}) as O,
+  });
+  const server = new grpc.Server();
+  server.addService(
+    {
+      GetStock: unary(
+        'GetStock',
+        (bytes) => fromBinary(GetStockRequestSchema, bytes),
+        (message) => toBinary(GetStockReplySchema, message),
+      ),
+      Reserve: unary(
+        'Reserve',
+        (bytes) => fromBinary(ReserveRequestSchema, bytes),
+        (message) => toBinary(ReserveReplySchema, message),
+      ),
+    },
+    {
+      GetStock: (call: grpc.ServerUnaryCall<{ sku: string }, unknown>, done: grpc.sendUnaryData<unknown>) => {
+        pool.query('SELECT * FROM stock WHERE sku = $1', [call.request.sku]).then(
+          ({ rows }) => done(null, create(GetStockReplySchema, { stock: stockOf(rows[0]) })),
+          (error) => done(error),
+        );
+      },
+      Reserve: (
+        call: grpc.ServerUnaryCall<{ orderId: string; sku: string; quantity: number }, unknown>,
+        done: grpc.sendUnaryData<unknown>,
+      ) => {
+        reserve(pool, call.request.orderId, call.request.sku, call.request.quantity).then(
+          (reply) => done(null, reply),
+          (error) => done(error),
+        );
+      },
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}

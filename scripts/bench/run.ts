@@ -1,0 +1,294 @@
+/**
+ * One benchmark for all three interfaces (`npm run bench`, `npm run bench -- --quick` for about a minute).
+ * Every figure is a ratio against a baseline measured in the same run, in alternating order, because this
+ * machine is shared and its load drifts:
+ *
+ * - REST: the full server against a bare Hono + pg handler running the same SQL (read by id, page of 20);
+ * - GraphQL: `ordersConnection(first: 20)` against the REST page of 20 on the same server;
+ * - gRPC: connect-node `GetStock` and `Reserve` against a plain @grpc/grpc-js server answering the same
+ *   proto with the same SQL through a pool of the same size (h2load, 4 connections × 16 streams);
+ * - the rate budget (memory, Redis) and deprecation usage recording: the server with each on against the
+ *   server with it off;
+ * - keyset paging: page 1000 against page 1;
+ * - start: milliseconds to a ready `/health`, resident memory after start and after mixed load.
+ *
+ * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,paging,start`. Environment:
+ * `DATABASE_URL` (default the local server's `test` database; a scratch schema is dropped at the end),
+ * `DURATION` (seconds per load run, default 8), `CONNECTIONS` (wrk, default 32), `REDIS_URL` (default
+ * 127.0.0.1:6379; the Redis row is skipped when it does not answer). Needs wrk and h2load
+ * (Debian: apt-get install wrk nghttp2-client).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { pino } from 'pino';
+import {
+  GetStockRequestSchema,
+  Inventory,
+  ReserveRequestSchema,
+} from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { loadConfig } from '../../src/config.js';
+import { type RunningServer, startServer } from '../../src/main.js';
+import { createPgDatabase } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate.js';
+import { baselinePool, startBareRest, startGrpcJsInventory } from './baselines.js';
+import { loadDataset } from './dataset.js';
+import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
+import { measureEmbeddedStart, measureStart, type StartFigures } from './startup.js';
+
+const quick = process.argv.includes('--quick');
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const wants = (section: string) => !only || only.includes(section);
+const seconds = quick ? 2 : Number(process.env.DURATION ?? 8);
+const connections = Number(process.env.CONNECTIONS ?? 32);
+const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const schema = `bench_${randomBytes(4).toString('hex')}`;
+const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
+const auth = { authorization: `Bearer ${adminKey}` };
+
+/** One line of the table: ours against its baseline, and the target the ratio must reach. */
+interface Row {
+  label: string;
+  baseline: string;
+  measured: { baseline: Measured; ours: Measured };
+  /** The least acceptable ratio of throughputs (ours / baseline). */
+  target: number;
+  /** The most acceptable ratio of p99s, where one is set. */
+  p99Target?: number;
+}
+const rows: Row[] = [];
+const notes: string[] = [];
+
+requireTools('wrk', 'h2load');
+const setup = await createPgDatabase(url, { schema });
+await migrate(setup);
+const loadStarted = performance.now();
+await loadDataset(setup);
+await setup.close();
+console.log(
+  `${quick ? 'quick run' : 'full run'}: 100k orders loaded in ${Math.round(performance.now() - loadStarted)} ms`,
+);
+
+const servers: RunningServer[] = [];
+const scratchRoots: string[] = [];
+/** Starts the server in this process over the scratch schema, as served unless `overrides` say otherwise. */
+async function serve(overrides: Record<string, string> = {}, projectRoot?: string) {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    DATABASE_URL: url,
+    DATABASE_SCHEMA: schema,
+    ADMIN_API_KEY: adminKey,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ADMIN: '1000000000', // high enough never to refuse: every request still pays for the check
+    RATE_LIMIT_KEY_PREFIX: `bench-${schema}`,
+    ...overrides,
+  });
+  const server = await startServer(config, pino({ level: 'warn' }), projectRoot ? { projectRoot } : {});
+  servers.push(server);
+  return server;
+}
+
+/** A copy of the project whose deprecation registry is empty: a server over it records no usage. */
+function projectWithoutRegistry() {
+  const projectRoot = path.resolve(import.meta.dirname, '../..');
+  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-no-recording-'));
+  scratchRoots.push(scratch);
+  symlinkSync(path.join(projectRoot, 'contracts'), path.join(scratch, 'contracts'));
+  cpSync(path.join(projectRoot, 'generated'), path.join(scratch, 'generated'), { recursive: true });
+  writeFileSync(path.join(scratch, 'generated/deprecations.json'), '{"items":[]}\n');
+  return scratch;
+}
+
+const http = (base: string, target: Parameters<typeof wrk>[1]) => () => wrk(base, target, { seconds, connections });
+const warm = async (...runs: Array<() => Promise<Measured>>) => {
+  for (const run of runs) await run();
+};
+
+const server = await serve();
+const pool = baselinePool(url, schema);
+const startFigures: Array<StartFigures & { firstStartMs?: number }> = [];
+
+try {
+  if (wants('rest')) {
+    const bare = await startBareRest(pool);
+    for (const [label, target] of [
+      ['REST GET /v1/orders/{id}', 'random-order'],
+      ['REST GET /v1/orders?size=20', '/v1/orders?size=20'],
+    ] as const) {
+      const ours = http(server.httpUrl, { path: target, headers: auth });
+      const baseline = http(bare.url, { path: target, headers: auth });
+      await warm(ours, baseline);
+      rows.push({
+        label,
+        baseline: 'bare Hono + pg',
+        measured: await alternate(baseline, ours),
+        target: 0.75,
+        p99Target: 1.3,
+      });
+    }
+    bare.close();
+  }
+
+  if (wants('graphql')) {
+    const query =
+      '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
+    const graphql = http(server.httpUrl, { path: '/graphql', headers: auth, body: JSON.stringify({ query }) });
+    const restPage = http(server.httpUrl, { path: '/v1/orders?size=20', headers: auth });
+    await warm(graphql, restPage);
+    rows.push({
+      label: 'GraphQL ordersConnection(first: 20)',
+      baseline: 'REST page of 20',
+      measured: await alternate(restPage, graphql),
+      target: 0.8,
+    });
+  }
+
+  if (wants('grpc')) {
+    const grpcJs = await startGrpcJsInventory(pool);
+    const getStock = toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' }));
+    const reserve = toBinary(
+      ReserveRequestSchema,
+      create(ReserveRequestSchema, { orderId: '900000001', sku: 'BENCH-1', quantity: 1 }),
+    );
+    // h2load counts gRPC errors as successes: check that both servers really answer first.
+    for (const base of [server.grpcUrl, grpcJs.url]) {
+      const client = createClient(Inventory, createGrpcTransport({ baseUrl: base }));
+      const stock = await client.getStock({ sku: 'BENCH-1' });
+      const reserved = await client.reserve({ orderId: '900000001', sku: 'BENCH-1', quantity: 1 });
+      if (stock.stock?.sku !== 'BENCH-1' || reserved.reservation?.sku !== 'BENCH-1')
+        throw new Error(`${base}: bad answer`);
+    }
+    for (const [label, method, message] of [
+      ['gRPC GetStock', 'inventory.v1.Inventory/GetStock', getStock],
+      ['gRPC Reserve (idempotent retry)', 'inventory.v1.Inventory/Reserve', reserve],
+    ] as const) {
+      const ours = () => h2load(server.grpcUrl, method, message, { seconds });
+      const baseline = () => h2load(grpcJs.url, method, message, { seconds });
+      await warm(ours, baseline);
+      rows.push({ label, baseline: '@grpc/grpc-js + pg', measured: await alternate(baseline, ours), target: 0.6 });
+    }
+    await grpcJs.close();
+  }
+
+  if (wants('budget')) {
+    const off = await serve({ RATE_LIMIT_ENABLED: 'false' });
+    const read = (base: string) => http(base, { path: 'random-order', headers: auth });
+    rows.push({
+      label: 'rate budget in memory',
+      baseline: 'budget off',
+      measured: await alternate(read(off.httpUrl), read(server.httpUrl)),
+      target: 0.95,
+    });
+    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    const redisUp = await probe.connect().then(
+      () => true,
+      () => false,
+    );
+    probe.disconnect();
+    if (redisUp) {
+      const shared = await serve({ REDIS_URL: redisUrl });
+      rows.push({
+        label: 'rate budget in Redis',
+        baseline: 'budget off',
+        measured: await alternate(read(off.httpUrl), read(shared.httpUrl)),
+        target: 0.95,
+      });
+    } else notes.push(`Redis at ${redisUrl} did not answer: the Redis budget row is skipped`);
+  }
+
+  if (wants('recording')) {
+    const unrecorded = await serve({}, projectWithoutRegistry());
+    const read = (base: string) => http(base, { path: 'random-order', headers: auth });
+    rows.push({
+      label: 'deprecation usage recording',
+      baseline: 'recording off',
+      measured: await alternate(read(unrecorded.httpUrl), read(server.httpUrl)),
+      target: 0.95,
+    });
+  }
+
+  if (wants('paging')) {
+    const output = execFileSync('npx', ['tsx', path.join(import.meta.dirname, 'paging.ts')], {
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: url, ROUNDS: quick ? '30' : '200' },
+    });
+    for (const line of output.split('\n').filter((text) => text.startsWith('sort '))) notes.push(`paging: ${line}`);
+  }
+
+  if (wants('start')) {
+    execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+    const loadSeconds = quick ? 5 : 60;
+    startFigures.push(await measureEmbeddedStart(adminKey, loadSeconds));
+    startFigures.push(
+      await measureStart(
+        'PostgreSQL (100k orders)',
+        {
+          DATABASE_URL: url,
+          DATABASE_SCHEMA: schema,
+          ADMIN_API_KEY: adminKey,
+          SEED_DEMO: 'false',
+          RATE_LIMIT_ENABLED: 'false',
+        },
+        adminKey,
+        loadSeconds,
+      ),
+    );
+  }
+} finally {
+  for (const running of servers) await running.close();
+  await pool.end();
+  for (const scratch of scratchRoots) rmSync(scratch, { recursive: true, force: true });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+}
+
+const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
+console.log(
+  `\n${seconds} s per load run, baseline and ours alternated (B, O, O, B), means; wrk -t2 -c${connections}; h2load -c4 -m16\n`,
+);
+console.log(
+  '| comparison | baseline | baseline req/s | p99 ms | ours req/s | p99 ms | ratio | target | p99 ratio | target |',
+);
+console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+let missed = 0;
+for (const { label, baseline, measured, target, p99Target } of rows) {
+  const ratio = measured.ours.rps / measured.baseline.rps;
+  const p99Ratio = measured.ours.p99ms / measured.baseline.p99ms;
+  const met = ratio >= target && (p99Target === undefined || p99Ratio <= p99Target);
+  if (!met) missed++;
+  console.log(
+    `| ${label} | ${baseline} | ${fixed(measured.baseline.rps)} | ${fixed(measured.baseline.p99ms, 1)} | ${fixed(
+      measured.ours.rps,
+    )} | ${fixed(measured.ours.p99ms, 1)} | **${fixed(ratio, 2)}** | ≥ ${target} | ${fixed(p99Ratio, 2)} | ${
+      p99Target === undefined ? '—' : `≤ ${p99Target}`
+    } |`,
+  );
+}
+if (startFigures.length > 0) {
+  console.log('\n| start | ready ms | RSS after start MiB | RSS after mixed load MiB |');
+  console.log('|---|---:|---:|---:|');
+  for (const figures of startFigures)
+    console.log(
+      `| ${figures.label}${figures.firstStartMs ? ` (first start: ${fixed(figures.firstStartMs)} ms)` : ''} | ${fixed(
+        figures.readyMs,
+      )} | ${fixed(figures.rssAfterStartMiB)} | ${fixed(figures.rssAfterLoadMiB)} |`,
+    );
+}
+for (const note of notes) console.log(note);
+console.log(`\n${rows.length - missed} of ${rows.length} ratios at or past their target`);

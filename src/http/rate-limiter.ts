@@ -27,13 +27,16 @@ export interface RateLimiter extends RateLimiterPort {
 
 type ChargeCell = (subject: string, points: number, quota: number, windowMs: number) => Promise<CellCharge>;
 
-/** Budgets kept in this process: one TAT per caller, forgotten once its budget is full again. */
+/**
+ * Budgets kept in this process: one TAT per caller, the least recently charged forgotten beyond
+ * `maxSubjects`. No expiry is needed: a TAT in the past means a full budget, exactly as no entry does.
+ * (Per-entry TTLs cost more than they save: lru-cache clears its whole index when the last entry expires.)
+ */
 function memoryCells(maxSubjects: number, now: () => number): ChargeCell {
   const cells = new LRUCache<string, number>({ max: maxSubjects });
   return async (subject, points, quota, windowMs) => {
-    const at = now();
-    const charge = chargeCell(cells.get(subject), at, points, quota, windowMs);
-    if (charge.allowed) cells.set(subject, charge.tat, { ttl: Math.max(1, Math.ceil(charge.tat - at)) });
+    const charge = chargeCell(cells.get(subject), now(), points, quota, windowMs);
+    if (charge.allowed) cells.set(subject, charge.tat);
     return charge;
   };
 }

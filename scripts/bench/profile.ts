@@ -1,0 +1,72 @@
+/**
+ * Profiling harness: starts the server in this process over a scratch schema with 100k orders and loads
+ * one target, so that `node --cpu-prof --import tsx scripts/bench/profile.ts <target>` records where the
+ * time goes. Targets: rest-id, rest-page, graphql-page, grpc-getstock, bare-id, bare-page.
+ */
+import { randomBytes } from 'node:crypto';
+import { create, toBinary } from '@bufbuild/protobuf';
+import pg from 'pg';
+import { pino } from 'pino';
+import { GetStockRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/main.js';
+import { createPgDatabase } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate.js';
+import { baselinePool, startBareRest } from './baselines.js';
+import { loadDataset } from './dataset.js';
+import { h2load, wrk } from './load.js';
+
+const target = process.argv[2] ?? 'rest-id';
+const seconds = Number(process.env.DURATION ?? 10);
+const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `prof_${randomBytes(4).toString('hex')}`;
+const adminKey = `prof-admin-${randomBytes(12).toString('hex')}`;
+const setup = await createPgDatabase(url, { schema });
+await migrate(setup);
+await loadDataset(setup);
+await setup.close();
+const server = await startServer(
+  loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    DATABASE_URL: url,
+    DATABASE_SCHEMA: schema,
+    ADMIN_API_KEY: adminKey,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ADMIN: '1000000000',
+  }),
+  pino({ level: 'warn' }),
+);
+const headers = { authorization: `Bearer ${adminKey}` };
+const query =
+  '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
+const bare = target.startsWith('bare') ? await startBareRest(baselinePool(url, schema)) : undefined;
+try {
+  const run = {
+    'bare-id': () => wrk(bare?.url ?? '', { path: 'random-order', headers }, { seconds, connections: 32 }),
+    'bare-page': () => wrk(bare?.url ?? '', { path: '/v1/orders?size=20', headers }, { seconds, connections: 32 }),
+    'rest-id': () => wrk(server.httpUrl, { path: 'random-order', headers }, { seconds, connections: 32 }),
+    'rest-page': () => wrk(server.httpUrl, { path: '/v1/orders?size=20', headers }, { seconds, connections: 32 }),
+    'graphql-page': () =>
+      wrk(server.httpUrl, { path: '/graphql', headers, body: JSON.stringify({ query }) }, { seconds, connections: 32 }),
+    'grpc-getstock': () =>
+      h2load(
+        server.grpcUrl,
+        'inventory.v1.Inventory/GetStock',
+        toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' })),
+        { seconds },
+      ),
+  }[target];
+  if (!run) throw new Error(`unknown target ${target}`);
+  console.log(target, await run());
+} finally {
+  bare?.close();
+  await server.close();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+}
+process.exit(0);

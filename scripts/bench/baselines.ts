@@ -1,6 +1,8 @@
+import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -8,6 +10,7 @@ import pg from 'pg';
 import {
   GetStockReplySchema,
   GetStockRequestSchema,
+  Inventory,
   ReservationState,
   ReserveReplySchema,
   ReserveRequestSchema,
@@ -151,5 +154,29 @@ export async function startGrpcJsInventory(pool: pg.Pool) {
   return {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}
+
+/**
+ * The library floor of the gRPC comparison: a bare connect-node server (no interceptors, no deadline
+ * handling, no error mapping) answering `GetStock` with the same SQL. What it loses to grpc-js is
+ * connect-node's own cost per call, which no handler code can win back.
+ */
+export async function startConnectNodeInventory(pool: pg.Pool) {
+  const server = http2.createServer(
+    connectNodeAdapter({
+      routes: (router) =>
+        router.service(Inventory, {
+          getStock: async (request) => {
+            const { rows } = await pool.query('SELECT * FROM stock WHERE sku = $1', [request.sku]);
+            return { stock: stockOf(rows[0]) };
+          },
+        }),
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -51,6 +51,12 @@ try {
     'rest-page': () => wrk(server.httpUrl, { path: '/v1/orders?size=20', headers }, { seconds, connections: 32 }),
     'graphql-page': () =>
       wrk(server.httpUrl, { path: '/graphql', headers, body: JSON.stringify({ query }) }, { seconds, connections: 32 }),
+    'graphql-typename': () =>
+      wrk(
+        server.httpUrl,
+        { path: '/graphql', headers, body: JSON.stringify({ query: '{ __typename }' }) },
+        { seconds, connections: 32 },
+      ),
     'grpc-getstock': () =>
       h2load(
         server.grpcUrl,

@@ -82,63 +82,88 @@ export function useDeprecationSignals({ registry, metrics, recorder }: Deprecati
   };
 }
 
+/** What a document selects and sends inline, and the input types of its variables: the same on every request. */
+interface DocumentUses {
+  names: ReadonlySet<string>;
+  variables: Array<{ name: string; type: GraphQLInputType }>;
+}
+
+/** Per parsed document (Yoga's parser cache hands the same DocumentNode to every request with the same text). */
+const usesByDocument = new WeakMap<DocumentNode, DocumentUses>();
+
 /**
  * The schema coordinates an operation uses: `Type.field` selected, `Type.field.arg` sent, `Input.field`
- * and `Enum.VALUE` sent inline or through variables.
+ * and `Enum.VALUE` sent inline or through variables. The walk over the document is done once per document;
+ * only the variables are read on each request.
  */
 export function namesUsed(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>) {
-  const found = new Set<string>();
+  let uses = usesByDocument.get(document);
+  if (!uses) {
+    uses = documentUses(schema, document);
+    usesByDocument.set(document, uses);
+  }
+  if (uses.variables.length === 0) return uses.names;
+  const found = new Set(uses.names);
+  for (const { name, type } of uses.variables) valueUses(type, variables[name], found);
+  return found;
+}
+
+/** The input fields and enum values a variable's value sends. */
+function valueUses(type: GraphQLInputType, value: unknown, found: Set<string>, depth = 0): void {
+  if (value === null || value === undefined || depth > 20) return;
+  if (isNonNullType(type)) {
+    valueUses(type.ofType, value, found, depth);
+    return;
+  }
+  if (isListType(type)) {
+    for (const entry of Array.isArray(value) ? value : [value]) valueUses(type.ofType, entry, found, depth + 1);
+    return;
+  }
+  if (isEnumType(type) && typeof value === 'string') found.add(`${type.name}.${value}`);
+  if (isInputObjectType(type) && typeof value === 'object') {
+    const fields = type.getFields();
+    for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+      const field = fields[name];
+      if (!field) continue;
+      found.add(`${type.name}.${name}`);
+      valueUses(field.type, member, found, depth + 1);
+    }
+  }
+}
+
+function documentUses(schema: GraphQLSchema, document: DocumentNode): DocumentUses {
+  const names = new Set<string>();
+  const variables: DocumentUses['variables'] = [];
   const typeInfo = new TypeInfo(schema);
-  const fromValue = (type: GraphQLInputType, value: unknown, depth = 0): void => {
-    if (value === null || value === undefined || depth > 20) return;
-    if (isNonNullType(type)) {
-      fromValue(type.ofType, value, depth);
-      return;
-    }
-    if (isListType(type)) {
-      for (const entry of Array.isArray(value) ? value : [value]) fromValue(type.ofType, entry, depth + 1);
-      return;
-    }
-    if (isEnumType(type) && typeof value === 'string') found.add(`${type.name}.${value}`);
-    if (isInputObjectType(type) && typeof value === 'object') {
-      const fields = type.getFields();
-      for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
-        const field = fields[name];
-        if (!field) continue;
-        found.add(`${type.name}.${name}`);
-        fromValue(field.type, member, depth + 1);
-      }
-    }
-  };
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
       VariableDefinition(node) {
         const type = typeFromAST(schema, node.type as never) as GraphQLInputType | undefined;
-        if (type) fromValue(type, variables[node.variable.name.value]);
+        if (type) variables.push({ name: node.variable.name.value, type });
       },
       Field() {
         const field = typeInfo.getFieldDef();
         const parent = typeInfo.getParentType();
-        if (field && parent) found.add(`${parent.name}.${field.name}`);
+        if (field && parent) names.add(`${parent.name}.${field.name}`);
       },
       Argument() {
         const argument = typeInfo.getArgument();
         const field = typeInfo.getFieldDef();
         const parent = typeInfo.getParentType();
-        if (argument && field && parent) found.add(`${parent.name}.${field.name}.${argument.name}`);
+        if (argument && field && parent) names.add(`${parent.name}.${field.name}.${argument.name}`);
       },
       ObjectField(node) {
         const parent = typeInfo.getParentInputType();
         const named = parent ? getNamedType(parent) : undefined;
-        if (named && isInputObjectType(named)) found.add(`${named.name}.${node.name.value}`);
+        if (named && isInputObjectType(named)) names.add(`${named.name}.${node.name.value}`);
       },
       EnumValue(node) {
         const type = typeInfo.getInputType();
         const named = type ? getNamedType(type) : undefined;
-        if (named && isEnumType(named)) found.add(`${named.name}.${node.value}`);
+        if (named && isEnumType(named)) names.add(`${named.name}.${node.value}`);
       },
     }),
   );
-  return found;
+  return { names, variables };
 }

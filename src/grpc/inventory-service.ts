@@ -51,19 +51,23 @@ async function withinDeadline<T>(context: HandlerContext, work: (options: WriteO
     signal: context.signal,
     ...(timeLeft === undefined ? {} : { deadline: Date.now() + timeLeft }),
   };
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(deadline());
-    context.signal.addEventListener('abort', onAbort, { once: true });
-  });
   try {
-    return await Promise.race([work(options), aborted]);
+    // With a deadline, answer the moment it passes even if the work is still running; without one the
+    // signal only aborts when the client has gone or the server is being forced down, and nobody waits.
+    return await (timeLeft === undefined ? work(options) : raceAbort(work(options), context.signal, deadline));
   } catch (error) {
     if (error instanceof DomainError && error.code === 'UPSTREAM_TIMEOUT') throw deadline();
     throw toConnectError(error);
-  } finally {
-    if (onAbort) context.signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** Settles with `work`, or rejects with `reason()` as soon as `signal` aborts. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Registers `inventory.v1.Inventory` over the core's inventory rules. */

@@ -1,3 +1,4 @@
+import type { HttpBindings } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
@@ -54,29 +55,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     c.set('publicBaseUrl', deps.publicBaseUrl);
     await next();
   });
-  // One CORS policy for the whole server (Yoga's own is off). Credentials travel in the Authorization
-  // header, never in cookies, so any origin may call; the headers clients need are exposed.
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'],
-      exposeHeaders: [
-        'ETag',
-        'Location',
-        'X-Request-Id',
-        'Idempotent-Replayed',
-        'Deprecation',
-        'Sunset',
-        'Link',
-        'Allow',
-        'RateLimit',
-        'RateLimit-Policy',
-        'Retry-After',
-      ],
-      maxAge: 600,
-    }),
-  );
+  app.use('*', corsPolicy());
   app.use(
     '*',
     observeRequests({
@@ -110,11 +89,19 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   });
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
     const clientName = clientOf(c.req.header('user-agent'));
-    if (!deps.rateBudget) return yoga.fetch(c.req.raw, { clientName });
-    const rateExchange: RateExchange = { clientAddress: clientAddressOf(c) };
-    const response = await yoga.fetch(c.req.raw, { clientName, rateExchange });
-    for (const [name, value] of Object.entries(rateExchange.headers ?? {})) response.headers.set(name, value);
-    return response;
+    const rateExchange: RateExchange | undefined = deps.rateBudget ? { clientAddress: clientAddressOf(c) } : undefined;
+    const context = { clientName, ...(rateExchange ? { rateExchange } : {}) };
+    const node = c.env as Partial<HttpBindings> | undefined;
+    const response =
+      node?.incoming && node.outgoing
+        ? await yoga.handleNodeRequestAndResponse(node.incoming, node.outgoing, context)
+        : await yoga.fetch(c.req.raw, context);
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    Object.assign(headers, rateExchange?.headers);
+    return c.body(await response.text(), response.status as 200, headers);
   });
   app.all('/graphql', (c) =>
     catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
@@ -141,6 +128,42 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     );
   });
   return app;
+}
+
+const EXPOSED_HEADERS = [
+  'ETag',
+  'Location',
+  'X-Request-Id',
+  'Idempotent-Replayed',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'Allow',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+].join(',');
+
+/**
+ * One CORS policy for the whole server (Yoga's own is off). Credentials travel in the Authorization
+ * header, never in cookies, so any origin may call; the headers clients need are exposed. Preflights are
+ * Hono's `cors`; on every other request the two headers are added after the handler, because touching
+ * `c.res` before it (as `cors` does) makes Hono rebuild the handler's response as a web-stream Response,
+ * which @hono/node-server then writes in several syscalls instead of one.
+ */
+function corsPolicy(): MiddlewareHandler {
+  const preflight = cors({
+    origin: '*',
+    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'],
+    exposeHeaders: EXPOSED_HEADERS.split(','),
+    maxAge: 600,
+  });
+  return async function applyCors(c, next) {
+    if (c.req.method === 'OPTIONS') return preflight(c, next);
+    await next();
+    c.res.headers.set('Access-Control-Allow-Origin', '*');
+    c.res.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  };
 }
 
 function signalDeps({ registry, recorder }: HttpAppDeps) {

@@ -41,25 +41,46 @@ function memoryCells(maxSubjects: number, now: () => number): ChargeCell {
   };
 }
 
-/** Budgets in Redis: one atomic script call per charge, on the Redis server's clock. */
+type Reply = [allowed: number, remaining: number, fullInMs: number, retryInMs: number];
+type Pending = {
+  args: [string, number, number, number];
+  resolve: (reply: Reply) => void;
+  reject: (error: unknown) => void;
+};
+
+/**
+ * Budgets in Redis: one atomic script call per charge, on the Redis server's clock. The charges made in one
+ * turn of the event loop (one per request being served at once) travel as one pipeline, in one write and
+ * one read, after the loop's I/O phase: every request still waits for its own answer from Redis.
+ */
 function redisCells(redis: Redis, keyPrefix: string): ChargeCell {
   redis.defineCommand('chargeBudget', { numberOfKeys: 1, lua: GCRA_LUA });
-  // defineCommand adds the method at run time; ioredis' types cannot know it.
-  const scripted = redis as Redis & {
-    chargeBudget(
-      key: string,
-      points: number,
-      quota: number,
-      windowMs: number,
-    ): Promise<[number, number, number, number]>;
+  let batch: Pending[] = [];
+  const flush = () => {
+    const sending = batch;
+    batch = [];
+    // defineCommand adds the method at run time; ioredis' types cannot know it.
+    const pipeline = redis.pipeline() as ReturnType<Redis['pipeline']> & {
+      chargeBudget(...args: Pending['args']): unknown;
+    };
+    for (const { args } of sending) pipeline.chargeBudget(...args);
+    pipeline.exec().then(
+      (results) =>
+        sending.forEach(({ resolve, reject }, index) => {
+          const [error, reply] = results?.[index] ?? [new Error('no reply from Redis')];
+          if (error) reject(error);
+          else resolve(reply as Reply);
+        }),
+      (error: unknown) => {
+        for (const { reject } of sending) reject(error);
+      },
+    );
   };
   return async (subject, points, quota, windowMs) => {
-    const [allowed, remaining, fullInMs, retryInMs] = await scripted.chargeBudget(
-      `${keyPrefix}:${subject}`,
-      points,
-      quota,
-      windowMs,
-    );
+    const [allowed, remaining, fullInMs, retryInMs] = await new Promise<Reply>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ args: [`${keyPrefix}:${subject}`, points, quota, windowMs], resolve, reject });
+    });
     return { allowed: allowed === 1, remaining, fullInMs, retryInMs, tat: Number.NaN };
   };
 }

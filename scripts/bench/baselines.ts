@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -5,6 +6,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import { serve } from '@hono/node-server';
+import { createSchema, createYoga } from 'graphql-yoga';
 import { Hono } from 'hono';
 import pg from 'pg';
 import {
@@ -178,5 +180,22 @@ export async function startConnectNodeInventory(pool: pg.Pool) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The library floor of the GraphQL comparison: graphql-yoga on a plain Node HTTP server with a one-field
+ * schema and its defaults, answering `{ __typename }` (no Hono, no plugins, no database).
+ */
+export async function startBareYoga() {
+  const yoga = createYoga({
+    schema: createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } }),
+    logging: false,
+  });
+  const server = createServer(yoga);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => server.close(),
   };
 }

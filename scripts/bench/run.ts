@@ -38,7 +38,13 @@ import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { createPgDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
-import { baselinePool, startBareRest, startConnectNodeInventory, startGrpcJsInventory } from './baselines.js';
+import {
+  baselinePool,
+  startBareRest,
+  startBareYoga,
+  startConnectNodeInventory,
+  startGrpcJsInventory,
+} from './baselines.js';
 import { loadDataset } from './dataset.js';
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
 import { measureEmbeddedStart, measureStart, type StartFigures } from './startup.js';
@@ -155,6 +161,20 @@ try {
       measured: await alternate(restPage, graphql),
       target: 0.8,
     });
+    // The floors: an operation that reads nothing, on this server and on a bare Yoga server.
+    const typename = JSON.stringify({ query: '{ __typename }' });
+    const bareYoga = await startBareYoga();
+    rows.push({
+      label: 'GraphQL { __typename }: bare graphql-yoga',
+      baseline: 'REST page of 20',
+      measured: await alternate(restPage, http(bareYoga.url, { path: '/graphql', body: typename })),
+    });
+    rows.push({
+      label: 'GraphQL { __typename }: this server',
+      baseline: 'REST page of 20',
+      measured: await alternate(restPage, http(server.httpUrl, { path: '/graphql', headers: auth, body: typename })),
+    });
+    bareYoga.close();
   }
 
   if (wants('grpc')) {

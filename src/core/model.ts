@@ -60,6 +60,9 @@ export interface Order {
   version: number;
 }
 
+/** An order without its items: what a page of orders holds where the items are read only if asked for. */
+export type OrderHead = Omit<Order, 'items'>;
+
 /** The states of a shipment. */
 export type ShipmentStatus = 'PREPARING' | 'SHIPPED' | 'DELIVERED';
 

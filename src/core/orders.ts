@@ -1,11 +1,11 @@
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
-import type { Address, Cancellation, Order, OrderItem, Shipment, ShipmentStatus } from './model.js';
+import type { Address, Cancellation, Order, OrderHead, OrderItem, Shipment, ShipmentStatus } from './model.js';
 import { createOrderPlacement } from './order-placement.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
 import { type ListInput, type Page, pageInMemory, pageSize, parseSort, readPage } from './paging.js';
-import type { InventoryPort, OrderChange, OrderFilters, Store } from './ports.js';
+import type { InventoryPort, KeysetQuery, OrderChange, OrderFilters, Store } from './ports.js';
 import { checkVersion, retryStale } from './versions.js';
 
 export type { OrderLine, PlaceOrderInput } from './order-placement.js';
@@ -63,6 +63,31 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
 
   const place = createOrderPlacement({ store, inventory, requestTimeoutMs });
 
+  /** A page of orders (or heads), keyset-paged over a whitelisted sort, within what the caller may see. */
+  async function listPage<T extends OrderHead>(
+    caller: Caller,
+    input: OrderListInput,
+    fetch: (query: KeysetQuery<OrderFilters>) => Promise<T[]>,
+  ): Promise<Page<T>> {
+    const sort = parseSort(input.sort, ORDER_SORT_FIELDS, '-createdAt');
+    const filters = scopeFilters(caller, input.filters ?? {});
+    if (!filters) {
+      pageSize(input.size);
+      return { items: [], hasNext: false, ...(input.withTotal ? { totalCount: 0 } : {}) };
+    }
+    return readPage<T>({
+      cursors,
+      sort,
+      size: input.size,
+      cursor: input.cursor,
+      filters: filters as Record<string, unknown>,
+      withTotal: input.withTotal,
+      fetch: (after, limit) => fetch({ filters, sort, limit, ...(after ? { after } : {}) }),
+      count: () => store.orders.count(filters),
+      keys: orderKeys,
+    });
+  }
+
   return {
     /** Places an order: reserve every line, then write the order; all or nothing. */
     place,
@@ -75,32 +100,22 @@ export function createOrderService({ store, inventory, cursors, requestTimeoutMs
     },
 
     /** The shipments of orders the caller already holds (batched reads). */
-    shipmentsOf: (orders: readonly Order[]): Promise<Shipment[]> => store.orders.shipments(orders.map((o) => o.id)),
+    shipmentsOf: (orders: readonly OrderHead[]): Promise<Shipment[]> => store.orders.shipments(orders.map((o) => o.id)),
 
     /** The cancellation records of orders the caller already holds (batched reads). */
-    cancellationsOf: (orders: readonly Order[]): Promise<Cancellation[]> =>
+    cancellationsOf: (orders: readonly OrderHead[]): Promise<Cancellation[]> =>
       store.orders.cancellations(orders.map((o) => o.id)),
 
     /** A page of orders, keyset-paged over a whitelisted sort. */
-    async list(caller: Caller, input: OrderListInput = {}): Promise<Page<Order>> {
-      const sort = parseSort(input.sort, ORDER_SORT_FIELDS, '-createdAt');
-      const filters = scopeFilters(caller, input.filters ?? {});
-      if (!filters) {
-        pageSize(input.size);
-        return { items: [], hasNext: false, ...(input.withTotal ? { totalCount: 0 } : {}) };
-      }
-      return readPage({
-        cursors,
-        sort,
-        size: input.size,
-        cursor: input.cursor,
-        filters: filters as Record<string, unknown>,
-        withTotal: input.withTotal,
-        fetch: (after, limit) => store.orders.list({ filters, sort, limit, ...(after ? { after } : {}) }),
-        count: () => store.orders.count(filters),
-        keys: orderKeys,
-      });
-    },
+    list: (caller: Caller, input: OrderListInput = {}): Promise<Page<Order>> =>
+      listPage(caller, input, (query) => store.orders.list(query)),
+
+    /** The same page without the items, for readers that load them only when asked (`itemsOf`). */
+    listHeads: (caller: Caller, input: OrderListInput = {}): Promise<Page<OrderHead>> =>
+      listPage(caller, input, (query) => store.orders.listHeads(query)),
+
+    /** The items of orders the caller already holds (batched reads). */
+    itemsOf: (orders: readonly OrderHead[]): Promise<OrderItem[]> => store.orders.items(orders.map((o) => o.id)),
 
     /** A page of an order's items (sorted by `id` or `sku`). */
     async itemPage(caller: Caller, orderId: number, input: ListInput = {}): Promise<Page<OrderItem>> {
@@ -266,7 +281,7 @@ function scopeFilters(caller: Caller, filters: OrderFilters): OrderFilters | und
   return { ...filters, userId: caller.userId };
 }
 
-function orderKeys(order: Order, sort: ReturnType<typeof parseSort>): Array<string | number> {
+function orderKeys(order: OrderHead, sort: ReturnType<typeof parseSort>): Array<string | number> {
   return sort.map(({ field }) =>
     field === 'createdAt' ? order.createdAt.toISOString() : field === 'amount' ? order.amount : order.id,
   );

@@ -6,6 +6,7 @@ import type {
   DraftItem,
   Order,
   OrderDraft,
+  OrderHead,
   OrderItem,
   Product,
   Rating,
@@ -141,6 +142,10 @@ export interface Store {
     getMany(ids: readonly number[]): Promise<Order[]>;
     orderOfItem(itemId: number): Promise<number | undefined>;
     list(query: KeysetQuery<OrderFilters>): Promise<Order[]>;
+    /** The same page as `list`, without reading the items. */
+    listHeads(query: KeysetQuery<OrderFilters>): Promise<OrderHead[]>;
+    /** The items of several orders, in one statement. */
+    items(orderIds: readonly number[]): Promise<OrderItem[]>;
     count(filters: OrderFilters): Promise<number>;
     /** Writes the order and its items, confirms its reservations, and consumes the draft if any. */
     insert(order: NewOrder): Promise<Order | 'draft-already-ordered'>;

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { Caller, Core } from '../core/index.js';
-import type { Cancellation, Order, Product, Shipment, User } from '../core/model.js';
+import type { Cancellation, Order, OrderHead, OrderItem, Product, Shipment, User } from '../core/model.js';
 
 /** Per-request state of a GraphQL operation: the caller, the batch loaders and the time-out signal. */
 export interface GraphQLContext {
@@ -17,8 +17,9 @@ export interface GraphQLContext {
 export interface Loaders {
   user: DataLoader<number, User | null>;
   product: DataLoader<number, Product | null>;
-  shipment: DataLoader<Order, Shipment | null, number>;
-  cancellation: DataLoader<Order, Cancellation | null, number>;
+  shipment: DataLoader<OrderHead, Shipment | null, number>;
+  cancellation: DataLoader<OrderHead, Cancellation | null, number>;
+  items: DataLoader<OrderHead, OrderItem[], number>;
   order: DataLoader<number, Order | null>;
 }
 
@@ -55,6 +56,14 @@ export function createLoaders(core: Core, caller: Caller | null): Loaders {
           await core.orders.cancellationsOf(orders),
           (record) => record.orderId,
         ),
+      { cacheKeyFn: (order) => order.id },
+    ),
+    items: new DataLoader(
+      async (orders) => {
+        const byOrder = new Map<number, OrderItem[]>(orders.map((order) => [order.id, []]));
+        for (const item of await core.orders.itemsOf(orders)) byOrder.get(item.orderId)?.push(item);
+        return orders.map((order) => byOrder.get(order.id) ?? []);
+      },
       { cacheKeyFn: (order) => order.id },
     ),
     order: new DataLoader(async (ids) => {

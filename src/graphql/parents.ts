@@ -2,13 +2,16 @@
  * What each GraphQL object type resolves from: the core's values, so that resolvers map and never
  * re-implement a rule. Wired into the generated resolver types through codegen's `mappers`.
  */
+import type { OrderHead, OrderItem } from '../core/model.js';
 import type { Page } from '../core/paging.js';
+
+/** An order as read alone (with its items) or in a page (without them: `Order.items` loads them if asked). */
+export type OrderParent = OrderHead & { items?: OrderItem[] };
 
 export type {
   Address as AddressParent,
   Cancellation as CancellationParent,
   DraftItem as OrderDraftItemParent,
-  Order as OrderParent,
   OrderDraft as OrderDraftParent,
   OrderItem as OrderItemParent,
   Product as ProductParent,

@@ -4,13 +4,13 @@
  */
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import type { Resolvers } from '../../generated/graphql/resolvers.js';
-import type { Order, Product, User } from '../core/model.js';
+import type { Product, User } from '../core/model.js';
 import { fromMinor, splitVat } from '../core/money.js';
 import { orderFilters } from '../core/order-filters.js';
 import type { Page } from '../core/paging.js';
 import { callerOf, given, idOf } from './arguments.js';
 import { mutationResolvers } from './mutations.js';
-import type { ConnectionParent } from './parents.js';
+import type { ConnectionParent, OrderParent } from './parents.js';
 
 /** Whether a field is selected under the current one (through fragments too), so `totalCount` is counted only when asked. */
 function selects(info: GraphQLResolveInfo, name: string): boolean {
@@ -61,7 +61,7 @@ export const resolvers: Resolvers = {
   Query: {
     order: (_, args, context) => context.core.orders.get(callerOf(context), idOf(args.id, 'ORDER_NOT_FOUND', 'order')),
     async orders(_, args, context) {
-      const page = await context.core.orders.list(callerOf(context), {
+      const page = await context.core.orders.listHeads(callerOf(context), {
         ...pageArgs(args),
         filters: orderFilters(filterOf(args.filter), 'query'),
       });
@@ -69,7 +69,7 @@ export const resolvers: Resolvers = {
     },
     ordersConnection: (_, args, context, info) =>
       connection(info, args, (withTotal) =>
-        context.core.orders.list(callerOf(context), {
+        context.core.orders.listHeads(callerOf(context), {
           ...pageArgs(args),
           withTotal,
           filters: orderFilters(filterOf(args.filter), 'query'),
@@ -95,8 +95,9 @@ export const resolvers: Resolvers = {
     amount: (order) => fromMinor(order.amount),
     amountDetail: (order, _, context) => splitVat(order.amount, context.core.vatRate),
     user: (order, _, context) => context.loaders.user.load(order.userId),
-    product: (order, _, context) => {
-      const first = order.items[0];
+    items: (order, _, context) => order.items ?? context.loaders.items.load(order),
+    product: async (order, _, context) => {
+      const first = (order.items ?? (await context.loaders.items.load(order)))[0];
       return first ? context.loaders.product.load(first.productId) : null;
     },
     shipment: (order, _, context) => context.loaders.shipment.load(order),
@@ -151,7 +152,7 @@ export const resolvers: Resolvers = {
     unitPrice: (item) => fromMinor(item.unitPrice),
     amount: (item) => fromMinor(item.amount),
   },
-  OrderConnection: connectionFields<Order>(),
+  OrderConnection: connectionFields<OrderParent>(),
   UserConnection: connectionFields<User>(),
   ProductConnection: connectionFields<Product>(),
 };

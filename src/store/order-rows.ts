@@ -1,4 +1,4 @@
-import type { Address, Cancellation, Order, OrderItem, Shipment } from '../core/model.js';
+import type { Address, Cancellation, Order, OrderHead, OrderItem, Shipment } from '../core/model.js';
 import type { OrderStatus } from '../core/order-state.js';
 import type { Queryable } from './database.js';
 
@@ -26,31 +26,11 @@ interface ItemRow {
   amount_minor: number;
 }
 
-/** Loads the items of several orders in one statement and assembles the orders. */
-export async function withItems(db: Queryable, rows: OrderRow[]): Promise<Order[]> {
-  if (rows.length === 0) return [];
-  const items = await db.query<ItemRow>(
-    'SELECT * FROM order_items WHERE order_id = ANY($1::bigint[]) ORDER BY order_id, id',
-    [rows.map((row) => row.id)],
-  );
-  const byOrder = new Map<number, OrderItem[]>();
-  for (const item of items) {
-    const list = byOrder.get(item.order_id) ?? [];
-    list.push({
-      id: item.id,
-      orderId: item.order_id,
-      productId: item.product_id,
-      sku: item.sku,
-      quantity: item.quantity,
-      unitPrice: item.unit_price_minor,
-      amount: item.amount_minor,
-    });
-    byOrder.set(item.order_id, list);
-  }
-  return rows.map((row) => ({
+/** Maps an order row, without its items. */
+export function toOrderHead(row: OrderRow): OrderHead {
+  return {
     id: row.id,
     userId: row.user_id,
-    items: byOrder.get(row.id) ?? [],
     amount: row.amount_minor,
     status: row.status,
     shippingAddress: row.shipping_address,
@@ -59,7 +39,40 @@ export async function withItems(db: Queryable, rows: OrderRow[]): Promise<Order[
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
+  };
+}
+
+/** The items of several orders in one statement, by order and id. */
+export async function itemsOf(db: Queryable, orderIds: readonly number[]): Promise<OrderItem[]> {
+  if (orderIds.length === 0) return [];
+  const rows = await db.query<ItemRow>(
+    'SELECT * FROM order_items WHERE order_id = ANY($1::bigint[]) ORDER BY order_id, id',
+    [orderIds],
+  );
+  return rows.map((item) => ({
+    id: item.id,
+    orderId: item.order_id,
+    productId: item.product_id,
+    sku: item.sku,
+    quantity: item.quantity,
+    unitPrice: item.unit_price_minor,
+    amount: item.amount_minor,
   }));
+}
+
+/** Loads the items of several orders in one statement and assembles the orders. */
+export async function withItems(db: Queryable, rows: OrderRow[]): Promise<Order[]> {
+  if (rows.length === 0) return [];
+  const byOrder = new Map<number, OrderItem[]>();
+  for (const item of await itemsOf(
+    db,
+    rows.map((row) => row.id),
+  )) {
+    const list = byOrder.get(item.orderId) ?? [];
+    list.push(item);
+    byOrder.set(item.orderId, list);
+  }
+  return rows.map((row) => ({ ...toOrderHead(row), items: byOrder.get(row.id) ?? [] }));
 }
 
 /** Maps a shipment row. */

@@ -3,12 +3,26 @@ import type { Database, Queryable } from './database.js';
 import { releaseHeld } from './inventory-store.js';
 import { pageSql } from './keyset.js';
 import { orderColumns, orderConditions } from './order-query.js';
-import { type OrderRow, toCancellation, toShipment, withItems } from './order-rows.js';
+import { itemsOf, type OrderRow, toCancellation, toOrderHead, toShipment, withItems } from './order-rows.js';
 import { toDraft } from './rows.js';
 
 async function loadOrder(db: Queryable, id: number) {
   const rows = await db.query<OrderRow>('SELECT * FROM orders WHERE id = $1', [id]);
   return (await withItems(db, rows))[0];
+}
+
+/** One page of orders in keyset order, as SQL and its parameters. */
+function listSql({ filters, sort, after, limit }: KeysetQuery<OrderFilters>): [string, unknown[]] {
+  const query = pageSql({
+    from: 'orders o',
+    select: 'o.*',
+    columns: orderColumns,
+    where: orderConditions(filters),
+    sort,
+    limit,
+    ...(after ? { after } : {}),
+  });
+  return [query.sql, query.params];
 }
 
 /** Orders with their items, shipments and cancellations in PostgreSQL; every multi-row change is one transaction. */
@@ -27,18 +41,13 @@ export function orderStore(db: Database): Store['orders'] {
       const rows = await db.query<{ order_id: number }>('SELECT order_id FROM order_items WHERE id = $1', [itemId]);
       return rows[0]?.order_id;
     },
-    async list({ filters, sort, after, limit }: KeysetQuery<OrderFilters>) {
-      const query = pageSql({
-        from: 'orders o',
-        select: 'o.*',
-        columns: orderColumns,
-        where: orderConditions(filters),
-        sort,
-        limit,
-        ...(after ? { after } : {}),
-      });
-      return withItems(db, await db.query<OrderRow>(query.sql, query.params));
+    async list(query) {
+      return withItems(db, await db.query<OrderRow>(...listSql(query)));
     },
+    async listHeads(query) {
+      return (await db.query<OrderRow>(...listSql(query))).map(toOrderHead);
+    },
+    items: (orderIds) => itemsOf(db, orderIds),
     async count(filters) {
       const where = orderConditions(filters);
       const rows = await db.query<{ count: number }>(

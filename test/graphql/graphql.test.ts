@@ -70,6 +70,18 @@ describe('batching', () => {
     expect(forOne).toBe(forHundred);
   });
 
+  it('reads order items only when a page selects them, each order getting its own', async () => {
+    expect(await countStatements('{ orders(first: 100) { id amount status createdAt } }')).toBe(1);
+    const { body } = await run('{ orders(first: 100) { id items { id sku quantity } } }', { key: adminKey });
+    const orders: Array<{ id: string; items: unknown[] }> = body.data?.orders;
+    expect(orders.length).toBeGreaterThan(1);
+    for (const sample of [orders[0], orders.at(-1)]) {
+      const alone = await run(`{ order(id: "${sample?.id}") { items { id sku quantity } } }`, { key: adminKey });
+      expect(alone.body.data?.order.items.length).toBeGreaterThan(0);
+      expect(sample?.items).toEqual(alone.body.data?.order.items);
+    }
+  });
+
   it('counts the total only when totalCount is selected', async () => {
     const without = await countStatements('{ ordersConnection(first: 5) { nodes { id } } }');
     const withTotal = await countStatements('{ ordersConnection(first: 5) { nodes { id } totalCount } }');

@@ -29,6 +29,7 @@ import { BAD_USER_INPUT, useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
+import { useRequestBodyLimit } from './use-request-body-limit.js';
 
 /** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
 export interface GraphQLSettings {
@@ -160,10 +161,14 @@ export async function createGraphQL({
   ];
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));
+  // Last, as Yoga places its own: after every request parser is registered.
+  plugins.push(useRequestBodyLimit() as Plugin<Context>);
 
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
+    // The same limit as Yoga's, checked by useRequestBodyLimit without streaming every body through a counter.
+    maxRequestBodySize: false,
     // One CORS policy for the whole server: Yoga's own would echo any origin.
     cors: false,
     landingPage: false,

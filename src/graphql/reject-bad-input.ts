@@ -16,8 +16,20 @@ export function badUserInput(message: string, field?: string): GraphQLError {
   });
 }
 
+/** Per parsed document (Yoga's parser cache hands the same DocumentNode to every request with the same text). */
+const literalsChecked = new WeakMap<DocumentNode, string | null>();
+
 /** The argument path (e.g. `createOrder.input.note`) of the first string literal holding U+0000. */
 function nulInLiterals(document: DocumentNode): string | undefined {
+  let found = literalsChecked.get(document);
+  if (found === undefined) {
+    found = firstNulInLiterals(document) ?? null;
+    literalsChecked.set(document, found);
+  }
+  return found ?? undefined;
+}
+
+function firstNulInLiterals(document: DocumentNode): string | undefined {
   let found: string | undefined;
   const names: string[] = [];
   visit(document, {

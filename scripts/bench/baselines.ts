@@ -102,7 +102,14 @@ async function reserve(pool: pg.Pool, orderId: string, sku: string, quantity: nu
 }
 
 /** A plain @grpc/grpc-js server answering `GetStock` and `Reserve` of the same proto with the same SQL. */
-export async function startGrpcJsInventory(pool: pg.Pool) {
+/** A stock row as the database would return it, for the floors that read no database. */
+const CONSTANT_STOCK = { sku: 'BENCH-1', on_hand: 1000, reserved: 0 };
+
+/** Reads a stock row, or answers a constant one when there is no pool (the libraries' own floor). */
+const readStock = async (pool: pg.Pool | undefined, sku: string) =>
+  pool ? (await pool.query('SELECT * FROM stock WHERE sku = $1', [sku])).rows[0] : CONSTANT_STOCK;
+
+export async function startGrpcJsInventory(pool?: pg.Pool) {
   const unary = <I, O>(
     name: string,
     decode: (bytes: Uint8Array) => I,
@@ -132,8 +139,8 @@ export async function startGrpcJsInventory(pool: pg.Pool) {
     },
     {
       GetStock: (call: grpc.ServerUnaryCall<{ sku: string }, unknown>, done: grpc.sendUnaryData<unknown>) => {
-        pool.query('SELECT * FROM stock WHERE sku = $1', [call.request.sku]).then(
-          ({ rows }) => done(null, create(GetStockReplySchema, { stock: stockOf(rows[0]) })),
+        readStock(pool, call.request.sku).then(
+          (row) => done(null, create(GetStockReplySchema, { stock: stockOf(row) })),
           (error) => done(error),
         );
       },
@@ -141,6 +148,10 @@ export async function startGrpcJsInventory(pool: pg.Pool) {
         call: grpc.ServerUnaryCall<{ orderId: string; sku: string; quantity: number }, unknown>,
         done: grpc.sendUnaryData<unknown>,
       ) => {
+        if (!pool) {
+          done(new Error('Reserve needs the database'));
+          return;
+        }
         reserve(pool, call.request.orderId, call.request.sku, call.request.quantity).then(
           (reply) => done(null, reply),
           (error) => done(error),
@@ -164,14 +175,13 @@ export async function startGrpcJsInventory(pool: pg.Pool) {
  * handling, no error mapping) answering `GetStock` with the same SQL. What it loses to grpc-js is
  * connect-node's own cost per call, which no handler code can win back.
  */
-export async function startConnectNodeInventory(pool: pg.Pool) {
+export async function startConnectNodeInventory(pool?: pg.Pool) {
   const server = http2.createServer(
     connectNodeAdapter({
       routes: (router) =>
         router.service(Inventory, {
           getStock: async (request) => {
-            const { rows } = await pool.query('SELECT * FROM stock WHERE sku = $1', [request.sku]);
-            return { stock: stockOf(rows[0]) };
+            return { stock: stockOf(await readStock(pool, request.sku)) };
           },
         }),
     }),

@@ -216,7 +216,17 @@ try {
       measured: await alternate(bare, () => h2load(server.grpcUrl, method, message, { seconds })),
       target: 0.9,
     });
-    await floor.close();
+    // Both libraries with a handler that reads nothing: what each costs per call on its own.
+    const [grpcJsConstant, connectConstant] = await Promise.all([startGrpcJsInventory(), startConnectNodeInventory()]);
+    rows.push({
+      label: `gRPC ${label}, constant answer: bare connect-node`,
+      baseline: '@grpc/grpc-js, constant answer',
+      measured: await alternate(
+        () => h2load(grpcJsConstant.url, method, message, { seconds }),
+        () => h2load(connectConstant.url, method, message, { seconds }),
+      ),
+    });
+    await Promise.all([grpcJsConstant.close(), connectConstant.close(), floor.close()]);
     await grpcJs.close();
   }
 

@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -161,6 +162,8 @@ export async function createGraphQL({
   ];
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));
+  // Executes each document through code compiled once for it (cached per document).
+  plugins.push(useGraphQlJit() as Plugin<Context>);
   // Last, as Yoga places its own: after every request parser is registered.
   plugins.push(useRequestBodyLimit() as Plugin<Context>);
 

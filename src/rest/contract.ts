@@ -6,7 +6,13 @@ import { parse as parseYaml } from 'yaml';
 
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */
 export type RouteMatch =
-  | { kind: 'operation'; operationId: string; params: Record<string, number | string> }
+  | {
+      kind: 'operation';
+      operationId: string;
+      params: Record<string, number | string>;
+      /** The path parameters as sent (percent-decoded), for validation. */
+      rawParams: Record<string, string>;
+    }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
@@ -33,6 +39,29 @@ export interface RestContract {
   queryParameters(operationId: string): Set<string>;
   /** Its array-valued query parameters (comma-separated; the repeated form is accepted as the same). */
   listParameters(operationId: string): Set<string>;
+  /**
+   * Checks a request against the operation's schemas with openapi-backend's compiled validators, given the
+   * parts the router has already read: what `validator.validateRequest` does, without parsing the request
+   * again (its parser compiled the path template and cloned the query and headers on every request).
+   */
+  validate(operationId: string, request: RequestParts): { valid: boolean; errors: unknown[] };
+}
+
+/** A request as the router has read it. */
+export interface RequestParts {
+  rawParams: Record<string, string>;
+  query: Record<string, string>;
+  /** Reads a header (any case). */
+  header(name: string): string | undefined;
+  /** The parsed JSON body, if the request has one. */
+  body?: unknown;
+}
+
+interface QueryParameter {
+  name: string;
+  explode?: boolean;
+  style?: string;
+  schema?: { type?: unknown };
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -66,6 +95,8 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
   const operations = new Map<string, Operation>();
   const queryNames = new Map<string, Set<string>>();
   const listNames = new Map<string, Set<string>>();
+  const queryParameters = new Map<string, Map<string, QueryParameter>>();
+  const headerNames = new Map<string, string[]>();
   const paths = definition.paths as Record<string, Record<string, unknown>>;
   for (const [template, item] of Object.entries(paths)) {
     const segments = template.split('/').slice(1);
@@ -99,6 +130,15 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
     }
     queryNames.set(operation.operationId as string, names);
     listNames.set(operation.operationId as string, lists);
+    const declared = (operation.parameters ?? []) as Array<ParameterObject & QueryParameter>;
+    queryParameters.set(
+      operation.operationId as string,
+      new Map(declared.filter((p) => p.in === 'query').map((p) => [p.name, p])),
+    );
+    headerNames.set(
+      operation.operationId as string,
+      declared.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+    );
   }
 
   return {
@@ -115,10 +155,37 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
         const params = Object.fromEntries(
           Object.entries(groups).map(([name, value]) => [name, /^[0-9]+$/.test(value) ? Number(value) : value]),
         );
-        return { kind: 'operation', operationId, params };
+        const rawParams = Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, decoded(value)]));
+        return { kind: 'operation', operationId, params, rawParams };
       }
       const allow = [...new Set(candidates.flatMap((route) => [...route.methods.keys()]))];
       return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
+    },
+    validate(operationId, { rawParams, query, header, body }) {
+      // The same parameter object validateRequest builds: list parameters that are not exploded split at
+      // commas, single values of array parameters wrapped, header names in lower case, no cookies.
+      const declared = queryParameters.get(operationId) ?? new Map<string, QueryParameter>();
+      const parsedQuery: Record<string, unknown> = { ...query };
+      for (const [name, value] of Object.entries(query)) {
+        const parameter = declared.get(name);
+        if (!value || !parameter) continue;
+        if (parameter.explode === false) parsedQuery[name] = value.replace(/%2C/g, ',').split(',');
+        else if (parameter.schema?.type === 'array') parsedQuery[name] = [value];
+      }
+      const headers: Record<string, string> = {};
+      for (const name of [...(headerNames.get(operationId) ?? []), 'content-type']) {
+        const value = header(name);
+        if (value !== undefined) headers[name] = value;
+      }
+      const parameters: Record<string, unknown> = { path: rawParams, query: parsedQuery, header: headers, cookie: {} };
+      const contentType = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (typeof body === 'object' || contentType === 'application/json') parameters.requestBody = body;
+      const errors: unknown[] = [];
+      for (const check of api.validator.getRequestValidatorsForOperation(operationId) ?? []) {
+        check(parameters);
+        if (check.errors) errors.push(...check.errors);
+      }
+      return { valid: errors.length === 0, errors };
     },
     operation(operationId) {
       const operation = operations.get(operationId);
@@ -156,6 +223,15 @@ function textualPathParameters(document: Record<string, unknown>, pathItem: Reco
     }
   }
   return found;
+}
+
+/** A path segment percent-decoded, or as sent when it is not valid percent-encoding. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function escapeRegExp(text: string): string {

@@ -163,14 +163,12 @@ async function handle(
     ];
   }
 
-  const headers: Record<string, string> = {};
-  c.req.raw.headers.forEach((value, name) => {
-    headers[name] = value;
+  const validation = contract.validate(operationId, {
+    rawParams: route.rawParams,
+    query,
+    header: (name) => c.req.header(name),
+    ...(body === undefined ? {} : { body }),
   });
-  const validation = contract.api.validator.validateRequest(
-    { method: c.req.method, path: url.pathname, query, headers, ...(body === undefined ? {} : { body }) },
-    operation,
-  );
   if (!validation.valid) {
     const error = validationError((validation.errors ?? []) as AjvError[]);
     // A path id out of range names nothing, as a non-numeric one does.

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
@@ -14,7 +14,8 @@ const LOGIN_WRITE_INTERVAL_MS = 60_000;
 const KEY_PREFIX = 'oak_';
 
 /** Keys are 32 random bytes, so a fast hash is enough: there is nothing to brute-force. */
-export const hashKey = (secret: string): Buffer => createHash('sha256').update(secret).digest();
+/** SHA-256 of a key, as stored; `crypto.hash` is the one-shot form (no Hash object per request). */
+export const hashKey = (secret: string): Buffer => hash('sha256', secret, 'buffer');
 
 const newSecret = () => `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 

@@ -14,10 +14,6 @@ export const bearerChallenge = (invalid: boolean) =>
   `Bearer realm="order-api"${invalid ? ', error="invalid_token"' : ''}`;
 
 /**
- * Resolves an `Authorization` header for every interface on the public port: `null` without one, the
- * caller for a valid bearer key, `'invalid'` for anything else (a malformed header, a wrong or revoked key).
- */
-/**
  * The caller of a request on the public port, resolved once and shared by every middleware and handler
  * that asks (the rate budget and the REST handler both need it).
  */
@@ -30,6 +26,10 @@ export function callerOfRequest(c: Context, core: Core): Promise<Caller | null |
   return caller;
 }
 
+/**
+ * Resolves an `Authorization` header for every interface on the public port: `null` without one, the
+ * caller for a valid bearer key, `'invalid'` for anything else (a malformed header, a wrong or revoked key).
+ */
 export async function callerFromAuthorization(
   core: Core,
   header: string | null | undefined,

@@ -21,6 +21,8 @@ interface PathRoute {
   methods: Map<string, string>;
   /** Static paths (e.g. `/v1/users/me`) win over templated ones (`/v1/users/{userId}`). */
   staticSegments: number;
+  /** The first two segments (`/v1/orders`) when both are static. */
+  prefix: string | undefined;
 }
 
 interface ParameterObject {
@@ -115,9 +117,23 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
       const operationId = (item[method] as { operationId?: string } | undefined)?.operationId;
       if (operationId) methods.set(method.toUpperCase(), operationId);
     }
-    routes.push({ pattern, methods, staticSegments: segments.filter((s) => !s.startsWith('{')).length });
+    const prefix = segments.slice(0, 2).some((s) => s.startsWith('{')) ? undefined : prefixOf(template);
+    routes.push({ pattern, methods, staticSegments: segments.filter((s) => !s.startsWith('{')).length, prefix });
   }
   routes.sort((a, b) => b.staticSegments - a.staticSegments);
+  // Routes grouped by their first two segments (`/v1/orders`), so that a request is tested only against
+  // its resource's few patterns; a template with a parameter there is tested against every path.
+  const byPrefix = new Map<string, PathRoute[]>();
+  const anyPrefix = routes.filter((route) => !route.prefix);
+  for (const route of routes) {
+    if (!route.prefix) continue;
+    byPrefix.set(route.prefix, [...(byPrefix.get(route.prefix) ?? []), route]);
+  }
+  const routesFor = (pathname: string): PathRoute[] => {
+    const own = byPrefix.get(prefixOf(pathname));
+    if (!own) return anyPrefix;
+    return anyPrefix.length === 0 ? own : [...own, ...anyPrefix].sort((a, b) => b.staticSegments - a.staticSegments);
+  };
   for (const operation of api.getOperations()) {
     operations.set(operation.operationId as string, operation);
     const names = new Set<string>();
@@ -145,7 +161,7 @@ export async function loadRestContract(projectRoot: string): Promise<RestContrac
     api,
     definition: asWritten,
     match(method, pathname) {
-      const candidates = routes.filter((route) => route.pattern.test(pathname));
+      const candidates = routesFor(pathname).filter((route) => route.pattern.test(pathname));
       if (candidates.length === 0) return { kind: 'not-found' };
       const verb = method === 'HEAD' ? 'GET' : method;
       for (const route of candidates) {
@@ -223,6 +239,14 @@ function textualPathParameters(document: Record<string, unknown>, pathItem: Reco
     }
   }
   return found;
+}
+
+/** The first two segments of a path: `/v1/orders/7/items` → `/v1/orders`. */
+function prefixOf(pathname: string): string {
+  const second = pathname.indexOf('/', 1);
+  if (second < 0) return pathname;
+  const third = pathname.indexOf('/', second + 1);
+  return third < 0 ? pathname : pathname.slice(0, third);
 }
 
 /** A path segment percent-decoded, or as sent when it is not valid percent-encoding. */

@@ -148,20 +148,10 @@ async function handle(
       queryViolations,
     );
   }
-  // Status values are accepted in any case (the contract's parameter says so); the canonical form is upper case.
-  if (query.status !== undefined) query.status = [...new Set(query.status.toUpperCase().split(','))].join(',');
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
   rejectNulCharacters(query, body);
-
-  // The search body's states are accepted in any case too, as in the query form.
-  const search = body as { status?: unknown } | undefined;
-  if (operationId === 'searchOrders' && Array.isArray(search?.status)) {
-    search.status = [
-      ...new Set(search.status.map((value) => (typeof value === 'string' ? value.toUpperCase() : value))),
-    ];
-  }
 
   const validation = contract.validate(operationId, {
     rawParams: route.rawParams,

@@ -248,6 +248,20 @@ describe('listing orders', () => {
     expect(text.totalCount).toBe(25);
   });
 
+  it('searches text in product names and notes, case-insensitively, with % and _ taken literally', async () => {
+    const [first] = (await core.orders.list(carol, { sort: 'amount', size: 1 })).items;
+    await core.orders.update(carol, first?.id as number, { note: 'Gift wrap, 100% paper' });
+    const search = async (q: string) =>
+      (await core.orders.list(carol, { filters: { q }, size: 100, withTotal: true })).items.map((order) => order.id);
+    expect(await search('gift WRAP')).toEqual([first?.id]);
+    expect(await search('100%')).toEqual([first?.id]);
+    expect(await search('no such words')).toEqual([]);
+    // `%` and `_` are not wildcards: '1_0' would match '100' if they were.
+    expect(await search('1_0')).toEqual([]);
+    expect(await search('%')).toEqual([first?.id]);
+    expect(await search('lamp')).toHaveLength(25);
+  });
+
   it('cuts the size to 100 and refuses sizes below 1 and unknown sort keys', async () => {
     const dave = await makeCustomer(core, admin, 'Dave');
     const product = await makeProduct(core, admin, 100, 1_000);

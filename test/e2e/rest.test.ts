@@ -331,6 +331,18 @@ describe('lists over REST', () => {
     const comma = (await call('/v1/orders?status=PAID,PENDING&withTotal=true&size=100')).body as { totalCount: number };
     expect(data?.totalCount).toBe(comma.totalCount);
     expect(data?.totalCount).toBeGreaterThan(0);
+    // A canceled order exists, so the two states are a strict part of all orders and the parts add up.
+    const canceled = await placeOrder();
+    await call(`/v1/orders/${canceled.id}`, { method: 'PATCH', body: '{"status":"CANCELED"}' });
+    const total = async (query: string) =>
+      ((await call(`/v1/orders?withTotal=true${query}`)).body as { totalCount: number }).totalCount;
+    const [paidOrPending, rest, all] = [
+      await total('&status=PAID,PENDING'),
+      await total('&status=SHIPPED,DELIVERED,CANCELED'),
+      await total(''),
+    ];
+    expect(rest).toBeGreaterThan(0);
+    expect(paidOrPending + rest).toBe(all);
     for (const order of data?.items ?? []) expect(['PAID', 'PENDING']).toContain(order.status);
     // The same value twice, in two cases, counts once (the contract has no uniqueness rule to trip on).
     const twice = await call('/v1/orders?status=paid&status=PAID&withTotal=true');
@@ -338,17 +350,39 @@ describe('lists over REST', () => {
   });
 
   it('accepts status in any case and filters by coupon', async () => {
-    const lower = await call('/v1/orders?status=pending,paid&withTotal=true', { key: customerKey });
-    const upper = await call('/v1/orders?status=PAID,PENDING&withTotal=true', { key: customerKey });
+    const lower = await call('/v1/orders?status=pending,paid&size=100', { key: customerKey });
+    const upper = await call('/v1/orders?status=PAID,PENDING&size=100', { key: customerKey });
+    const mixed = await call('/v1/orders?status=Pending&size=100', { key: customerKey });
     expect(lower.status).toBe(200);
-    expect((lower.body as { totalCount: number }).totalCount).toBe((upper.body as { totalCount: number }).totalCount);
+    expect(lower.body).toEqual(upper.body);
+    const states = (body: unknown) =>
+      new Set((body as { items: Array<{ status: string }> }).items.map((o) => o.status));
+    expect([...states(mixed.body)]).toEqual(['PENDING']);
     const bad = await call('/v1/orders?status=LOST');
     expect(bad.status).toBe(400);
     const coupons = (await call('/v1/orders?hasCoupon=true&size=100', { key: customerKey })).body as {
       items: Array<{ couponCode: string | null }>;
     };
+    const all = (await call('/v1/orders?size=100', { key: customerKey })).body as {
+      items: Array<{ couponCode: string | null }>;
+    };
+    // The customer has orders with and without a coupon, so an ignored filter shows.
+    expect(all.items.some((o) => o.couponCode === null)).toBe(true);
     expect(coupons.items.length).toBeGreaterThan(0);
-    expect(coupons.items.every((o) => o.couponCode !== null)).toBe(true);
+    expect(coupons.items).toEqual(all.items.filter((o) => o.couponCode !== null));
+  });
+
+  it('lists newest first by default (-createdAt, then -id), as the contract says', async () => {
+    const first = await placeOrder();
+    const second = await placeOrder();
+    const page = (await call('/v1/orders?size=100', { key: customerKey })).body as {
+      items: Array<{ id: number; createdAt: string }>;
+    };
+    expect(page.items.slice(0, 2).map((o) => o.id)).toEqual([second.id, first.id]);
+    const keys = page.items.map((o) => [Date.parse(o.createdAt), o.id] as const);
+    const sorted = [...keys].sort((a, b) => b[0] - a[0] || b[1] - a[1]);
+    expect(keys.length).toBeGreaterThan(2);
+    expect(keys).toEqual(sorted);
   });
 
   it('gives the same page and cursors for POST /v1/orders/search as for the query form', async () => {
@@ -425,10 +459,34 @@ describe('the rest of the order and user operations', () => {
     expect(past.totalCount).toBe(0);
     const badDate = await call('/v1/orders?from=yesterday');
     expect([badDate.status, problem(badDate.body).code]).toEqual([400, 'VALIDATION_FAILED']);
-    const big = (await call('/v1/orders?minAmount=100&size=100')).body as { items: Array<{ amount: number }> };
-    expect(big.items.every((o) => o.amount >= 100)).toBe(true);
-    const text = (await call('/v1/orders?q=KETTLE&withTotal=true')).body as { totalCount: number };
-    expect(text.totalCount).toBeGreaterThan(0);
+    type Counted = { totalCount: number; items: Array<{ amount: number }> };
+    const big = (await call('/v1/orders?minAmount=100&size=100&withTotal=true')).body as Counted;
+    const every = (await call('/v1/orders?withTotal=true')).body as Counted;
+    // Orders exist on both sides of the bound, so a filter that is ignored or inverted shows.
+    expect(big.items.length).toBeGreaterThan(0);
+    expect(big.totalCount).toBeLessThan(every.totalCount);
+    for (const order of big.items) expect(order.amount).toBeGreaterThanOrEqual(100);
+    // Text search: one order of a product no other order has, found by its name and by its note only.
+    const tray = await admin.POST('/v1/products', {
+      body: { name: 'Walnut serving tray', sku: `TRAY-${Date.now()}`, price: 30, stock: 10 },
+    });
+    const { data: trayOrder } = await customer.POST('/v1/orders', {
+      body: { items: [{ productId: tray.data?.id as number, quantity: 1 }], note: 'Leave at the blue door' },
+    });
+    const ids = async (q: string) =>
+      (
+        (await call(`/v1/orders?q=${encodeURIComponent(q)}&size=100`)).body as { items: Array<{ id: number }> }
+      ).items.map((order) => order.id);
+    expect(await ids('WALNUT')).toEqual([trayOrder?.id]);
+    expect(await ids('blue door')).toEqual([trayOrder?.id]);
+    expect(await ids('no order mentions this')).toEqual([]);
+    const kettles = (await call('/v1/orders?q=KETTLE&withTotal=true&size=100')).body as {
+      totalCount: number;
+      items: Array<{ id: number; items: Array<{ productId: number }> }>;
+    };
+    expect(kettles.totalCount).toBeGreaterThan(0);
+    expect(kettles.items.map((order) => order.id)).not.toContain(trayOrder?.id);
+    for (const order of kettles.items) expect(order.items.map((item) => item.productId)).toContain(productId);
     const customerForeign = (await call('/v1/orders?userId=1&withTotal=true', { key: customerKey })).body as {
       totalCount: number;
     };

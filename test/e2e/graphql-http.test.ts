@@ -1,12 +1,8 @@
-import { ConnectError, createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistedOperationIds } from '../../generated/graphql/persisted-operation-ids.js';
-import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
-import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { RunningServer } from '../../src/main.js';
-import { contractClient, type ProblemBody } from '../support/client.js';
+import { contractClient } from '../support/client.js';
 import { checkedFetch } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
 
@@ -15,7 +11,6 @@ let server: RunningServer;
 let customerKey: string;
 let customerId: number;
 let productId: number;
-let scarceId: number;
 
 type GraphQLBody = {
   data?: Record<string, any> | null;
@@ -54,8 +49,6 @@ beforeAll(async () => {
     ?.key as string;
   productId = (await admin.POST('/v1/products', { body: { name: 'Dripper', sku: 'GQL-1', price: 29, stock: 100 } }))
     .data?.id as number;
-  scarceId = (await admin.POST('/v1/products', { body: { name: 'Rare', sku: 'GQL-2', price: 9, stock: 1 } })).data
-    ?.id as number;
   for (let index = 0; index < 4; index++) {
     await admin.POST('/v1/orders', { body: { userId: customerId, items: [{ productId, quantity: 1 + index }] } });
   }
@@ -188,94 +181,8 @@ describe('persisted operations', () => {
   });
 });
 
-describe('one core behind REST, GraphQL and gRPC', () => {
-  it('gives the same error codes for the same scenarios', async () => {
-    const placed = await rest('/v1/orders', {
-      method: 'POST',
-      key: customerKey,
-      body: JSON.stringify({ items: [{ productId, quantity: 1 }] }),
-    });
-    const orderId = (placed.body as { id: number }).id;
-    const scenarios: Array<{
-      name: string;
-      rest: () => Promise<{ body: unknown }>;
-      graphql: () => Promise<{ body: GraphQLBody }>;
-    }> = [
-      {
-        name: 'not found',
-        rest: () => rest('/v1/orders/999999'),
-        graphql: () => graphql('{ order(id: "999999") { id } }'),
-      },
-      {
-        name: 'forbidden',
-        rest: () => rest(`/v1/orders/${orderId}`, { method: 'PATCH', key: customerKey, body: '{"status":"PAID"}' }),
-        graphql: () =>
-          graphql(`mutation { updateOrder(id: "${orderId}", input: { status: PAID }) { id } }`, {}, customerKey),
-      },
-      {
-        name: 'insufficient stock',
-        rest: () =>
-          rest('/v1/orders', {
-            method: 'POST',
-            key: customerKey,
-            body: JSON.stringify({ items: [{ productId: scarceId, quantity: 5 }] }),
-          }),
-        graphql: () =>
-          graphql(
-            `mutation { createOrder(input: { items: [{ productId: "${scarceId}", quantity: 5 }] }) { id } }`,
-            {},
-            customerKey,
-          ),
-      },
-      {
-        name: 'validation',
-        rest: () => rest('/v1/orders?size=0'),
-        graphql: () => graphql('{ orders(first: 0) { id } }'),
-      },
-    ];
-    for (const scenario of scenarios) {
-      const viaRest = (await scenario.rest()).body as ProblemBody;
-      const viaGraphql = (await scenario.graphql()).body.errors?.[0]?.extensions?.code;
-      expect(viaGraphql, scenario.name).toBe(viaRest.code);
-    }
-    await rest(`/v1/orders/${orderId}`, { method: 'PATCH', body: '{"status":"CANCELED"}' });
-    const restTransition = (await rest(`/v1/orders/${orderId}`, { method: 'PATCH', body: '{"status":"PAID"}' }))
-      .body as ProblemBody;
-    const gqlTransition = await graphql(`mutation { updateOrder(id: "${orderId}", input: { status: PAID }) { id } }`);
-    expect(gqlTransition.body.errors?.[0]?.extensions?.code).toBe(restTransition.code);
-    expect(restTransition.code).toBe('INVALID_TRANSITION');
-  });
-
-  it('gives the gRPC Inventory the same catalog codes, as ErrorInfo reasons', async () => {
-    const inventory = createClient(Inventory, createGrpcTransport({ baseUrl: server.grpcUrl }));
-    const reason = (call: Promise<unknown>) =>
-      call.then(
-        () => 'OK',
-        (error) => ConnectError.from(error).findDetails(ErrorInfoSchema)[0]?.reason,
-      );
-    const viaRest = (
-      await rest('/v1/orders', {
-        method: 'POST',
-        key: customerKey,
-        body: JSON.stringify({ items: [{ productId: scarceId, quantity: 5 }] }),
-      })
-    ).body as ProblemBody;
-    const viaGraphql = await graphql(
-      `mutation { createOrder(input: { items: [{ productId: "${scarceId}", quantity: 5 }] }) { id } }`,
-      {},
-      customerKey,
-    );
-    const viaGrpc = await reason(inventory.reserve({ orderId: '880001', sku: 'GQL-2', quantity: 5 }));
-    expect([viaRest.code, viaGraphql.body.errors?.[0]?.extensions?.code, viaGrpc]).toEqual([
-      'INSUFFICIENT_STOCK',
-      'INSUFFICIENT_STOCK',
-      'INSUFFICIENT_STOCK',
-    ]);
-    expect(await reason(inventory.reserve({ orderId: '880001', sku: 'GQL-2', quantity: 0 }))).toBe(
-      ((await rest('/v1/orders?size=0')).body as ProblemBody).code,
-    );
-  });
-
+// Error-code parity across REST, GraphQL and gRPC is in parity.test.ts.
+describe('state shared by REST and GraphQL', () => {
   it('shares cursors: a GraphQL endCursor continues a REST list with the same filter and sort', async () => {
     const page = await graphql(
       '{ ordersConnection(first: 1, filter: { status: [PENDING] }, sort: "-amount") { pageInfo { endCursor } } }',

@@ -97,6 +97,34 @@ describe('idempotency keys', () => {
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
   });
 
+  it('answers IDEMPOTENCY_KEY_IN_USE to every request that arrives while the first is still running', async () => {
+    const product = await makeProduct(core, admin, 100, 100);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    let finish = () => {};
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let started = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const first = core.idempotency.run(customer, 'held-1', 'orders.place', input, async () => {
+      started();
+      await held;
+      return core.orders.place(customer, input);
+    });
+    await running;
+    const during = await Promise.allSettled(Array.from({ length: 5 }, () => placeWithKey('held-1', input)));
+    expect(during.map((outcome) => (outcome.status === 'rejected' ? outcome.reason.code : 'answered'))).toEqual(
+      Array(5).fill('IDEMPOTENCY_KEY_IN_USE'),
+    );
+    finish();
+    const done = await first;
+    expect(done.replayed).toBe(false);
+    const after = await placeWithKey('held-1', input);
+    expect(after).toMatchObject({ replayed: true, result: { id: done.result.id } });
+  });
+
   it('lets a retry take over a claim whose process died once its lease runs out, releasing the stock it held', async () => {
     const product = await makeProduct(core, admin, 100, 10);
     const input = { items: [{ productId: product.id, quantity: 3 }] };

@@ -108,5 +108,6 @@ describe('the corpus of contract edits', () => {
   it.each(passing.map((edit) => [`${edit.contract}: ${edit.name}`, edit] as const))('passes %s', async (_, edit) => {
     const result = await verdictOf(edit);
     expect(result.blocking, describeBlocking(result)).toEqual([]);
+    if (edit.finding) expect(result.findings.map((finding) => finding.rule)).toContain(edit.finding);
   });
 });

@@ -35,6 +35,8 @@ export interface Edit {
   row?: string;
   /** The blocking rule, or undefined for an edit that must pass. */
   expect?: string;
+  /** For an edit that must pass: a rule the gate must still report, proving it saw the edit. */
+  finding?: string;
   ops?: Op[];
   replace?: Array<[string, string]>;
   acknowledge?: string[];

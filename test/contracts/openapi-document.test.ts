@@ -79,8 +79,13 @@ describe('contracts/openapi.yaml', () => {
       const nouns = segments.filter((segment) => !segment.startsWith('{') && segment !== 'v1');
       for (const noun of nouns) expect(noun, route).toMatch(/^[a-z]+(-[a-z]+)*$/);
       expect(route, route).not.toMatch(/\.[a-z]+$/);
-      expect(segments.filter((segment) => segment.startsWith('{')).length, route).toBeLessThanOrEqual(1);
+      expect(nestingProblem(route), route).toBeUndefined();
     }
+    // The rule itself refuses what it must: two levels of nesting, with or without a second id.
+    expect(nestingProblem('/v1/orders/{orderId}/items/{itemId}/notes')).toBeDefined();
+    expect(nestingProblem('/v1/orders/{orderId}/items/notes')).toBeDefined();
+    expect(nestingProblem('/v1/orders/{orderId}/{itemId}')).toBeDefined();
+    expect(nestingProblem('/v1/products/{productId}/ratings/me')).toBeUndefined();
   });
 
   it('answers every list with the envelope {items, nextCursor, hasNext, totalCount}, never a bare array', () => {
@@ -113,3 +118,19 @@ describe('contracts/openapi.yaml', () => {
     }
   });
 });
+
+/**
+ * Why a path nests more than one level, or undefined: `collection[/id[/sub-collection[/id]]]`, where an id
+ * is a path parameter or the `me` alias, and a last segment after a collection may also be a singleton
+ * (`/v1/orders/search`, `/health/ready`, `/v1/orders/{orderId}/shipment`).
+ */
+function nestingProblem(route: string): string | undefined {
+  const segments = route.split('/').filter((segment) => segment && segment !== 'v1');
+  const isId = (segment: string | undefined) => segment === 'me' || Boolean(segment?.startsWith('{'));
+  if (segments.length > 4) return 'more than a collection, an id, a sub-collection and an id';
+  if (isId(segments[0])) return 'starts with an id';
+  if (segments.length > 2 && !isId(segments[1])) return 'a second segment that is not an id has children';
+  if (segments.length > 2 && isId(segments[2])) return 'two ids in a row';
+  if (segments.length === 4 && !isId(segments[3])) return 'a sub-collection nested under a sub-collection';
+  return undefined;
+}

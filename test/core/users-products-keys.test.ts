@@ -120,6 +120,20 @@ describe('API keys', () => {
     expect(await code(keys.authenticate('oak_wrong'))).toBe('UNAUTHENTICATED');
   });
 
+  it('stop working on an instance that had verified them within 5 s of the revocation (the documented bound)', async () => {
+    const customer = await makeCustomer(core, admin);
+    const { apiKey, secret } = await core.apiKeys.issue(admin, { userId: customer.userId, role: 'customer' });
+    let now = 1_000_000;
+    const instance = createApiKeyService(database.store, { now: () => now });
+    expect(await instance.authenticate(secret)).toMatchObject({ apiKeyId: apiKey.id });
+    // Revoked through another instance: this one may still accept the key it verified, but not past 5 s.
+    await core.apiKeys.revoke(admin, apiKey.id);
+    now += 5_001;
+    // lru-cache reuses its last reading of the clock for 1 ms of real time.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await code(instance.authenticate(secret))).toBe('UNAUTHENTICATED');
+  });
+
   it('are issued and revoked by admins only', async () => {
     const customer = await makeCustomer(core, admin);
     expect(await code(core.apiKeys.issue(customer, { userId: customer.userId, role: 'admin' }))).toBe('FORBIDDEN');

@@ -3,6 +3,7 @@ import type { Caller, Core } from '../../src/core/index.js';
 import { createInventoryService, RESERVATION_TTL_MS } from '../../src/core/inventory.js';
 import { openTestDatabase, type TestDatabase, testCore, testDatabaseUrl } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { requires } from '../support/requires.js';
 
 let database: TestDatabase;
 let core: Core;
@@ -72,7 +73,9 @@ describe('inventory', () => {
   });
 });
 
-describe.runIf(testDatabaseUrl)('concurrent orders on a real PostgreSQL server', () => {
+describe.runIf(
+  requires(testDatabaseUrl, '50 simultaneous orders on a real PostgreSQL server', 'set TEST_DATABASE_URL'),
+)('concurrent orders on a real PostgreSQL server', () => {
   it('never reserves more than is on hand: 50 simultaneous orders for 10 units', async () => {
     const product = await makeProduct(core, admin, 100, 10);
     const customers = await Promise.all(Array.from({ length: 5 }, () => makeCustomer(core, admin)));

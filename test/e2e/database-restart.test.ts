@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/database.js';
 import { type LoadOutcome, loadRequest, prepareOrders } from '../support/load.js';
+import { requires } from '../support/requires.js';
 import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
 
 /**
@@ -34,7 +35,9 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe.runIf(enabled)('PostgreSQL restarting under write load', () => {
+describe.runIf(
+  requires(enabled, 'PostgreSQL restarting under write load', 'FAULT_TESTS=1 with a local TEST_DATABASE_URL'),
+)('PostgreSQL restarting under write load', () => {
   it('never ends the process, stores every acknowledged order once, leaves no key stuck and stock exact', async () => {
     database = await spawnedDatabase();
     server = await spawnServer(database, { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) });

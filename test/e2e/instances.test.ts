@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
 import { dropSchema, testDatabaseUrl } from '../support/database.js';
+import { requires } from '../support/requires.js';
 
 // Spec §1 rule 2: any instance answers any request. Two servers over one PostgreSQL database (PGlite is
 // one process per directory, so this runs with TEST_DATABASE_URL, as CI does).
@@ -17,46 +18,49 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-describe.runIf(testDatabaseUrl)('several instances over one database', () => {
-  it('continue each other’s pages and replay each other’s idempotent creates', async () => {
-    for (let index = 0; index < 2; index++) {
-      const config = loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DATABASE_URL: testDatabaseUrl as string,
-        DATABASE_SCHEMA: schema,
-        ADMIN_API_KEY: ADMIN_KEY,
-        LOG_LEVEL: 'silent',
+describe.runIf(requires(testDatabaseUrl, 'two server instances over one database', 'set TEST_DATABASE_URL'))(
+  'several instances over one database',
+  () => {
+    it('continue each other’s pages and replay each other’s idempotent creates', async () => {
+      for (let index = 0; index < 2; index++) {
+        const config = loadConfig({
+          PORT: '0',
+          HOST: '127.0.0.1',
+          GRPC_PORT: '0',
+          DATABASE_URL: testDatabaseUrl as string,
+          DATABASE_SCHEMA: schema,
+          ADMIN_API_KEY: ADMIN_KEY,
+          LOG_LEVEL: 'silent',
+        });
+        servers.push(await startServer(config, pino({ level: 'silent' })));
+      }
+      const [first, second] = servers.map((server) => contractClient(server.httpUrl, ADMIN_KEY)) as [
+        ReturnType<typeof contractClient>,
+        ReturnType<typeof contractClient>,
+      ];
+      const me = await first.GET('/v1/users/me');
+      const product = await first.POST('/v1/products', {
+        body: { name: 'Shared', sku: 'SHARED-1', price: 5, stock: 100 },
       });
-      servers.push(await startServer(config, pino({ level: 'silent' })));
-    }
-    const [first, second] = servers.map((server) => contractClient(server.httpUrl, ADMIN_KEY)) as [
-      ReturnType<typeof contractClient>,
-      ReturnType<typeof contractClient>,
-    ];
-    const me = await first.GET('/v1/users/me');
-    const product = await first.POST('/v1/products', {
-      body: { name: 'Shared', sku: 'SHARED-1', price: 5, stock: 100 },
-    });
-    const body = {
-      userId: me.data?.id as number,
-      items: [{ productId: product.data?.id as number, quantity: 1 }],
-      shippingAddress: { zipCode: '1', line1: 'One Road' },
-    };
-    for (let index = 0; index < 3; index++) await first.POST('/v1/orders', { body });
+      const body = {
+        userId: me.data?.id as number,
+        items: [{ productId: product.data?.id as number, quantity: 1 }],
+        shippingAddress: { zipCode: '1', line1: 'One Road' },
+      };
+      for (let index = 0; index < 3; index++) await first.POST('/v1/orders', { body });
 
-    const page = await first.GET('/v1/orders', { params: { query: { size: 2 } } });
-    const next = await second.GET('/v1/orders', {
-      params: { query: { size: 2, cursor: page.data?.nextCursor as string } },
-    });
-    expect(next.response.status).toBe(200);
-    expect(next.data?.items).toHaveLength(1);
+      const page = await first.GET('/v1/orders', { params: { query: { size: 2 } } });
+      const next = await second.GET('/v1/orders', {
+        params: { query: { size: 2, cursor: page.data?.nextCursor as string } },
+      });
+      expect(next.response.status).toBe(200);
+      expect(next.data?.items).toHaveLength(1);
 
-    const headers = { 'Idempotency-Key': 'across-instances' };
-    const created = await first.POST('/v1/orders', { body, params: { header: headers } });
-    const replayed = await second.POST('/v1/orders', { body, params: { header: headers } });
-    expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
-    expect(replayed.data?.id).toBe(created.data?.id);
-  });
-});
+      const headers = { 'Idempotency-Key': 'across-instances' };
+      const created = await first.POST('/v1/orders', { body, params: { header: headers } });
+      const replayed = await second.POST('/v1/orders', { body, params: { header: headers } });
+      expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.data?.id).toBe(created.data?.id);
+    });
+  },
+);

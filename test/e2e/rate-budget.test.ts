@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
+import { requires } from '../support/requires.js';
 import { startTestServer } from '../support/server.js';
 
 /**
@@ -220,62 +221,63 @@ describe('anonymous callers', () => {
   });
 });
 
-if (!redisUrl) console.warn('REDIS_TEST_URL is not set: the shared-budget tests over Redis are skipped');
-
-describe.runIf(redisUrl)('budgets shared through Redis', () => {
-  it('limits a burst split across two instances as one', async () => {
-    const prefix = `test-rate-${randomBytes(6).toString('hex')}`;
-    const env = {
-      REDIS_URL: redisUrl as string,
-      RATE_LIMIT_KEY_PREFIX: prefix,
-      RATE_LIMIT_ANONYMOUS: '10',
-      RATE_LIMIT_WINDOW_SECONDS: '3600',
-    };
-    const [one, two] = [await start(env), await start(env)] as [RunningServer, RunningServer];
-    await expect.poll(async () => (await (await fetch(`${one.httpUrl}/health`)).json()).degraded).toBeUndefined();
-    const statuses: number[] = [];
-    for (let read = 0; read < 14; read++) {
-      const server = read % 2 === 0 ? one : two;
-      statuses.push((await checkedFetch(server.httpUrl, '/v1/products')).status);
-    }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
-    expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
-  });
-
-  it('keeps answering when Redis goes away, and says it is degraded', async () => {
-    const target = new URL(redisUrl as string);
-    const sockets = new Set<net.Socket>();
-    const proxy = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 6379), target.hostname);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('error', () => undefined);
-        socket.on('close', () => sockets.delete(socket));
+describe.runIf(requires(redisUrl, 'rate budgets shared through Redis', 'set REDIS_TEST_URL'))(
+  'budgets shared through Redis',
+  () => {
+    it('limits a burst split across two instances as one', async () => {
+      const prefix = `test-rate-${randomBytes(6).toString('hex')}`;
+      const env = {
+        REDIS_URL: redisUrl as string,
+        RATE_LIMIT_KEY_PREFIX: prefix,
+        RATE_LIMIT_ANONYMOUS: '10',
+        RATE_LIMIT_WINDOW_SECONDS: '3600',
+      };
+      const [one, two] = [await start(env), await start(env)] as [RunningServer, RunningServer];
+      await expect.poll(async () => (await (await fetch(`${one.httpUrl}/health`)).json()).degraded).toBeUndefined();
+      const statuses: number[] = [];
+      for (let read = 0; read < 14; read++) {
+        const server = read % 2 === 0 ? one : two;
+        statuses.push((await checkedFetch(server.httpUrl, '/v1/products')).status);
       }
-      client.pipe(upstream).pipe(client);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+      expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const { port } = proxy.address() as net.AddressInfo;
-    const server = await start({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_ANONYMOUS: '1000' });
-    const metrics = async () =>
-      (await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text())
-        .split('\n')
-        .find((line) => line.startsWith('rate_limit_store_degraded '));
-    await expect.poll(async () => (await fetch(`${server.httpUrl}/v1/products`)).status).toBe(200);
-    expect(await metrics()).toBe('rate_limit_store_degraded 0');
 
-    await new Promise<void>((resolve) => {
-      proxy.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
+    it('keeps answering when Redis goes away, and says it is degraded', async () => {
+      const target = new URL(redisUrl as string);
+      const sockets = new Set<net.Socket>();
+      const proxy = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 6379), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('error', () => undefined);
+          socket.on('close', () => sockets.delete(socket));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const { port } = proxy.address() as net.AddressInfo;
+      const server = await start({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_ANONYMOUS: '1000' });
+      const metrics = async () =>
+        (await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text())
+          .split('\n')
+          .find((line) => line.startsWith('rate_limit_store_degraded '));
+      await expect.poll(async () => (await fetch(`${server.httpUrl}/v1/products`)).status).toBe(200);
+      expect(await metrics()).toBe('rate_limit_store_degraded 0');
+
+      await new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      for (let read = 0; read < 5; read++) {
+        const answer = await checkedFetch(server.httpUrl, '/v1/products');
+        expect(answer.status).toBe(200);
+        expect(left(answer.headers)).toBeGreaterThan(0);
+      }
+      const health = await checkedFetch(server.httpUrl, '/health');
+      expect(health.status).toBe(200);
+      expect(health.body).toMatchObject({ status: 'ok', degraded: { rateLimit: expect.stringContaining('Redis') } });
+      expect(await metrics()).toBe('rate_limit_store_degraded 1');
     });
-    for (let read = 0; read < 5; read++) {
-      const answer = await checkedFetch(server.httpUrl, '/v1/products');
-      expect(answer.status).toBe(200);
-      expect(left(answer.headers)).toBeGreaterThan(0);
-    }
-    const health = await checkedFetch(server.httpUrl, '/health');
-    expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'ok', degraded: { rateLimit: expect.stringContaining('Redis') } });
-    expect(await metrics()).toBe('rate_limit_store_degraded 1');
-  });
-});
+  },
+);

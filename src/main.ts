@@ -16,13 +16,16 @@ import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
+import type { Caller } from './core/caller.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
 import { createUsageRecorder } from './core/usage-recorder.js';
+import { seedDemo } from './demo/seed-demo.js';
 import { writeFirstStartKeys } from './first-start-keys.js';
 import { internalTokenInterceptor } from './grpc/auth.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { deprecationInterceptor } from './grpc/deprecation-interceptor.js';
+import { grpcCodeNameOf } from './grpc/errors.js';
 import { healthRoutes as grpcHealthRoutes } from './grpc/health-service.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { inventoryRoutes } from './grpc/inventory-service.js';
@@ -99,7 +102,7 @@ export async function startServer(
     onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
   });
   const secrets = await bootstrap(core, store, {
-    seedDemo: config.SEED_DEMO,
+    ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
   });
   const sweep = setInterval(
@@ -129,6 +132,7 @@ export async function startServer(
   if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
   const app = await createHttpApp({
     track: httpDrain.middleware,
+    grpcCodeName: grpcCodeNameOf,
     projectRoot,
     logger,
     core,

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { type Caller, requireAdmin } from './caller.js';
+import { type Caller, requireAdmin, unauthenticated } from './caller.js';
 import { DomainError } from './errors.js';
 import type { ApiKey, Role } from './model.js';
 import type { Store } from './ports.js';
@@ -26,7 +26,7 @@ export type ApiKeyService = ReturnType<typeof createApiKeyService>;
  * Creates the API key service. `clock` (milliseconds, monotonic; `performance` by default) times the
  * caches, so tests can move past the 5 s a revoked key may still be accepted.
  */
-export function createApiKeyService(store: Store, clock: { now(): number } = performance) {
+export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clock: { now(): number } = performance) {
   const verified = new LRUCache<string, Caller>({ max: 10_000, ttl: KEY_CACHE_TTL_MS, perf: clock });
   const loginWritten = new LRUCache<number, true>({ max: 10_000, ttl: LOGIN_WRITE_INTERVAL_MS, perf: clock });
 
@@ -47,7 +47,7 @@ export function createApiKeyService(store: Store, clock: { now(): number } = per
       let caller = verified.get(cacheKey);
       if (!caller) {
         const key = await store.apiKeys.findActive(hashKey(secret));
-        if (!key) throw new DomainError('UNAUTHENTICATED', 'The API key is wrong or was revoked.');
+        if (!key) throw unauthenticated.wrongKey();
         caller = callerOf(key);
         verified.set(cacheKey, caller);
       }

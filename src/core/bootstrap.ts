@@ -1,6 +1,5 @@
 import type { Caller } from './caller.js';
 import type { Core } from './index.js';
-import type { OrderStatus } from './order-state.js';
 import type { Store } from './ports.js';
 
 /** Secrets created on this start, to be shown once (they are stored only as hashes). */
@@ -12,12 +11,16 @@ export interface BootstrapResult {
 
 /**
  * Prepares a database on start: the administrator user that `ADMIN_API_KEY` acts as (or a printed admin
- * key when none is configured), and on an empty database, when asked, the demo data set.
+ * key when none is configured), and on an empty database the data set `seed` writes, when given one.
  */
 export async function bootstrap(
   core: Core,
-  store: Store,
-  options: { adminApiKey?: string; seedDemo: boolean },
+  store: Pick<Store, 'settings' | 'users'>,
+  options: {
+    adminApiKey?: string;
+    /** Fills an empty database as the administrator; returns a customer's key to show once. */
+    seed?: (admin: Caller) => Promise<string>;
+  },
 ): Promise<BootstrapResult> {
   const emptyDatabase = (await store.users.count()) === 0;
   // The administrator is created once per database (also one that was filled by other means).
@@ -26,12 +29,12 @@ export async function bootstrap(
     recorded ?? (await store.settings.putIfAbsent('admin_user_id', String(await createAdmin(store)))),
   );
   const adminKey = await core.apiKeys.bootstrap(options.adminApiKey, adminUserId);
-  if (!emptyDatabase || !options.seedDemo) return { ...(adminKey ? { adminKey } : {}), seeded: false };
-  const demoCustomerKey = await seedDemo(core, { userId: adminUserId, role: 'admin', apiKeyId: null });
+  if (!emptyDatabase || !options.seed) return { ...(adminKey ? { adminKey } : {}), seeded: false };
+  const demoCustomerKey = await options.seed({ userId: adminUserId, role: 'admin', apiKeyId: null });
   return { ...(adminKey ? { adminKey } : {}), demoCustomerKey, seeded: true };
 }
 
-async function createAdmin(store: Store): Promise<number> {
+async function createAdmin(store: Pick<Store, 'users'>): Promise<number> {
   const admin = await store.users.insert({
     name: 'Administrator',
     email: 'admin@order-api.invalid',
@@ -42,88 +45,4 @@ async function createAdmin(store: Store): Promise<number> {
   });
   if (admin === 'email-taken') throw new Error('the administrator user exists but admin_user_id is not recorded');
   return admin.id;
-}
-
-const address = (zipCode: string, line1: string, line2: string | null = null) => ({ zipCode, line1, line2 });
-
-/** A small, realistic data set: customers, products with stock and ratings, orders in every state. */
-async function seedDemo(core: Core, admin: Caller): Promise<string> {
-  const kim = await core.users.create(admin, {
-    name: 'Kim Minji',
-    email: 'minji.kim@example.com',
-    phone: '+82-10-1234-5678',
-    address: address('04524', '12 Harbor Road', 'Unit 3'),
-    nickname: 'minji',
-    marketingAgreed: true,
-  });
-  const lee = await core.users.create(admin, {
-    name: 'Lee Jun',
-    email: 'jun.lee@example.com',
-    address: address('06236', '88 Teheran-ro'),
-  });
-  const products = [];
-  for (const [name, sku, price, stock, imageUrl] of [
-    ['Ceramic pour-over dripper', 'DRIP-CER-01', 2_900, 40, 'https://images.example.com/dripper.jpg'],
-    ['Hand grinder, steel burr', 'GRND-STL-02', 8_900, 15, 'https://images.example.com/grinder.jpg'],
-    ['Paper filters, 100 pack', 'FILT-100', 650, 500, null],
-    ['Gooseneck kettle 1 l', 'KETL-GN-1L', 5_450, 8, 'https://images.example.com/kettle.jpg'],
-    ['Single-origin beans 250 g', 'BEAN-SO-250', 1_799, 120, 'https://images.example.com/beans.jpg'],
-    // The product of the contracts' examples (id 6, SKU KB-ERGO-01), so that they work against the demo.
-    ['Ergonomic Keyboard', 'KB-ERGO-01', 4_950, 40, 'https://img.example.com/kb-ergo-01.png'],
-  ] as const) {
-    products.push(await core.products.create(admin, { name, sku, price, stock, imageUrl }));
-  }
-  const [dripper, grinder, filters, kettle, beans, keyboard] = products as [
-    (typeof products)[0],
-    (typeof products)[0],
-    (typeof products)[0],
-    (typeof products)[0],
-    (typeof products)[0],
-    (typeof products)[0],
-  ];
-
-  const place = async (userId: number, items: Array<[number, number]>, status: OrderStatus, note?: string) => {
-    const order = await core.orders.place(admin, {
-      userId,
-      items: items.map(([productId, quantity]) => ({ productId, quantity })),
-      ...(note ? { note } : {}),
-    });
-    if (status === 'CANCELED') {
-      await core.orders.cancel(admin, order.id, 'Ordered by mistake');
-    } else if (status !== 'PENDING') {
-      await core.orders.update(admin, order.id, { status });
-    }
-    return order;
-  };
-  await place(
-    kim.id,
-    [
-      [dripper.id, 1],
-      [filters.id, 2],
-    ],
-    'PENDING',
-    'Please leave at the door',
-  );
-  await place(kim.id, [[beans.id, 2]], 'PAID');
-  const shipped = await place(lee.id, [[grinder.id, 1]], 'SHIPPED');
-  await core.orders.updateShipment(admin, shipped.id, { carrier: 'CJ Logistics', trackingNumber: '6892 1234 5678' });
-  await place(
-    lee.id,
-    [
-      [kettle.id, 1],
-      [beans.id, 1],
-    ],
-    'DELIVERED',
-  );
-  await place(kim.id, [[filters.id, 1]], 'CANCELED');
-
-  const kimCaller: Caller = { userId: kim.id, role: 'customer', apiKeyId: null };
-  // Draft 1 of the contracts' examples: two keyboards, not yet ordered.
-  await core.drafts.create(kimCaller, { items: [{ productId: keyboard.id, quantity: 2 }] });
-  const leeCaller: Caller = { userId: lee.id, role: 'customer', apiKeyId: null };
-  await core.products.rate(kimCaller, beans.id, { score: 5, comment: 'Bright and fruity.' });
-  await core.products.rate(leeCaller, beans.id, { score: 4 });
-  await core.products.rate(leeCaller, kettle.id, { score: 4, comment: 'Pours precisely.' });
-
-  return core.apiKeys.issueForSeed(kim.id, 'customer');
 }

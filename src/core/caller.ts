@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError, invalidInput } from './errors.js';
 
 /** Who is calling: the user an API key acts as, and the key's role. */
 export interface Caller {
@@ -17,4 +17,37 @@ export function canSee(caller: Caller, ownerId: number): boolean {
 /** Throws FORBIDDEN unless the caller is an admin. */
 export function requireAdmin(caller: Caller, action: string): void {
   if (caller.role !== 'admin') throw new DomainError('FORBIDDEN', `Only admins may ${action}.`);
+}
+
+/**
+ * The two UNAUTHENTICATED failures, built here only: no credential where one is needed, and a key that
+ * is wrong or revoked. Each interface maps them (REST and /metrics add the `WWW-Authenticate` challenge,
+ * GraphQL a 401 for a wrong key, gRPC its own status).
+ */
+export const unauthenticated = {
+  missing: () =>
+    new DomainError('UNAUTHENTICATED', 'This operation needs an API key: send `Authorization: Bearer <key>`.'),
+  wrongKey: () => new DomainError('UNAUTHENTICATED', 'The API key is wrong or was revoked.'),
+};
+
+/** The caller, or UNAUTHENTICATED when there is none. */
+export function requireCaller(caller: Caller | null | undefined): Caller {
+  if (!caller) throw unauthenticated.missing();
+  return caller;
+}
+
+/**
+ * The user a create acts for: an admin names them (`userId` is required), a customer acts for themself
+ * (naming someone else is FORBIDDEN). `action` completes "when an admin …" and "Customers … only for
+ * themselves", e.g. `places an order`.
+ */
+export function actingFor(caller: Caller, userId: number | undefined, action: { admin: string; customer: string }) {
+  if (caller.role === 'admin') {
+    if (userId === undefined) throw invalidInput('userId', `is required when an admin ${action.admin}`);
+    return userId;
+  }
+  if (userId !== undefined && userId !== caller.userId) {
+    throw new DomainError('FORBIDDEN', `Customers ${action.customer} only for themselves.`);
+  }
+  return caller.userId;
 }

@@ -1,5 +1,5 @@
-import { type Caller, canSee } from './caller.js';
-import { DomainError, invalidInput } from './errors.js';
+import { actingFor, type Caller, canSee } from './caller.js';
+import { DomainError } from './errors.js';
 import type { OrderDraft } from './model.js';
 import { type OrderLine, priceLines } from './order-placement.js';
 import type { Store } from './ports.js';
@@ -8,17 +8,11 @@ import type { Store } from './ports.js';
 export type DraftService = ReturnType<typeof createDraftService>;
 
 /** Creates the draft service. */
-export function createDraftService({ store }: { store: Store }) {
+export function createDraftService({ store }: { store: Pick<Store, 'drafts' | 'users' | 'products'> }) {
   return {
     /** Makes a draft for the caller (or, for an admin, for `userId`, which admins must give). */
     async create(caller: Caller, input: { items: OrderLine[]; userId?: number }): Promise<OrderDraft> {
-      let userId = caller.userId;
-      if (caller.role === 'admin') {
-        if (input.userId === undefined) throw invalidInput('userId', 'is required when an admin makes a draft');
-        userId = input.userId;
-      } else if (input.userId !== undefined && input.userId !== caller.userId) {
-        throw new DomainError('FORBIDDEN', 'Customers make drafts only for themselves.');
-      }
+      const userId = actingFor(caller, input.userId, { admin: 'makes a draft', customer: 'make drafts' });
       if (!(await store.users.get(userId))) {
         throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`, [
           { in: 'body', name: '/userId', message: 'names no user' },

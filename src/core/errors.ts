@@ -1,62 +1,35 @@
-/** How a failure is presented by each transport; each transport maps this data in one place. */
+/**
+ * What a code means, the same on every interface. How each interface puts it on the wire (an HTTP status,
+ * a gRPC code) is that transport's own exhaustive table: src/http/http-status.ts, src/grpc/errors.ts.
+ */
 export interface ErrorSpec {
   title: string;
-  httpStatus: number;
-  /** gRPC status code name (google.rpc.Code), e.g. `NOT_FOUND`. */
-  grpcCode: string;
   description: string;
+  /** Only GraphQL reports this code (a request error of the GraphQL layer, before any use case runs). */
+  graphqlOnly?: true;
 }
 
-const notFound = (what: string): ErrorSpec => ({
-  title: `${what} not found`,
-  httpStatus: 404,
-  grpcCode: 'NOT_FOUND',
-  description: `The ${what.toLowerCase()} does not exist, or is not visible to the caller.`,
-});
-
-const conflict = (title: string, description: string): ErrorSpec => ({
-  title,
-  httpStatus: 409,
-  grpcCode: 'FAILED_PRECONDITION',
-  description,
-});
-
-const invalid = (title: string, description: string): ErrorSpec => ({
-  title,
-  httpStatus: 400,
-  grpcCode: 'INVALID_ARGUMENT',
-  description,
-});
+const spec = (title: string, description: string): ErrorSpec => ({ title, description });
+const graphql = (title: string, description: string): ErrorSpec => ({ title, description, graphqlOnly: true });
+const notFound = (what: string): ErrorSpec =>
+  spec(`${what} not found`, `The ${what.toLowerCase()} does not exist, or is not visible to the caller.`);
 
 /**
  * The one error catalog: every failure the service reports, with a stable code. New codes may be added
  * without a version change (clients default on the status class); codes are never renamed or removed.
  */
 export const errorCatalog = {
-  VALIDATION_FAILED: invalid('Invalid request', 'A parameter, header or body member is invalid.'),
-  MALFORMED_JSON: invalid('Malformed JSON', 'The body is not valid JSON.'),
-  UNKNOWN_PARAMETER: invalid(
+  VALIDATION_FAILED: spec('Invalid request', 'A parameter, header or body member is invalid.'),
+  MALFORMED_JSON: spec('Malformed JSON', 'The body is not valid JSON.'),
+  UNKNOWN_PARAMETER: spec(
     'Unknown query parameter',
     'A query parameter the operation does not define, or one given twice.',
   ),
-  UNKNOWN_FIELD: invalid('Unknown field', 'A body member the schema does not define.'),
-  READ_ONLY_FIELD: invalid(
-    'Read-only field',
-    'A read-only member was sent with a value different from the current one.',
-  ),
-  INVALID_CURSOR: invalid('Invalid cursor', 'The cursor was altered, or was made for other filters or another sort.'),
-  UNAUTHENTICATED: {
-    title: 'Authentication required',
-    httpStatus: 401,
-    grpcCode: 'UNAUTHENTICATED',
-    description: 'No credential, or a wrong or revoked one.',
-  },
-  FORBIDDEN: {
-    title: 'Forbidden',
-    httpStatus: 403,
-    grpcCode: 'PERMISSION_DENIED',
-    description: "The caller's role does not allow the action.",
-  },
+  UNKNOWN_FIELD: spec('Unknown field', 'A body member the schema does not define.'),
+  READ_ONLY_FIELD: spec('Read-only field', 'A read-only member was sent with a value different from the current one.'),
+  INVALID_CURSOR: spec('Invalid cursor', 'The cursor was altered, or was made for other filters or another sort.'),
+  UNAUTHENTICATED: spec('Authentication required', 'No credential, or a wrong or revoked one.'),
+  FORBIDDEN: spec('Forbidden', "The caller's role does not allow the action."),
   NOT_FOUND: notFound('Resource'),
   ORDER_NOT_FOUND: notFound('Order'),
   ORDER_ITEM_NOT_FOUND: notFound('Order item'),
@@ -68,95 +41,75 @@ export const errorCatalog = {
   API_KEY_NOT_FOUND: notFound('API key'),
   SKU_NOT_FOUND: notFound('SKU'),
   RESERVATION_NOT_FOUND: notFound('Reservation'),
-  METHOD_NOT_ALLOWED: {
-    title: 'Method not allowed',
-    httpStatus: 405,
-    grpcCode: 'UNIMPLEMENTED',
-    description: 'The path exists but not with this method.',
-  },
-  NOT_ACCEPTABLE: {
-    title: 'Not acceptable',
-    httpStatus: 406,
-    grpcCode: 'INVALID_ARGUMENT',
-    description: 'The Accept header names no representation the API produces.',
-  },
-  INVALID_TRANSITION: conflict('Invalid status transition', "The order's status cannot move that way."),
-  ALREADY_CANCELED: conflict('Already canceled', 'The order already has a cancellation.'),
-  USER_HAS_ORDERS: conflict('User has orders', 'A user with orders cannot be deleted.'),
-  DRAFT_ALREADY_ORDERED: conflict('Draft already ordered', 'The draft was already placed as an order.'),
-  EMAIL_TAKEN: conflict('E-mail taken', 'Another user has this e-mail address.'),
-  SKU_TAKEN: conflict('SKU taken', 'Another product has this SKU.'),
-  INSUFFICIENT_STOCK: conflict('Insufficient stock', 'Not enough stock is available to reserve.'),
-  RESERVATION_MISMATCH: conflict(
+  METHOD_NOT_ALLOWED: spec('Method not allowed', 'The path exists but not with this method.'),
+  NOT_ACCEPTABLE: spec('Not acceptable', 'The Accept header names no representation the API produces.'),
+  INVALID_TRANSITION: spec('Invalid status transition', "The order's status cannot move that way."),
+  ALREADY_CANCELED: spec('Already canceled', 'The order already has a cancellation.'),
+  USER_HAS_ORDERS: spec('User has orders', 'A user with orders cannot be deleted.'),
+  DRAFT_ALREADY_ORDERED: spec('Draft already ordered', 'The draft was already placed as an order.'),
+  EMAIL_TAKEN: spec('E-mail taken', 'Another user has this e-mail address.'),
+  SKU_TAKEN: spec('SKU taken', 'Another product has this SKU.'),
+  INSUFFICIENT_STOCK: spec('Insufficient stock', 'Not enough stock is available to reserve.'),
+  RESERVATION_MISMATCH: spec(
     'Reservation mismatch',
     'A reservation for this order and SKU exists with another quantity.',
   ),
-  STOCK_BELOW_RESERVED: conflict(
+  STOCK_BELOW_RESERVED: spec(
     'Stock below reserved',
     'The change would take the on-hand quantity below zero or below what is reserved.',
   ),
-  IDEMPOTENCY_KEY_IN_USE: {
-    title: 'Idempotency key in use',
-    httpStatus: 409,
-    grpcCode: 'ABORTED',
-    description: 'A request with this Idempotency-Key is still running.',
-  },
-  PRECONDITION_FAILED: {
-    title: 'Precondition failed',
-    httpStatus: 412,
-    grpcCode: 'FAILED_PRECONDITION',
-    description: 'If-Match does not match the current ETag.',
-  },
-  PAYLOAD_TOO_LARGE: {
-    title: 'Payload too large',
-    httpStatus: 413,
-    grpcCode: 'RESOURCE_EXHAUSTED',
-    description: 'The body is larger than 1 MiB.',
-  },
-  UNSUPPORTED_MEDIA_TYPE: {
-    title: 'Unsupported media type',
-    httpStatus: 415,
-    grpcCode: 'INVALID_ARGUMENT',
-    description: 'The body is not JSON.',
-  },
-  IDEMPOTENCY_KEY_REUSED: {
-    title: 'Idempotency key reused',
-    httpStatus: 422,
-    grpcCode: 'INVALID_ARGUMENT',
-    description: 'The Idempotency-Key was already used with another request.',
-  },
-  INTERNAL: {
-    title: 'Internal server error',
-    httpStatus: 500,
-    grpcCode: 'INTERNAL',
-    description: 'The server failed; the request id identifies the failure in the logs.',
-  },
-  INVENTORY_UNAVAILABLE: {
-    title: 'Inventory unavailable',
-    httpStatus: 503,
-    grpcCode: 'UNAVAILABLE',
-    description: 'The inventory service could not be reached; nothing was written. Retry later.',
-  },
-  DATABASE_UNAVAILABLE: {
-    title: 'Database unavailable',
-    httpStatus: 503,
-    grpcCode: 'UNAVAILABLE',
-    description:
-      'The database could not be reached (for example while it restarts). A write may or may not have been applied: retry with the same Idempotency-Key.',
-  },
-  RATE_LIMITED: {
-    title: 'Rate limited',
-    httpStatus: 429,
-    grpcCode: 'RESOURCE_EXHAUSTED',
-    description:
-      "The caller's rate budget is spent; nothing was done. Retry after the seconds in `Retry-After` (the `RateLimit` header tells the budget left).",
-  },
-  UPSTREAM_TIMEOUT: {
-    title: 'Upstream timeout',
-    httpStatus: 504,
-    grpcCode: 'DEADLINE_EXCEEDED',
-    description: 'A call to another service did not answer within the time budget; nothing was written.',
-  },
+  IDEMPOTENCY_KEY_IN_USE: spec('Idempotency key in use', 'A request with this Idempotency-Key is still running.'),
+  PRECONDITION_FAILED: spec('Precondition failed', 'If-Match does not match the current ETag.'),
+  PAYLOAD_TOO_LARGE: spec('Payload too large', 'The body is larger than 1 MiB.'),
+  UNSUPPORTED_MEDIA_TYPE: spec('Unsupported media type', 'The body is not JSON.'),
+  IDEMPOTENCY_KEY_REUSED: spec('Idempotency key reused', 'The Idempotency-Key was already used with another request.'),
+  INTERNAL: spec('Internal server error', 'The server failed; the request id identifies the failure in the logs.'),
+  INVENTORY_UNAVAILABLE: spec(
+    'Inventory unavailable',
+    'The inventory service could not be reached; nothing was written. Retry later.',
+  ),
+  DATABASE_UNAVAILABLE: spec(
+    'Database unavailable',
+    'The database could not be reached (for example while it restarts). A write may or may not have been applied: retry with the same Idempotency-Key.',
+  ),
+  RATE_LIMITED: spec(
+    'Rate limited',
+    "The caller's rate budget is spent; nothing was done. Retry after the seconds in `Retry-After` (the `RateLimit` header tells the budget left).",
+  ),
+  UPSTREAM_TIMEOUT: spec(
+    'Upstream timeout',
+    'A call to another service did not answer within the time budget; nothing was written.',
+  ),
+  // GraphQL request errors (spec §7.2 and §8): reported only at /graphql, before any use case runs.
+  BAD_REQUEST: graphql(
+    'Bad GraphQL request',
+    'The body is not JSON, has no query, or uses a method the operation does not allow.',
+  ),
+  GRAPHQL_PARSE_FAILED: graphql('GraphQL parse failed', 'The document does not parse.'),
+  GRAPHQL_VALIDATION_FAILED: graphql('GraphQL validation failed', 'The document does not validate against the schema.'),
+  OPERATION_RESOLUTION_FAILURE: graphql(
+    'Operation not resolved',
+    'Several operations and no operationName, or one that names none.',
+  ),
+  BAD_USER_INPUT: graphql(
+    'Bad user input',
+    'A variable is missing or does not coerce to its type, or a string holds U+0000.',
+  ),
+  DEPTH_LIMIT: graphql('Depth limit', 'The operation nests deeper than the limit.'),
+  COST_LIMIT: graphql('Cost limit', 'The operation costs more than the limit, by the cost model of the schema.'),
+  ALIAS_LIMIT: graphql('Alias limit', 'The operation uses more aliases than the limit.'),
+  TOKEN_LIMIT: graphql('Token limit', 'The document has more tokens than the limit.'),
+  DIRECTIVE_LIMIT: graphql('Directive limit', 'The operation uses more directives than the limit.'),
+  PERSISTED_QUERY_NOT_FOUND: graphql('Unknown persisted operation', 'No persisted operation has this id.'),
+  PERSISTED_QUERY_ONLY: graphql(
+    'Persisted operations only',
+    'The server runs only persisted operations, named by their id.',
+  ),
+  REQUEST_ENTITY_TOO_LARGE: graphql('Request too large', 'The GraphQL request body is larger than 25 MB.'),
+  TIMEOUT: graphql(
+    'Execution timed out',
+    'Execution stopped at the time budget; the data resolved so far is returned.',
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code of the catalog. */
@@ -178,11 +131,6 @@ export class DomainError extends Error {
     readonly violations?: Violation[],
   ) {
     super(`${code}: ${detail}`);
-  }
-
-  /** The catalog entry of this error's code. */
-  get spec(): ErrorSpec {
-    return errorCatalog[this.code];
   }
 }
 

@@ -51,7 +51,7 @@ export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
  * no longer blocks the key, and the stock it held is released.
  */
 export function createIdempotencyService(
-  store: Store,
+  store: Pick<Store, 'idempotency'>,
   now: () => Date = () => new Date(),
   leaseMs = DEFAULT_IDEMPOTENCY_LEASE_MS,
 ) {

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKeyService } from './api-keys.js';
+import { createCreates } from './creates.js';
 import { createCursorCodec } from './cursor.js';
 import type { DeprecationRegistry } from './deprecation-registry.js';
 import { createDeprecationService } from './deprecations.js';
@@ -48,21 +49,27 @@ export async function createCore(options: CoreOptions) {
   const cursors = createCursorCodec(secret);
   const inventory = createInventoryService(store);
   const inventoryPort = (options.inventoryPort ?? inProcessInventory)(inventory);
+  const orders = createOrderService({
+    store,
+    inventory: inventoryPort,
+    cursors,
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+  const users = createUserService({ store, cursors });
+  const products = createProductService({ store, cursors });
+  const drafts = createDraftService({ store });
+  const idempotency = createIdempotencyService(store, undefined, options.idempotencyLeaseMs);
   return {
     vatRate: options.vatRate,
     cursors,
     inventory,
-    orders: createOrderService({
-      store,
-      inventory: inventoryPort,
-      cursors,
-      requestTimeoutMs: options.requestTimeoutMs,
-    }),
-    users: createUserService({ store, cursors }),
-    products: createProductService({ store, cursors }),
-    drafts: createDraftService({ store }),
+    orders,
+    users,
+    products,
+    drafts,
     apiKeys: createApiKeyService(store),
-    idempotency: createIdempotencyService(store, undefined, options.idempotencyLeaseMs),
+    idempotency,
+    creates: createCreates({ idempotency, orders, drafts, users, products }),
     deprecations: createDeprecationService({
       registry: options.registry ?? { items: [] },
       usage: store.usage,

@@ -47,7 +47,7 @@ const deadlineGuard =
   };
 
 /** Creates the inventory service over the store; `now` is injectable for expiry tests. */
-export function createInventoryService(store: Store, now: () => Date = () => new Date()) {
+export function createInventoryService(store: Pick<Store, 'inventory'>, now: () => Date = () => new Date()) {
   return {
     /** Holds stock for one order line; idempotent per (order, SKU) for the same quantity. */
     async reserve(

@@ -1,8 +1,11 @@
-import { type Caller, canSee } from './caller.js';
+import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
 import { holdForCurrentClaim, orderOfDeadAttempt } from './idempotency.js';
 import type { Address, Order } from './model.js';
 import type { CallOptions, InventoryPort, NewOrder, Store } from './ports.js';
+
+/** The ports order placement (and the order service around it) uses. */
+export type OrderPlacementStore = Pick<Store, 'orders' | 'drafts' | 'products' | 'users'>;
 
 /** A line to order. */
 export interface OrderLine {
@@ -22,7 +25,7 @@ export interface PlaceOrderInput {
 
 /** What placing orders needs. */
 export interface OrderPlacementDeps {
-  store: Store;
+  store: OrderPlacementStore;
   inventory: InventoryPort;
   /** Budget of an order placement when the caller gives no deadline of its own. */
   requestTimeoutMs: number;
@@ -83,7 +86,7 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
     if ((input.items === undefined) === (input.draftId === undefined)) {
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
-    const userId = orderingUser(caller, input.userId);
+    const userId = actingFor(caller, input.userId, { admin: 'places an order', customer: 'place orders' });
     // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
     const earlier = orderOfDeadAttempt();
     if (earlier !== undefined) {
@@ -129,19 +132,11 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
   };
 }
 
-function orderingUser(caller: Caller, userId: number | undefined): number {
-  if (caller.role === 'admin') {
-    if (userId === undefined) throw invalidInput('userId', 'is required when an admin places an order');
-    return userId;
-  }
-  if (userId !== undefined && userId !== caller.userId) {
-    throw new DomainError('FORBIDDEN', 'Customers place orders only for themselves.');
-  }
-  return caller.userId;
-}
-
 /** Prices lines at today's prices; lines of the same product are merged. */
-export async function priceLines(store: Store, lines: readonly { productId: number; quantity: number }[]) {
+export async function priceLines(
+  store: Pick<Store, 'products'>,
+  lines: readonly { productId: number; quantity: number }[],
+) {
   if (lines.length === 0) throw invalidInput('items', 'must hold at least one line');
   const merged = new Map<number, number>();
   for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);

@@ -2,10 +2,10 @@ import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
 import type { Address, Cancellation, Order, OrderHead, OrderItem, Shipment, ShipmentStatus } from './model.js';
-import { createOrderPlacement } from './order-placement.js';
+import { createOrderPlacement, type OrderPlacementStore } from './order-placement.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
 import { type ListInput, type Page, pageInMemory, pageSize, parseSort, readPage } from './paging.js';
-import type { InventoryPort, KeysetQuery, OrderChange, OrderFilters, Store } from './ports.js';
+import type { InventoryPort, KeysetQuery, OrderChange, OrderFilters } from './ports.js';
 import { checkVersion, retryStale } from './versions.js';
 
 export type { OrderLine, PlaceOrderInput } from './order-placement.js';
@@ -42,7 +42,7 @@ const shipmentStatusOf: Partial<Record<OrderStatus, ShipmentStatus>> = {
 
 /** Dependencies of the order service. */
 export interface OrderServiceDeps {
-  store: Store;
+  store: OrderPlacementStore;
   inventory: InventoryPort;
   cursors: CursorCodec;
   /** Budget of an order placement when the caller gives no deadline of its own. */

@@ -22,7 +22,13 @@ export const PRODUCT_SORT_FIELDS = ['id', 'name'] as const;
 export type ProductService = ReturnType<typeof createProductService>;
 
 /** Creates the product service. */
-export function createProductService({ store, cursors }: { store: Store; cursors: CursorCodec }) {
+export function createProductService({
+  store,
+  cursors,
+}: {
+  store: Pick<Store, 'products' | 'ratings'>;
+  cursors: CursorCodec;
+}) {
   async function product(id: number): Promise<Product> {
     const found = await store.products.get(id);
     if (!found) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${id}.`);

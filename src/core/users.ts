@@ -26,7 +26,7 @@ export const USER_SORT_FIELDS = ['createdAt', 'name', 'id'] as const;
 export type UserService = ReturnType<typeof createUserService>;
 
 /** Creates the user service. */
-export function createUserService({ store, cursors }: { store: Store; cursors: CursorCodec }) {
+export function createUserService({ store, cursors }: { store: Pick<Store, 'users'>; cursors: CursorCodec }) {
   async function visibleUser(caller: Caller, id: number): Promise<User> {
     const user = await store.users.get(id);
     if (!user || !canSee(caller, user.id)) throw new DomainError('USER_NOT_FOUND', `There is no user ${id}.`);

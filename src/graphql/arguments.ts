@@ -1,17 +1,12 @@
-import { GraphQLError } from 'graphql';
-import type { Caller } from '../core/caller.js';
+import { type Caller, requireCaller } from '../core/caller.js';
+import type { CreateOptions } from '../core/creates.js';
 import { DomainError, type ErrorCode } from '../core/errors.js';
 import type { Address } from '../core/model.js';
 import type { GraphQLContext } from './context.js';
 
 /** The caller, or UNAUTHENTICATED for an anonymous request. */
 export function callerOf(context: GraphQLContext): Caller {
-  if (!context.caller) {
-    throw new GraphQLError('This field needs an API key: send `Authorization: Bearer <key>`.', {
-      extensions: { code: 'UNAUTHENTICATED' },
-    });
-  }
-  return context.caller;
+  return requireCaller(context.caller);
 }
 
 /** A GraphQL `ID` as the service's positive integer id; anything else names nothing. */
@@ -33,17 +28,7 @@ export const address = (input: { zipCode: string; line1: string; line2?: string 
   line2: input.line2 ?? null,
 });
 
-/**
- * Runs a create under the mutation's `idempotencyKey` (if any), in the caller's scope and under the core's
- * operation name: the same store and keys as REST's `Idempotency-Key`.
- */
-export async function idempotent<T>(
-  context: GraphQLContext,
-  key: string | null | undefined,
-  operation: string,
-  input: unknown,
-  work: () => Promise<T>,
-): Promise<T> {
-  const { result } = await context.core.idempotency.run(callerOf(context), key ?? undefined, operation, input, work);
-  return result;
+/** A create's request options: the mutation's `idempotencyKey` argument and the request's abort signal. */
+export function createOptions(context: GraphQLContext, idempotencyKey: string | null | undefined): CreateOptions {
+  return { idempotencyKey: idempotencyKey ?? undefined, signal: context.signal };
 }

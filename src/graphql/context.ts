@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { GraphQLError } from 'graphql';
+import { unauthenticated } from '../core/caller.js';
 import type { Caller, Core } from '../core/index.js';
 import type { Cancellation, Order, OrderHead, OrderItem, Product, Shipment, User } from '../core/model.js';
 
@@ -31,7 +31,7 @@ const byKey = <K, V>(keys: readonly K[], values: V[], keyOf: (value: V) => K): A
 /** Creates one request's loaders; they apply the same visibility rules as single reads. */
 export function createLoaders(core: Core, caller: Caller | null): Loaders {
   const anonymous = () => {
-    throw new GraphQLError('This field needs an API key.', { extensions: { code: 'UNAUTHENTICATED' } });
+    throw unauthenticated.missing();
   };
   return {
     user: new DataLoader(async (ids) => {

@@ -19,8 +19,9 @@ import {
 } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { unauthenticated } from '../core/caller.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import { DomainError } from '../core/errors.js';
+import { DomainError, type ErrorCode } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
@@ -84,7 +85,7 @@ export async function createGraphQL({
   const manifest = JSON.parse(manifestText) as Record<string, string>;
   const schema = createSchema<Context>({ typeDefs, resolvers: withTimeout(resolvers) as never });
 
-  const reject = (code: string) => [
+  const reject = (code: ErrorCode) => [
     (context: ValidationContext | null, error: GraphQLError) => {
       const refusal = new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } });
       // The token limit is checked while parsing, before a validation context exists: refuse by throwing.
@@ -118,15 +119,15 @@ export async function createGraphQL({
       customErrors: {
         notFound: {
           message: 'Unknown persisted operation.',
-          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } },
+          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' satisfies ErrorCode, http: { status: 404 } },
         },
         persistedQueryOnly: {
           message: 'Only persisted operations are accepted here.',
-          extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 403 } },
+          extensions: { code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode, http: { status: 403 } },
         },
         keyNotFound: {
           message: 'Send documentId or a persisted query hash.',
-          extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 400 } },
+          extensions: { code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode, http: { status: 400 } },
         },
       },
     }),
@@ -200,7 +201,7 @@ export async function createGraphQL({
         () =>
           controller.abort(
             new GraphQLError(`The operation ran longer than ${settings.timeoutMs} ms and was stopped.`, {
-              extensions: { code: 'TIMEOUT' },
+              extensions: { code: 'TIMEOUT' satisfies ErrorCode },
             }),
           ),
         settings.timeoutMs,
@@ -224,9 +225,10 @@ async function authenticate(core: Core, header: string | null): Promise<Caller |
   const caller = await callerFromAuthorization(core, header);
   if (caller !== 'invalid') return caller;
   // A wrong key is an HTTP 401, not an anonymous request (docs/decisions.md §9).
-  throw new GraphQLError('The API key is wrong or was revoked.', {
+  const wrongKey = unauthenticated.wrongKey();
+  throw new GraphQLError(wrongKey.detail, {
     extensions: {
-      code: 'UNAUTHENTICATED',
+      code: wrongKey.code,
       http: { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(true) } },
     },
   });

@@ -1,7 +1,7 @@
 import type { MutationResolvers } from '../../generated/graphql/resolvers.js';
 import { toMinor } from '../core/money.js';
 import type { OrderStatus } from '../core/order-state.js';
-import { address, callerOf, given, idempotent, idOf } from './arguments.js';
+import { address, callerOf, createOptions, given, idOf } from './arguments.js';
 
 /** The writes; each applies the same core call as the matching REST operation, idempotency keys shared. */
 export const mutationResolvers: MutationResolvers = {
@@ -22,9 +22,7 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.note) ? { note: input.note } : {}),
       ...(given(input.couponCode) ? { couponCode: input.couponCode } : {}),
     };
-    return idempotent(context, idempotencyKey, 'orders.place', request, () =>
-      context.core.orders.place(caller, request, { signal: context.signal }),
-    );
+    return (await context.core.creates.placeOrder(caller, request, createOptions(context, idempotencyKey))).result;
   },
   updateOrder: (_, { id, input }, context) =>
     context.core.orders.update(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'), {
@@ -41,12 +39,9 @@ export const mutationResolvers: MutationResolvers = {
       couponCode: input.couponCode ?? null,
     }),
   async cancelOrder(_, { id, reason, idempotencyKey }, context) {
-    const caller = callerOf(context);
-    const orderId = idOf(id, 'ORDER_NOT_FOUND', 'order');
-    const request = { orderId, ...(given(reason) ? { reason } : {}) };
-    return idempotent(context, idempotencyKey, 'orders.cancel', request, () =>
-      context.core.orders.cancel(caller, orderId, reason ?? undefined),
-    );
+    const request = { orderId: idOf(id, 'ORDER_NOT_FOUND', 'order'), ...(given(reason) ? { reason } : {}) };
+    const options = createOptions(context, idempotencyKey);
+    return (await context.core.creates.cancelOrder(callerOf(context), request, options)).result;
   },
   async deleteOrder(_, { id }, context) {
     await context.core.orders.remove(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'));
@@ -66,9 +61,7 @@ export const mutationResolvers: MutationResolvers = {
       })),
       ...(given(input.userId) ? { userId: idOf(input.userId, 'USER_NOT_FOUND', 'user') } : {}),
     };
-    return idempotent(context, idempotencyKey, 'drafts.create', request, () =>
-      context.core.drafts.create(caller, request),
-    );
+    return (await context.core.creates.createDraft(caller, request, createOptions(context, idempotencyKey))).result;
   },
   async createUser(_, { input, idempotencyKey }, context) {
     const caller = callerOf(context);
@@ -80,9 +73,7 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.nickname) ? { nickname: input.nickname } : {}),
       ...(given(input.marketingAgreed) ? { marketingAgreed: input.marketingAgreed } : {}),
     };
-    return idempotent(context, idempotencyKey, 'users.create', request, () =>
-      context.core.users.create(caller, request),
-    );
+    return (await context.core.creates.createUser(caller, request, createOptions(context, idempotencyKey))).result;
   },
   updateUser: (_, { id, input }, context) =>
     context.core.users.update(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'), {
@@ -115,9 +106,7 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.imageUrl) ? { imageUrl: input.imageUrl } : {}),
       ...(given(input.stock) ? { stock: input.stock } : {}),
     };
-    return idempotent(context, idempotencyKey, 'products.create', request, () =>
-      context.core.products.create(caller, request),
-    );
+    return (await context.core.creates.createProduct(caller, request, createOptions(context, idempotencyKey))).result;
   },
   async rateProduct(_, { productId, score, comment }, context) {
     const { rating } = await context.core.products.rate(

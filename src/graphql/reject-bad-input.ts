@@ -4,10 +4,11 @@
  */
 import { type DocumentNode, GraphQLError, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { ErrorCode } from '../core/errors.js';
 import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
 
 /** The code of every client input error that the catalog has no more precise code for. */
-export const BAD_USER_INPUT = 'BAD_USER_INPUT';
+export const BAD_USER_INPUT: ErrorCode = 'BAD_USER_INPUT';
 
 /** A request-level input error: HTTP 400 under `application/graphql-response+json`, as validation errors are. */
 export function badUserInput(message: string, field?: string): GraphQLError {

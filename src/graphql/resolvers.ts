@@ -38,7 +38,8 @@ const cursorOf = <T>(page: Page<T>, item: T | undefined): string | null =>
   item === undefined || !page.cursorOf ? null : page.cursorOf(item);
 
 const pageArgs = (args: { first?: number | null; after?: string | null; sort?: string | null }) => ({
-  size: args.first ?? 20,
+  // Without `first`, the core's default page size applies (the same as REST's `size`).
+  ...(given(args.first) ? { size: args.first } : {}),
   ...(given(args.after) ? { cursor: args.after } : {}),
   ...(given(args.sort) ? { sort: args.sort } : {}),
 });

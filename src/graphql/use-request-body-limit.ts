@@ -8,13 +8,14 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { ErrorCode } from '../core/errors.js';
 
 /** Yoga's default limit. */
 export const MAX_GRAPHQL_BODY_BYTES = 25_000_000;
 
 const tooLarge = () =>
   new GraphQLError('Request body too large', {
-    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
+    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' satisfies ErrorCode },
   });
 
 /** Refuses bodies over `limit` bytes before they are parsed. */
@@ -25,7 +26,7 @@ export function useRequestBodyLimit(limit = MAX_GRAPHQL_BODY_BYTES): Plugin {
       if (declared !== null) {
         if (!/^\d+$/.test(declared)) {
           throw new GraphQLError('Content-Length header is invalid.', {
-            extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+            extensions: { http: { status: 400 }, code: 'BAD_REQUEST' satisfies ErrorCode },
           });
         }
         if (Number(declared) > limit) throw tooLarge();

@@ -6,19 +6,73 @@ import { DomainError, type ErrorCode, errorCatalog } from '../core/errors.js';
 /** The `domain` of every ErrorInfo this service attaches. */
 export const ERROR_DOMAIN = 'inventory.order-api.example.com';
 
-const codeByName: Record<string, Code> = {
-  INVALID_ARGUMENT: Code.InvalidArgument,
-  NOT_FOUND: Code.NotFound,
-  FAILED_PRECONDITION: Code.FailedPrecondition,
-  DEADLINE_EXCEEDED: Code.DeadlineExceeded,
+/**
+ * The gRPC status of each catalog code. Exhaustive: a new code does not compile until it has one. `null`
+ * marks codes the Inventory service cannot report (HTTP-protocol failures and GraphQL request errors);
+ * should one reach this mapping anyway it goes out as INTERNAL.
+ */
+export const grpcCodeOf = {
+  VALIDATION_FAILED: Code.InvalidArgument,
+  MALFORMED_JSON: null,
+  UNKNOWN_PARAMETER: null,
+  UNKNOWN_FIELD: Code.InvalidArgument,
+  READ_ONLY_FIELD: Code.InvalidArgument,
+  INVALID_CURSOR: Code.InvalidArgument,
   UNAUTHENTICATED: Code.Unauthenticated,
-  PERMISSION_DENIED: Code.PermissionDenied,
-  ABORTED: Code.Aborted,
-  RESOURCE_EXHAUSTED: Code.ResourceExhausted,
-  UNIMPLEMENTED: Code.Unimplemented,
-  UNAVAILABLE: Code.Unavailable,
+  FORBIDDEN: Code.PermissionDenied,
+  NOT_FOUND: Code.NotFound,
+  ORDER_NOT_FOUND: Code.NotFound,
+  ORDER_ITEM_NOT_FOUND: Code.NotFound,
+  USER_NOT_FOUND: Code.NotFound,
+  PRODUCT_NOT_FOUND: Code.NotFound,
+  SHIPMENT_NOT_FOUND: Code.NotFound,
+  CANCELLATION_NOT_FOUND: Code.NotFound,
+  DRAFT_NOT_FOUND: Code.NotFound,
+  API_KEY_NOT_FOUND: Code.NotFound,
+  SKU_NOT_FOUND: Code.NotFound,
+  RESERVATION_NOT_FOUND: Code.NotFound,
+  METHOD_NOT_ALLOWED: null,
+  NOT_ACCEPTABLE: null,
+  INVALID_TRANSITION: Code.FailedPrecondition,
+  ALREADY_CANCELED: Code.FailedPrecondition,
+  USER_HAS_ORDERS: Code.FailedPrecondition,
+  DRAFT_ALREADY_ORDERED: Code.FailedPrecondition,
+  EMAIL_TAKEN: Code.FailedPrecondition,
+  SKU_TAKEN: Code.FailedPrecondition,
+  INSUFFICIENT_STOCK: Code.FailedPrecondition,
+  RESERVATION_MISMATCH: Code.FailedPrecondition,
+  STOCK_BELOW_RESERVED: Code.FailedPrecondition,
+  IDEMPOTENCY_KEY_IN_USE: Code.Aborted,
+  PRECONDITION_FAILED: Code.FailedPrecondition,
+  PAYLOAD_TOO_LARGE: null,
+  UNSUPPORTED_MEDIA_TYPE: null,
+  IDEMPOTENCY_KEY_REUSED: Code.InvalidArgument,
+  RATE_LIMITED: Code.ResourceExhausted,
   INTERNAL: Code.Internal,
-};
+  INVENTORY_UNAVAILABLE: Code.Unavailable,
+  DATABASE_UNAVAILABLE: Code.Unavailable,
+  UPSTREAM_TIMEOUT: Code.DeadlineExceeded,
+  BAD_REQUEST: null,
+  GRAPHQL_PARSE_FAILED: null,
+  GRAPHQL_VALIDATION_FAILED: null,
+  OPERATION_RESOLUTION_FAILURE: null,
+  BAD_USER_INPUT: null,
+  DEPTH_LIMIT: null,
+  COST_LIMIT: null,
+  ALIAS_LIMIT: null,
+  TOKEN_LIMIT: null,
+  DIRECTIVE_LIMIT: null,
+  PERSISTED_QUERY_NOT_FOUND: null,
+  PERSISTED_QUERY_ONLY: null,
+  REQUEST_ENTITY_TOO_LARGE: null,
+  TIMEOUT: null,
+} as const satisfies Record<ErrorCode, Code | null>;
+
+/** The google.rpc.Code name of a catalog code's gRPC status (`NOT_FOUND`), or undefined when gRPC never reports it. */
+export function grpcCodeNameOf(code: ErrorCode): string | undefined {
+  const status = grpcCodeOf[code];
+  return status === null ? undefined : Code[status].replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+}
 
 /**
  * The longest `grpc-message` sent: a detail that echoes the caller's input (an unknown SKU) must not grow
@@ -38,7 +92,7 @@ export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ConnectError) return error;
   if (error instanceof DomainError) {
     const info: ErrorInfo = create(ErrorInfoSchema, { reason: error.code, domain: ERROR_DOMAIN });
-    return new ConnectError(capped(error.detail), codeByName[error.spec.grpcCode] ?? Code.Internal, undefined, [
+    return new ConnectError(capped(error.detail), grpcCodeOf[error.code] ?? Code.Internal, undefined, [
       { desc: ErrorInfoSchema, value: info },
     ]);
   }

@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
+import { type Caller, unauthenticated } from '../core/caller.js';
 import { DomainError } from '../core/errors.js';
-import type { Caller, Core } from '../core/index.js';
+import type { Core } from '../core/index.js';
+import { catalogProblem } from './problem.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -43,4 +45,12 @@ export async function callerFromAuthorization(
     if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return 'invalid';
     throw error;
   }
+}
+
+/** The 401 of every HTTP route: the catalog's problem with the RFC 6750 challenge. */
+export function unauthenticatedResponse(c: Context, reason: 'missing' | 'wrong-key'): Response {
+  const error = reason === 'missing' ? unauthenticated.missing() : unauthenticated.wrongKey();
+  return catalogProblem(c, error.code, error.detail, undefined, {
+    'WWW-Authenticate': bearerChallenge(reason === 'wrong-key'),
+  });
 }

@@ -10,14 +10,14 @@ import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { createRestApp } from '../rest/create-rest-app.js';
-import { bearerChallenge, callerFromAuthorization } from './bearer.js';
+import { callerFromAuthorization, unauthenticatedResponse } from './bearer.js';
 import { contractsRoutes } from './contracts-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { type HealthCheck, healthRoutes } from './health-routes.js';
 import { clientOf, type Metrics, routeOf } from './metrics.js';
 import { observeRequests } from './observe-requests.js';
 import { catalogProblem } from './problem.js';
-import { problemPages } from './problem-pages.js';
+import { type GrpcCodeName, problemPages } from './problem-pages.js';
 import { clientAddressOf, rateBudget } from './rate-budget.js';
 
 /** What the public HTTP app is built from. */
@@ -38,6 +38,8 @@ export interface HttpAppDeps {
   publicBaseUrl?: string;
   /** The rate budget of REST and GraphQL callers; absent when RATE_LIMIT_ENABLED is false. */
   rateBudget?: { limiter: RateLimiterPort; policy: RateBudgetPolicy };
+  /** The gRPC status name of a catalog code, for the problem pages (the gRPC transport's table). */
+  grpcCodeName?: GrpcCodeName;
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
 }
@@ -66,16 +68,12 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   );
   app.get('/metrics', async (c) => {
     const caller = await callerFromAuthorization(deps.core, c.req.header('authorization'));
-    if (!caller || caller === 'invalid') {
-      return catalogProblem(c, 'UNAUTHENTICATED', '/metrics needs an admin API key.', undefined, {
-        'WWW-Authenticate': bearerChallenge(caller === 'invalid'),
-      });
-    }
+    if (!caller || caller === 'invalid') return unauthenticatedResponse(c, caller ? 'wrong-key' : 'missing');
     if (caller.role !== 'admin') return catalogProblem(c, 'FORBIDDEN', 'Only admins may read /metrics.');
     return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
   app.route('/health', healthRoutes(deps.healthChecks, deps.degradations));
-  app.route('/problems', problemPages());
+  app.route('/problems', problemPages(deps.grpcCodeName));
   app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
   app.route('/docs', await docsRoutes(deps.registry));
   const yoga = await createGraphQL({

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
+import { httpStatusOf } from './http-status.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -73,7 +74,7 @@ export function catalogProblem(
   const retryAfter = RETRY_AFTER_SECONDS[code];
   return problemResponse(
     c,
-    { status: spec.httpStatus, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
+    { status: httpStatusOf[code], code, title: spec.title, detail, ...(errors ? { errors } : {}) },
     retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(retryAfter) },
   );
 }

@@ -2,7 +2,7 @@ import type { Core } from '../core/index.js';
 import { toMinor } from '../core/money.js';
 import { apiKeyJson, pageJson, productJson, ratingJson } from './mappers.js';
 import { callerOf, listInput } from './request.js';
-import { type Handler, idempotent, json, noContent, replayHeader, type Schemas } from './respond.js';
+import { createOptions, type Handler, json, noContent, replayHeader, type Schemas } from './respond.js';
 
 /** Products, ratings and API keys. */
 export function createCatalogHandlers(core: Core): Record<string, Handler> {
@@ -20,10 +20,7 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
         ...(body.imageUrl !== undefined ? { imageUrl: body.imageUrl } : {}),
         ...(body.stock !== undefined ? { stock: body.stock } : {}),
       };
-      const caller = callerOf(request);
-      const { result, replayed } = await idempotent(core, request, 'products.create', input, () =>
-        core.products.create(caller, input),
-      );
+      const { result, replayed } = await core.creates.createProduct(callerOf(request), input, createOptions(request));
       return json(request.c, 201, productJson(result), {
         Location: `/v1/products/${result.id}`,
         ...replayHeader(replayed),

@@ -12,7 +12,7 @@ import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
-import { bearerChallenge, callerOfRequest } from '../http/bearer.js';
+import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
@@ -107,11 +107,11 @@ async function handle(
   }
 
   const caller = await callerOfRequest(c, core);
-  if (caller === 'invalid') return unauthenticated(c, 'The API key is wrong or was revoked.', true);
+  if (caller === 'invalid') return unauthenticatedResponse(c, 'wrong-key');
   // Only operations the contract marks `security: []` (product reads) answer without a key.
   const open = Array.isArray(operation.security) && operation.security.length === 0;
   if (!caller && !open) {
-    return unauthenticated(c, 'This operation needs an API key: send `Authorization: Bearer <key>`.', false);
+    return unauthenticatedResponse(c, 'missing');
   }
 
   // Query: only names the operation defines, each once; a list parameter may also be repeated
@@ -328,10 +328,6 @@ function validationError(errors: AjvError[]): DomainError {
     unknownFields > 0 && unknownFields === violations.length ? 'UNKNOWN_FIELD' : 'VALIDATION_FAILED';
   const summary = violations.map((v) => `${v.in} ${v.name || '(body)'} ${v.message}`).join('; ');
   return new DomainError(code, `The request is invalid: ${summary}.`, violations);
-}
-
-function unauthenticated(c: Context, detail: string, invalid: boolean): Response {
-  return catalogProblem(c, 'UNAUTHENTICATED', detail, undefined, { 'WWW-Authenticate': bearerChallenge(invalid) });
 }
 
 function domainProblem(c: Context, error: DomainError): Response {

@@ -16,8 +16,8 @@ import {
   address,
   checkReadOnly,
   conditionalGet,
+  createOptions,
   type Handler,
-  idempotent,
   json,
   noContent,
   replayHeader,
@@ -79,11 +79,7 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
         ...(body.note !== undefined ? { note: body.note } : {}),
         ...(body.couponCode !== undefined ? { couponCode: body.couponCode } : {}),
       };
-      const caller = callerOf(request);
-      const signal = request.c.req.raw.signal;
-      const { result, replayed } = await idempotent(core, request, 'orders.place', input, () =>
-        core.orders.place(caller, input, { signal }),
-      );
+      const { result, replayed } = await core.creates.placeOrder(callerOf(request), input, createOptions(request));
       return json(request.c, 201, orderView(request, result), {
         Location: `/v1/orders/${result.id}`,
         ETag: etagOf(result.version),
@@ -176,11 +172,8 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
     async createCancellation(request) {
       const body = (request.body ?? {}) as Schemas['CancellationCreate'];
       const orderId = request.params.orderId as number;
-      const caller = callerOf(request);
       const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
-      const { result, replayed } = await idempotent(core, request, 'orders.cancel', input, () =>
-        core.orders.cancel(caller, orderId, body.reason),
-      );
+      const { result, replayed } = await core.creates.cancelOrder(callerOf(request), input, createOptions(request));
       return json(request.c, 201, cancellationJson(result), {
         Location: `/v1/orders/${orderId}/cancellation`,
         ...replayHeader(replayed),
@@ -201,10 +194,7 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
         items: body.items.map(({ productId, quantity }) => ({ productId, quantity })),
         ...(body.userId !== undefined ? { userId: body.userId } : {}),
       };
-      const caller = callerOf(request);
-      const { result, replayed } = await idempotent(core, request, 'drafts.create', input, () =>
-        core.drafts.create(caller, input),
-      );
+      const { result, replayed } = await core.creates.createDraft(callerOf(request), input, createOptions(request));
       return json(request.c, 201, draftJson(result), {
         Location: `/v1/order-drafts/${result.id}`,
         ...replayHeader(replayed),

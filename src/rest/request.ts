@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
-import type { Caller } from '../core/caller.js';
-import { DomainError } from '../core/errors.js';
+import { type Caller, requireCaller } from '../core/caller.js';
 import type { ListInput } from '../core/paging.js';
 
 export { type OrderConditions, orderFilters } from '../core/order-filters.js';
@@ -21,8 +20,7 @@ export interface RestRequest {
 
 /** The caller of an operation that requires one (the pipeline has already answered 401 otherwise). */
 export function callerOf(request: RestRequest): Caller {
-  if (!request.caller) throw new DomainError('UNAUTHENTICATED', 'This operation needs an API key.');
-  return request.caller;
+  return requireCaller(request.caller);
 }
 
 /** The paging parameters every list takes. */

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../generated/openapi/schema.js';
+import type { CreateOptions } from '../core/creates.js';
 import { canonicalJson } from '../core/cursor.js';
 import { DomainError, type Violation } from '../core/errors.js';
-import type { Core } from '../core/index.js';
 import type { Address } from '../core/model.js';
 import { etagOf } from './mappers.js';
-import { callerOf, noneMatchHits, type RestRequest } from './request.js';
+import { noneMatchHits, type RestRequest } from './request.js';
 
 /** The contract's schemas: the wire types handlers read and write. */
 export type Schemas = components['schemas'];
@@ -25,18 +25,9 @@ export const noContent = (c: Context) => c.body(null, 204);
 export const replayHeader = (replayed: boolean): Record<string, string> =>
   replayed ? { 'Idempotent-Replayed': 'true' } : {};
 
-/**
- * Runs a create under the request's `Idempotency-Key` (if any), in the caller's scope; operation names
- * are the core's, so REST and GraphQL share keys.
- */
-export function idempotent<T>(
-  core: Core,
-  request: RestRequest,
-  operation: string,
-  input: unknown,
-  work: () => Promise<T>,
-) {
-  return core.idempotency.run(callerOf(request), request.header('idempotency-key'), operation, input, work);
+/** A create's request options: the `Idempotency-Key` header and the request's abort signal. */
+export function createOptions(request: RestRequest): CreateOptions {
+  return { idempotencyKey: request.header('idempotency-key'), signal: request.c.req.raw.signal };
 }
 
 /** Answers 304 when `If-None-Match` names the current ETag, else the representation with its ETag. */

@@ -6,8 +6,8 @@ import {
   address,
   checkReadOnly,
   conditionalGet,
+  createOptions,
   type Handler,
-  idempotent,
   json,
   noContent,
   replayHeader,
@@ -42,10 +42,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
         ...(body.nickname !== undefined ? { nickname: body.nickname } : {}),
         ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
       };
-      const caller = callerOf(request);
-      const { result, replayed } = await idempotent(core, request, 'users.create', input, () =>
-        core.users.create(caller, input),
-      );
+      const { result, replayed } = await core.creates.createUser(callerOf(request), input, createOptions(request));
       return json(request.c, 201, userJson(result), {
         Location: `/v1/users/${result.id}`,
         ETag: etagOf(result.version),

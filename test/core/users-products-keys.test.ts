@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
 import type { Caller, Core } from '../../src/core/index.js';
+import { seedDemo } from '../../src/demo/seed-demo.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
@@ -148,7 +149,7 @@ describe('bootstrap', () => {
     const fresh = await openTestDatabase();
     try {
       const freshCore = await testCore(fresh.store);
-      const first = await bootstrap(freshCore, fresh.store, { seedDemo: true });
+      const first = await bootstrap(freshCore, fresh.store, { seed: (admin) => seedDemo(freshCore, admin) });
       expect(first).toMatchObject({
         seeded: true,
         adminKey: expect.stringMatching(/^oak_/),
@@ -162,7 +163,9 @@ describe('bootstrap', () => {
       expect(new Set(orders.items.map((order) => order.status))).toEqual(
         new Set(['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELED']),
       );
-      expect(await bootstrap(freshCore, fresh.store, { seedDemo: true })).toEqual({ seeded: false });
+      expect(await bootstrap(freshCore, fresh.store, { seed: (admin) => seedDemo(freshCore, admin) })).toEqual({
+        seeded: false,
+      });
     } finally {
       await fresh.close();
     }
@@ -173,7 +176,7 @@ describe('bootstrap', () => {
     try {
       const freshCore = await testCore(fresh.store);
       const adminApiKey = 'bootstrap-secret-0123456789';
-      expect(await bootstrap(freshCore, fresh.store, { seedDemo: false, adminApiKey })).toEqual({ seeded: false });
+      expect(await bootstrap(freshCore, fresh.store, { adminApiKey })).toEqual({ seeded: false });
       const caller = await freshCore.apiKeys.authenticate(adminApiKey);
       expect(caller.role).toBe('admin');
       expect((await freshCore.users.get(caller, caller.userId)).name).toBe('Administrator');

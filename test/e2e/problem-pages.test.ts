@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalog } from '../../src/core/errors.js';
+import { httpStatusOf } from '../../src/http/http-status.js';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
@@ -36,12 +38,34 @@ describe('problem type URIs', () => {
     for (const code of Object.keys(errorCatalog)) {
       const slug = code.toLowerCase().replaceAll('_', '-');
       const response = await fetch(`${server.httpUrl}/problems/${slug}`, { headers: { accept: 'application/json' } });
-      expect(await response.json()).toMatchObject({
-        code,
-        status: errorCatalog[code as keyof typeof errorCatalog].httpStatus,
-      });
+      expect(await response.json()).toMatchObject({ code, status: httpStatusOf[code as keyof typeof httpStatusOf] });
     }
     expect((await checkedFetch(server.httpUrl, '/problems/no-such-code')).status).toBe(404);
+  });
+
+  it('cover the GraphQL request errors the schema documents, as GraphQL only, with their gRPC status where gRPC has one', async () => {
+    const schema = readFileSync(new URL('../../contracts/schema.graphql', import.meta.url), 'utf8');
+    const graphqlOnly = Object.entries(errorCatalog)
+      .filter(([, spec]) => (spec as { graphqlOnly?: true }).graphqlOnly)
+      .map(([code]) => code);
+    expect(graphqlOnly.length).toBeGreaterThanOrEqual(10);
+    for (const code of graphqlOnly) expect(schema, code).toContain(`\`${code}\``);
+    const timeout = await (
+      await fetch(`${server.httpUrl}/problems/timeout`, { headers: { accept: 'application/json' } })
+    ).json();
+    expect(timeout).toMatchObject({ code: 'TIMEOUT', interfaces: ['graphql'], grpcCode: null });
+    const stock = await (
+      await fetch(`${server.httpUrl}/problems/insufficient-stock`, { headers: { accept: 'application/json' } })
+    ).json();
+    expect(stock).toMatchObject({
+      status: 409,
+      interfaces: ['rest', 'graphql', 'grpc'],
+      grpcCode: 'FAILED_PRECONDITION',
+    });
+    const notAcceptable = await (
+      await fetch(`${server.httpUrl}/problems/not-acceptable`, { headers: { accept: 'application/json' } })
+    ).json();
+    expect(notAcceptable).toMatchObject({ status: 406, interfaces: ['rest', 'graphql'], grpcCode: null });
   });
 
   it('use PUBLIC_BASE_URL when a proxy stands in front', async () => {

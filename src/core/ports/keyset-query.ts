@@ -1,0 +1,10 @@
+import type { KeyValues } from '../cursor.js';
+import type { SortKey } from '../paging.js';
+
+/** A keyset page request: rows strictly after `after` in `sort` order, at most `limit`. */
+export interface KeysetQuery<Filters> {
+  filters: Filters;
+  sort: SortKey[];
+  after?: KeyValues;
+  limit: number;
+}

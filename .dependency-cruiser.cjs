@@ -19,8 +19,7 @@ module.exports = {
       severity: 'error',
       from: { path: '(^|/)src/core/' },
       to: {
-        dependencyTypesNot: ['type-only'],
-        path: `^(generated/|src/(store|http|rest|graphql|grpc)/|src/main\\.ts)|node_modules/(${transportsAndDrivers.replaceAll('^', '').replaceAll('$', '')})/`,
+        path: `^generated/|(^|/)src/(store|http|rest|graphql|grpc|compose|demo)/|(^|/)src/main\\.ts|node_modules/(${transportsAndDrivers.replaceAll('^', '').replaceAll('$', '')})/`,
       },
     },
     {
@@ -36,6 +35,28 @@ module.exports = {
       severity: 'error',
       from: { path: '(^|/)src/(http|rest|graphql|grpc)/' },
       to: { path: '^src/store/|node_modules/(pg|@electric-sql/pglite)/' },
+    },
+    {
+      name: 'rest-and-graphql-are-apart',
+      comment: 'The two HTTP transports share the core and the edge helpers (src/http), never each other.',
+      severity: 'error',
+      from: { path: '(^|/)src/rest/' },
+      to: { path: '(^|/)src/graphql/' },
+    },
+    {
+      name: 'rest-and-graphql-are-apart',
+      comment: 'The two HTTP transports share the core and the edge helpers (src/http), never each other.',
+      severity: 'error',
+      from: { path: '(^|/)src/graphql/' },
+      to: { path: '(^|/)src/rest/' },
+    },
+    {
+      name: 'edge-helpers-do-not-mount-transports',
+      comment:
+        'src/http holds what every HTTP route shares (auth, problems, metrics, health); mounting the transports is src/compose.',
+      severity: 'error',
+      from: { path: '(^|/)src/http/' },
+      to: { path: '(^|/)src/(rest|graphql|grpc|compose)/' },
     },
     {
       name: 'no-circular',

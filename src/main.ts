@@ -14,6 +14,7 @@ import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
 import { Health } from '../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../generated/proto/inventory/v1/inventory_pb.js';
+import { createHttpApp } from './compose/public-app.js';
 import { type Config, loadConfig } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
@@ -31,7 +32,6 @@ import { createInventoryClient, type InventoryClient } from './grpc/inventory-cl
 import { inventoryRoutes } from './grpc/inventory-service.js';
 import { metricsInterceptor } from './grpc/metrics-interceptor.js';
 import { reflectionRoutes } from './grpc/reflection-service.js';
-import { createHttpApp } from './http/create-http-app.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';

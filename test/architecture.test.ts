@@ -25,6 +25,17 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     expect(output).toMatch(/core-has-no-generated-types: .*imports-a-driver\.ts → generated\/openapi\/schema\.d\.ts/);
   });
 
+  it('fail a type-only import from the core, REST reaching into GraphQL, and an edge helper mounting a transport', async () => {
+    const { output } = await depcruise('test/fixtures/architecture');
+    expect(output).toMatch(
+      /core-is-transport-and-driver-free: .*imports-a-transport-type\.ts → .*src\/http\/mounts-rest\.ts/,
+    );
+    expect(output).toMatch(/rest-and-graphql-are-apart: .*src\/rest\/uses-graphql\.ts → .*src\/graphql\/plugin\.ts/);
+    expect(output).toMatch(
+      /edge-helpers-do-not-mount-transports: .*src\/http\/mounts-rest\.ts → .*src\/rest\/uses-graphql\.ts/,
+    );
+  });
+
   it('hold for the source tree', async () => {
     const { code, output } = await depcruise('src');
     expect(output).toContain('no dependency violations found');

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 /**
  * GraphQL at `/graphql` with graphql-yoga: the schema of contracts/schema.graphql with the typed
  * resolvers, per-request loaders, limits checked before execution, an execution time-out that answers
@@ -10,28 +9,26 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import {
-  type DocumentNode,
-  GraphQLError,
-  type GraphQLFieldResolver,
-  NoSchemaIntrospectionCustomRule,
-  type ValidationContext,
-} from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { unauthenticated } from '../core/caller.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import { DomainError, type ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import type { Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
-import { BAD_USER_INPUT, useRejectNulCharacters } from './reject-bad-input.js';
+import { maskError } from './mask-error.js';
+import { useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
+import { useIntrospectionSwitch } from './use-introspection-switch.js';
+import { useOperationMetrics } from './use-operation-metrics.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
+import { startTimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
 
 /** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
 export interface GraphQLSettings {
@@ -131,34 +128,9 @@ export async function createGraphQL({
         },
       },
     }),
-    {
-      // Ends the time budget when execution finishes, and logs failures counted from the body's errors.
-      onExecute({ args }) {
-        const context = args.contextValue as Context;
-        return {
-          onExecuteDone({ result }) {
-            clearTimeout(context.timer);
-            const errors = 'errors' in result ? (result.errors ?? []) : [];
-            const operation = args.operationName ?? operationNameOf(args.document) ?? 'anonymous';
-            metrics.graphqlOperations.inc({ operation, outcome: errors.length > 0 ? 'error' : 'ok' });
-            if (errors.length > 0) {
-              logger.info({ operation, codes: errors.map(codeOf) }, 'graphql errors');
-            }
-          },
-        };
-      },
-      // Every error of every response, including those refused before execution (parse, validation,
-      // limits, persisted operations), which never reach onExecuteDone.
-      onResultProcess({ result }) {
-        for (const single of Array.isArray(result) ? result : [result]) {
-          const errors = (single as { errors?: readonly GraphQLError[] } | undefined)?.errors ?? [];
-          for (const error of errors) metrics.graphqlErrors.inc({ code: codeOf(error) });
-        }
-      },
-      onValidate({ addValidationRule }) {
-        if (!settings.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
-      },
-    },
+    useTimeBudget() as Plugin<Context>,
+    useOperationMetrics({ metrics, logger }) as Plugin<Context>,
+    useIntrospectionSwitch(settings.introspection) as Plugin<Context>,
     useDeprecationSignals({ registry, metrics, ...(recorder ? { recorder } : {}) }),
   ];
 
@@ -194,25 +166,11 @@ export async function createGraphQL({
     maskedErrors: { maskError: (error) => maskError(error, logger) },
     async context({ request, clientName, rateExchange }) {
       const caller = await authenticate(core, request.headers.get('authorization'));
-      const controller = new AbortController();
-      // Every pending resolver listens on this one signal; a 100-item list has hundreds at once.
-      setMaxListeners(0, controller.signal);
-      const timer = setTimeout(
-        () =>
-          controller.abort(
-            new GraphQLError(`The operation ran longer than ${settings.timeoutMs} ms and was stopped.`, {
-              extensions: { code: 'TIMEOUT' satisfies ErrorCode },
-            }),
-          ),
-        settings.timeoutMs,
-      );
-      timer.unref();
       return {
         core,
         caller,
         loaders: createLoaders(core, caller),
-        signal: controller.signal,
-        timer,
+        ...startTimeBudget(settings.timeoutMs),
         clientName: clientName ?? 'unknown',
         ...(rateExchange ? { rateExchange } : {}),
       };
@@ -232,85 +190,4 @@ async function authenticate(core: Core, header: string | null): Promise<Caller |
       http: { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(true) } },
     },
   });
-}
-
-/** One mapping from failures to GraphQL errors: catalog codes kept, anything unexpected masked. */
-function maskError(error: unknown, logger: Logger): Error {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  const located = error instanceof GraphQLError ? error : undefined;
-  if (original instanceof DomainError) {
-    return new GraphQLError(original.detail, {
-      ...(located?.nodes ? { nodes: located.nodes } : {}),
-      ...(located?.path ? { path: located.path } : {}),
-      extensions: { code: original.code, ...(original.violations ? { violations: original.violations } : {}) },
-    });
-  }
-  if (original instanceof GraphQLError && original.extensions?.code) {
-    if (original === located) return located;
-    return new GraphQLError(original.message, {
-      ...(located?.nodes ? { nodes: located.nodes } : {}),
-      ...(located?.path ? { path: located.path } : {}),
-      extensions: original.extensions,
-    });
-  }
-  // Variables that are missing or do not coerce to their type (graphql-js reports them without a path,
-  // before any resolver runs) are the client's error, not the server's.
-  if (located && !located.path && /^Variable "\$/.test(located.message)) {
-    return new GraphQLError(located.message, {
-      ...(located.nodes ? { nodes: located.nodes } : {}),
-      extensions: { code: BAD_USER_INPUT, http: { status: 400 } },
-    });
-  }
-  if (located && !located.originalError) return located;
-  logger.error({ err: original }, 'graphql resolver failed');
-  return new GraphQLError('Unexpected error.', {
-    ...(located?.nodes ? { nodes: located.nodes } : {}),
-    ...(located?.path ? { path: located.path } : {}),
-    extensions: { code: 'INTERNAL' },
-  });
-}
-
-/**
- * Makes every resolver give up when the operation's budget runs out: the field becomes `null` with the
- * TIMEOUT error, fields already resolved stay, and the response is 200 with partial data (docs/decisions.md §5).
- */
-function withTimeout<T extends Record<string, Record<string, unknown>>>(map: T): T {
-  const wrapped: Record<string, Record<string, unknown>> = {};
-  for (const [type, fields] of Object.entries(map)) {
-    wrapped[type] = {};
-    for (const [field, resolver] of Object.entries(fields)) {
-      (wrapped[type] as Record<string, unknown>)[field] =
-        typeof resolver === 'function'
-          ? (parent: unknown, args: unknown, context: Context, info: unknown) => {
-              if (context.signal.aborted) throw context.signal.reason;
-              const value = (resolver as GraphQLFieldResolver<unknown, Context>)(parent, args, context, info as never);
-              if (!(value instanceof Promise)) return value;
-              return new Promise((resolve, reject) => {
-                const onAbort = () => reject(context.signal.reason);
-                context.signal.addEventListener('abort', onAbort, { once: true });
-                value.then(resolve, reject).finally(() => context.signal.removeEventListener('abort', onAbort));
-              });
-            }
-          : resolver;
-    }
-  }
-  return wrapped as T;
-}
-
-function operationNameOf(document: DocumentNode): string | undefined {
-  for (const definition of document.definitions) {
-    if (definition.kind === 'OperationDefinition' && definition.name) return definition.name.value;
-  }
-  return undefined;
-}
-
-/** The catalog code of an error as the client will see it (errors are masked after execution). */
-function codeOf(error: GraphQLError): string {
-  const code = error.extensions?.code;
-  if (typeof code === 'string') return code;
-  const original = error.originalError;
-  if (original instanceof DomainError) return original.code;
-  if (original instanceof GraphQLError && typeof original.extensions?.code === 'string')
-    return original.extensions.code;
-  return 'INTERNAL';
 }

@@ -9,16 +9,16 @@ import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { RateExchange } from '../graphql/use-rate-budget.js';
+import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
+import { contractsRoutes } from '../http/contracts-routes.js';
+import { docsRoutes } from '../http/docs-routes.js';
+import { type HealthCheck, healthRoutes } from '../http/health-routes.js';
+import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
+import { observeRequests } from '../http/observe-requests.js';
+import { catalogProblem } from '../http/problem.js';
+import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
+import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
 import { createRestApp } from '../rest/create-rest-app.js';
-import { callerFromAuthorization, unauthenticatedResponse } from './bearer.js';
-import { contractsRoutes } from './contracts-routes.js';
-import { docsRoutes } from './docs-routes.js';
-import { type HealthCheck, healthRoutes } from './health-routes.js';
-import { clientOf, type Metrics, routeOf } from './metrics.js';
-import { observeRequests } from './observe-requests.js';
-import { catalogProblem } from './problem.js';
-import { type GrpcCodeName, problemPages } from './problem-pages.js';
-import { clientAddressOf, rateBudget } from './rate-budget.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -45,7 +45,9 @@ export interface HttpAppDeps {
 }
 
 /**
- * Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, the
+ * The public port, composed: mounts the REST and GraphQL transports and the shared edge routes (src/http)
+ * into one Hono app. It lives outside src/http so that the transports may use the edge helpers without a
+ * folder-level loop. Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, the
  * reference page at `/docs`, `/metrics`, REST under `/v1` and GraphQL at `/graphql`. Every response carries
  * `X-Request-Id`.
  */

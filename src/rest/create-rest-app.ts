@@ -5,12 +5,10 @@
  * operation's handler. Domain errors become problem documents through the one error catalog.
  */
 import { type Context, Hono } from 'hono';
-import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
+import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
-import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
@@ -18,23 +16,23 @@ import { catalogProblem } from '../http/problem.js';
 import { loadRestContract, type RestContract } from './contract.js';
 import { type ItemUse, type RestDeprecations, restDeprecations, signalHeaders } from './deprecation-signals.js';
 import { createHandlers } from './handlers.js';
+import {
+  type AjvError,
+  acceptable,
+  PRODUCED,
+  readBody,
+  readQuery,
+  rejectNulCharacters,
+  splitUrl,
+  validationError,
+} from './read-request.js';
 import { includes } from './request.js';
 import type { Handler } from './respond.js';
 
 /** Operations served by the health routes outside /v1, not by REST handlers. */
 const HEALTH_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getLiveness']);
 
-/** Request bodies above this are refused with 413 (docs/decisions.md §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-const PRODUCED = ['application/json', 'application/problem+json'];
-
-interface AjvError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
 
 /** Everything the REST app needs. */
 export interface RestAppDeps {
@@ -114,51 +112,14 @@ async function handle(
     return unauthenticatedResponse(c, 'missing');
   }
 
-  // Query: only names the operation defines, each once; a list parameter may also be repeated
-  // (`status=PAID&status=SHIPPED`, what generated clients send by default), read as the comma-separated
-  // form. Collected in a Map: a name such as `__proto__` or `constructor` is a parameter like any other,
-  // not a property of Object.prototype.
-  const sent = new Map<string, string>();
-  const repeated = new Set<string>();
-  const lists = contract.listParameters(operationId);
-  for (const [name, value] of new URLSearchParams(url.search)) {
-    const previous = sent.get(name);
-    if (previous !== undefined && lists.has(name)) sent.set(name, `${previous},${value}`);
-    else {
-      if (previous !== undefined) repeated.add(name);
-      sent.set(name, value);
-    }
-  }
-  const query: Record<string, string> = Object.fromEntries(sent);
-  const known = contract.queryParameters(operationId);
-  const queryViolations: Violation[] = [
-    ...Object.keys(query)
-      .filter((name) => !known.has(name))
-      .map((name) => ({ in: 'query' as const, name, message: 'is not a parameter of this operation' })),
-    ...[...repeated].map((name) => ({
-      in: 'query' as const,
-      name,
-      message: 'is given more than once',
-    })),
-  ];
-  if (queryViolations.length > 0) {
-    throw new DomainError(
-      'UNKNOWN_PARAMETER',
-      `Unknown or repeated query parameters: ${queryViolations.map((v) => v.name).join(', ')}.`,
-      queryViolations,
-    );
-  }
+  const query = readQuery(url.search, contract, operationId);
 
   const body = await readBody(c, operation.requestBody as { content?: Record<string, unknown> } | undefined);
   if (body instanceof Response) return body;
   rejectNulCharacters(query, body);
 
-  const validation = contract.validate(operationId, {
-    rawParams: route.rawParams,
-    query,
-    header: (name) => c.req.header(name),
-    ...(body === undefined ? {} : { body }),
-  });
+  const header = (name: string) => c.req.header(name);
+  const validation = contract.validate(operationId, { rawParams: route.rawParams, query, header, body });
   if (!validation.valid) {
     const error = validationError((validation.errors ?? []) as AjvError[]);
     // A path id out of range names nothing, as a non-numeric one does.
@@ -169,13 +130,8 @@ async function handle(
   }
 
   const uses = signals.deprecations.requestUses(operationId, { query, headers: c.req.raw.headers, body });
-  const count = (found: ItemUse[]) => {
-    const client = clientOf(c.req.header('user-agent'));
-    for (const { item, kind } of found) {
-      signals.metrics.deprecatedUsage.inc({ item: item.id, kind });
-      signals.recorder?.record({ item: item.id, apiKeyId: caller ? caller.apiKeyId : 0, client, kind });
-    }
-  };
+  const count = (found: ItemUse[]) =>
+    countUses(signals, found, caller ? caller.apiKeyId : 0, c.req.header('user-agent'));
   count(uses);
   for (const [name, value] of Object.entries(signalHeaders(uses))) c.header(name, value);
 
@@ -188,7 +144,7 @@ async function handle(
     query,
     body,
     caller: caller ?? undefined,
-    header: (name) => c.req.header(name),
+    header,
   });
   if (response.status >= 200 && response.status < 300) {
     const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
@@ -201,133 +157,19 @@ async function handle(
   return response;
 }
 
-/**
- * The path (as sent, not decoded) and query string of a request URL. The router matches the raw path and
- * decodes parameters itself; parsing the whole URL with `new URL` on every request cost more than both.
- */
-function splitUrl(href: string): { pathname: string; search: string } {
-  const start = href.indexOf('/', href.indexOf('//') + 2);
-  const hash = href.indexOf('#', start);
-  const end = hash < 0 ? href.length : hash;
-  const query = href.indexOf('?', start);
-  return query < 0 || query > end
-    ? { pathname: href.slice(start, end), search: '' }
-    : { pathname: href.slice(start, query), search: href.slice(query + 1, end) };
-}
-
-/**
- * Whether an `Accept` header admits one of the media types this API produces. Clients send a handful of
- * distinct values, so answers are kept (up to 500 values, then forgotten and learned again).
- */
-const acceptAnswers = new Map<string, boolean>();
-function acceptable(accept = '*/*'): boolean {
-  let answer = acceptAnswers.get(accept);
-  if (answer === undefined) {
-    answer = new Negotiator({ headers: { accept } }).mediaType(PRODUCED) !== undefined;
-    if (acceptAnswers.size >= 500) acceptAnswers.clear();
-    acceptAnswers.set(accept, answer);
+/** Counts uses of deprecated and watched items: a bounded Prometheus counter and the per-caller record. */
+function countUses(
+  { metrics, recorder }: { metrics: Metrics; recorder?: UsageRecorder },
+  found: ItemUse[],
+  apiKeyId: number | null,
+  userAgent: string | undefined,
+): void {
+  if (found.length === 0) return;
+  const client = clientOf(userAgent);
+  for (const { item, kind } of found) {
+    metrics.deprecatedUsage.inc({ item: item.id, kind });
+    recorder?.record({ item: item.id, apiKeyId, client, kind });
   }
-  return answer;
-}
-
-/** Reads a JSON body where the operation takes one: 415 for other media types, 413 above 1 MiB. */
-async function readBody(
-  c: Context,
-  requestBody: { content?: Record<string, unknown> } | undefined,
-): Promise<unknown | Response> {
-  if (!requestBody?.content) return undefined;
-  const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
-  const mediaType = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-  const accepted = Object.keys(requestBody.content);
-  const raw = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
-  if (!raw) return catalogProblem(c, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
-  if (raw.byteLength === 0 && !mediaType) return undefined;
-  if (!mediaType || !accepted.includes(mediaType)) {
-    return catalogProblem(c, 'UNSUPPORTED_MEDIA_TYPE', `Send the body as ${accepted.join(' or ')}.`);
-  }
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
-  } catch {
-    throw new DomainError('MALFORMED_JSON', 'The body is not valid JSON.', [
-      { in: 'body', name: '', message: 'is not valid JSON' },
-    ]);
-  }
-}
-
-/**
- * Reads a body of at most `limit` bytes; undefined when it is longer. A longer body is not read further
- * nor cancelled (cancelling would reset the connection before the 413 is sent); the HTTP server drains it
- * after the answer.
- */
-async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
-  if (!body) return new Uint8Array();
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > limit) {
-      reader.releaseLock();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, length);
-}
-
-/** Refuses U+0000 in any query value or body string, naming where it is (PostgreSQL cannot store it). */
-function rejectNulCharacters(query: Record<string, string>, body: unknown): void {
-  const inQuery = findNulCharacter(query);
-  const inBody = inQuery === undefined ? findNulCharacter(body) : undefined;
-  if (inQuery === undefined && inBody === undefined) return;
-  const violation: Violation =
-    inQuery !== undefined
-      ? { in: 'query', name: inQuery.slice(1), message: NUL_CHARACTER_MESSAGE }
-      : { in: 'body', name: inBody ?? '', message: NUL_CHARACTER_MESSAGE };
-  throw new DomainError(
-    'VALIDATION_FAILED',
-    `The request is invalid: ${violation.in} ${violation.name || '(body)'} ${NUL_CHARACTER_MESSAGE}.`,
-    [violation],
-  );
-}
-
-/** Turns ajv's errors into the problem's `errors[]` and picks the code that describes them. */
-function validationError(errors: AjvError[]): DomainError {
-  const violations: Violation[] = [];
-  const seen = new Set<string>();
-  let unknownFields = 0;
-  for (const error of errors) {
-    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
-    const [, part = '', ...rest] = error.instancePath.split('/');
-    const where: Violation['in'] =
-      part === 'query' ? 'query' : part === 'headers' ? 'header' : part === 'path' ? 'path' : 'body';
-    let name = where === 'body' ? (rest.length ? `/${rest.join('/')}` : '') : (rest[0] ?? '');
-    let message = error.message ?? 'is invalid';
-    if (error.keyword === 'additionalProperties') {
-      const extra = String(error.params.additionalProperty);
-      name = where === 'body' ? `${name}/${extra}` : extra;
-      message = where === 'body' ? 'is not a member of this schema' : 'is not a parameter of this operation';
-      if (where === 'body') unknownFields++;
-    } else if (error.keyword === 'required') {
-      const missing = String(error.params.missingProperty);
-      name = where === 'body' ? `${name}/${missing}` : missing;
-      message = 'is required';
-    } else if (error.keyword === 'enum') {
-      message = `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
-    }
-    const key = `${where} ${name} ${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    violations.push({ in: where, name, message });
-  }
-  if (violations.length === 0) violations.push({ in: 'body', name: '', message: 'is required' });
-  const code: ErrorCode =
-    unknownFields > 0 && unknownFields === violations.length ? 'UNKNOWN_FIELD' : 'VALIDATION_FAILED';
-  const summary = violations.map((v) => `${v.in} ${v.name || '(body)'} ${v.message}`).join('; ');
-  return new DomainError(code, `The request is invalid: ${summary}.`, violations);
 }
 
 function domainProblem(c: Context, error: DomainError): Response {

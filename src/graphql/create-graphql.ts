@@ -18,6 +18,7 @@ import type { ErrorCode } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
+import { httpStatusOf } from '../http/http-status.js';
 import type { Metrics } from '../http/metrics.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { maskError } from './mask-error.js';
@@ -116,14 +117,21 @@ export async function createGraphQL({
       customErrors: {
         notFound: {
           message: 'Unknown persisted operation.',
-          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' satisfies ErrorCode, http: { status: 404 } },
+          extensions: {
+            code: 'PERSISTED_QUERY_NOT_FOUND' satisfies ErrorCode,
+            http: { status: httpStatusOf.PERSISTED_QUERY_NOT_FOUND },
+          },
         },
         persistedQueryOnly: {
           message: 'Only persisted operations are accepted here.',
-          extensions: { code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode, http: { status: 403 } },
+          extensions: {
+            code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode,
+            http: { status: httpStatusOf.PERSISTED_QUERY_ONLY },
+          },
         },
         keyNotFound: {
           message: 'Send documentId or a persisted query hash.',
+          // A request that names no document at all is malformed (400), not a refused document (403).
           extensions: { code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode, http: { status: 400 } },
         },
       },
@@ -187,7 +195,7 @@ async function authenticate(core: Core, header: string | null): Promise<Caller |
   throw new GraphQLError(wrongKey.detail, {
     extensions: {
       code: wrongKey.code,
-      http: { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(true) } },
+      http: { status: httpStatusOf.UNAUTHENTICATED, headers: { 'WWW-Authenticate': bearerChallenge(true) } },
     },
   });
 }

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.js';
+import { httpStatusOf } from '../http/http-status.js';
 import { BAD_USER_INPUT } from './reject-bad-input.js';
 
 /** One mapping from failures to GraphQL errors: catalog codes kept, anything unexpected masked. */
@@ -27,7 +28,7 @@ export function maskError(error: unknown, logger: Logger): Error {
   if (located && !located.path && /^Variable "\$/.test(located.message)) {
     return new GraphQLError(located.message, {
       ...(located.nodes ? { nodes: located.nodes } : {}),
-      extensions: { code: BAD_USER_INPUT, http: { status: 400 } },
+      extensions: { code: BAD_USER_INPUT, http: { status: httpStatusOf.BAD_USER_INPUT } },
     });
   }
   if (located && !located.originalError) return located;

@@ -6,6 +6,7 @@ import { type DocumentNode, GraphQLError, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../core/errors.js';
 import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import { httpStatusOf } from '../http/http-status.js';
 
 /** The code of every client input error that the catalog has no more precise code for. */
 export const BAD_USER_INPUT: ErrorCode = 'BAD_USER_INPUT';
@@ -13,7 +14,7 @@ export const BAD_USER_INPUT: ErrorCode = 'BAD_USER_INPUT';
 /** A request-level input error: HTTP 400 under `application/graphql-response+json`, as validation errors are. */
 export function badUserInput(message: string, field?: string): GraphQLError {
   return new GraphQLError(message, {
-    extensions: { code: BAD_USER_INPUT, ...(field ? { field } : {}), http: { status: 400 } },
+    extensions: { code: BAD_USER_INPUT, ...(field ? { field } : {}), http: { status: httpStatusOf.BAD_USER_INPUT } },
   });
 }
 

@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Caller } from '../core/caller.js';
 import { budgetOf, graphqlPoints, type RateBudgetPolicy, type RateLimiterPort } from '../core/rate-budget.js';
+import { httpStatusOf } from '../http/http-status.js';
 import type { Metrics } from '../http/metrics.js';
 import { rateLimitHeaders } from '../http/rate-budget.js';
 import { operationCost } from './query-cost.js';
@@ -64,7 +65,10 @@ export function useRateBudget<C extends RateContext>({ limiter, policy, metrics 
               {
                 extensions: {
                   code: 'RATE_LIMITED',
-                  http: { status: 429, headers: { 'Retry-After': String(charge.retryAfterSeconds) } },
+                  http: {
+                    status: httpStatusOf.RATE_LIMITED,
+                    headers: { 'Retry-After': String(charge.retryAfterSeconds) },
+                  },
                 },
               },
             ),

@@ -9,13 +9,17 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../core/errors.js';
+import { httpStatusOf } from '../http/http-status.js';
 
 /** Yoga's default limit. */
 export const MAX_GRAPHQL_BODY_BYTES = 25_000_000;
 
 const tooLarge = () =>
   new GraphQLError('Request body too large', {
-    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' satisfies ErrorCode },
+    extensions: {
+      http: { status: httpStatusOf.REQUEST_ENTITY_TOO_LARGE },
+      code: 'REQUEST_ENTITY_TOO_LARGE' satisfies ErrorCode,
+    },
   });
 
 /** Refuses bodies over `limit` bytes before they are parsed. */
@@ -26,7 +30,7 @@ export function useRequestBodyLimit(limit = MAX_GRAPHQL_BODY_BYTES): Plugin {
       if (declared !== null) {
         if (!/^\d+$/.test(declared)) {
           throw new GraphQLError('Content-Length header is invalid.', {
-            extensions: { http: { status: 400 }, code: 'BAD_REQUEST' satisfies ErrorCode },
+            extensions: { http: { status: httpStatusOf.BAD_REQUEST }, code: 'BAD_REQUEST' satisfies ErrorCode },
           });
         }
         if (Number(declared) > limit) throw tooLarge();

@@ -47,6 +47,8 @@ export interface RunningServer {
   core: Core;
   /** Secrets created by this start (first start on an empty database), shown once. */
   secrets: { adminKey?: string; demoCustomerKey?: string };
+  /** Writes the buffered deprecation usage now (tests; the timer does it every USAGE_FLUSH_MS). */
+  flushUsage(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,12 +60,13 @@ const EXPIRY_SWEEP_MS = 60_000;
 
 /**
  * Starts both listeners from a configuration; resolves once both accept connections. `projectRoot` (tests)
- * serves the contracts and the deprecation registry of another checkout.
+ * serves the contracts and the deprecation registry of another checkout; `now` (tests) moves the clock of
+ * deprecation usage, the report and brownout windows.
  */
 export async function startServer(
   config: Config,
   logger: Logger,
-  { projectRoot = checkoutRoot }: { projectRoot?: string } = {},
+  { projectRoot = checkoutRoot, now }: { projectRoot?: string; now?: () => Date } = {},
 ): Promise<RunningServer> {
   let serving = true;
   const registry = JSON.parse(
@@ -93,13 +96,23 @@ export async function startServer(
     idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
     registry,
+    brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
+    brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
+    ...(now ? { now } : {}),
   });
+  // Brownout windows: loaded before serving, then reloaded so that every instance blocks the same ones.
+  await core.brownouts.refresh();
+  const brownoutRefresh = setInterval(() => {
+    core.brownouts.refresh().catch((error: unknown) => logger.warn({ err: error }, 'brownout refresh failed'));
+  }, config.BROWNOUT_REFRESH_MS);
+  brownoutRefresh.unref();
   // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
   const recorder = createUsageRecorder({
     port: store.usage,
     instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     flushMs: config.USAGE_FLUSH_MS,
     onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
+    ...(now ? { now } : {}),
   });
   const secrets = await bootstrap(core, store, {
     ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
@@ -187,7 +200,7 @@ export async function startServer(
     interceptors: [
       metricsInterceptor(metrics),
       ...(config.INTERNAL_TOKEN ? [internalTokenInterceptor(config.INTERNAL_TOKEN)] : []),
-      deprecationInterceptor({ registry, metrics, recorder }),
+      deprecationInterceptor({ registry, metrics, recorder, brownouts: core.brownouts }),
     ],
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
@@ -207,9 +220,11 @@ export async function startServer(
       ...(secrets.adminKey ? { adminKey: secrets.adminKey } : {}),
       ...(secrets.demoCustomerKey ? { demoCustomerKey: secrets.demoCustomerKey } : {}),
     },
+    flushUsage: () => recorder.flush(),
     async close() {
       serving = false;
       clearInterval(sweep);
+      clearInterval(brownoutRefresh);
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
       // their current answer; then the last usage flush, then the database.
       await Promise.all([httpDrain.drain(http as Server), grpc.close()]);

@@ -89,3 +89,21 @@ export function signalOf(
     links: [...new Set(deprecated.map((item) => item.link))],
   };
 }
+
+/**
+ * The `Brownout` signal of a set of used items: the windows announced for the deprecated ones, as RFC 3339
+ * intervals `<start>/<end>` separated by `, `, earliest first; undefined when none is announced. The same
+ * value on every interface (REST and gRPC headers; GraphQL lists the windows in `extensions.deprecations`).
+ */
+export function brownoutHeader(
+  items: RegistryItem[],
+  announced: (id: string) => Array<{ startsAt: Date; endsAt: Date }>,
+): string | undefined {
+  const windows = items
+    .filter((item) => item.status === 'deprecated')
+    .flatMap((item) => announced(item.id))
+    .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
+  if (windows.length === 0) return undefined;
+  const intervals = windows.map((window) => `${window.startsAt.toISOString()}/${window.endsAt.toISOString()}`);
+  return [...new Set(intervals)].join(', ');
+}

@@ -41,6 +41,7 @@ export const errorCatalog = {
   API_KEY_NOT_FOUND: notFound('API key'),
   SKU_NOT_FOUND: notFound('SKU'),
   RESERVATION_NOT_FOUND: notFound('Reservation'),
+  BROWNOUT_NOT_FOUND: notFound('Brownout window'),
   METHOD_NOT_ALLOWED: spec('Method not allowed', 'The path exists but not with this method.'),
   NOT_ACCEPTABLE: spec('Not acceptable', 'The Accept header names no representation the API produces.'),
   INVALID_TRANSITION: spec('Invalid status transition', "The order's status cannot move that way."),
@@ -57,6 +58,14 @@ export const errorCatalog = {
   STOCK_BELOW_RESERVED: spec(
     'Stock below reserved',
     'The change would take the on-hand quantity below zero or below what is reserved.',
+  ),
+  BROWNOUT_CONFLICT: spec(
+    'Brownout conflict',
+    'Another window of the item overlaps this one, or the window has already ended.',
+  ),
+  BROWNOUT: spec(
+    'Brownout',
+    'The request uses a deprecated item during an announced brownout window; it is refused until the window ends (`Retry-After`). Move off the item before its sunset.',
   ),
   IDEMPOTENCY_KEY_IN_USE: spec('Idempotency key in use', 'A request with this Idempotency-Key is still running.'),
   PRECONDITION_FAILED: spec('Precondition failed', 'If-Match does not match the current ETag.'),

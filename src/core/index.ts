@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKeyService } from './api-keys.js';
+import { createBrownoutService } from './brownouts.js';
 import { createCreates } from './creates.js';
 import { createCursorCodec } from './cursor.js';
 import type { DeprecationRegistry } from './deprecation-registry.js';
@@ -34,8 +35,12 @@ export interface CoreOptions {
   inventoryPort?: (service: InventoryService) => InventoryPort;
   /** The deprecated and watched items of the contracts (generated/deprecations.json); none by default. */
   registry?: DeprecationRegistry;
-  /** The clock of the deprecation report (tests move it). */
+  /** The clock of the deprecation report and the brownout windows (tests move it). */
   now?: () => Date;
+  /** Days of notice a brownout window needs (default 7). */
+  brownoutNoticeDays?: number;
+  /** The longest brownout window in minutes (default 24 hours). */
+  brownoutMaxMinutes?: number;
 }
 
 /** The assembled core. */
@@ -59,6 +64,15 @@ export async function createCore(options: CoreOptions) {
   const products = createProductService({ store, cursors });
   const drafts = createDraftService({ store });
   const idempotency = createIdempotencyService(store, undefined, options.idempotencyLeaseMs);
+  const registry = options.registry ?? { items: [] };
+  const clock = options.now ? { now: options.now } : {};
+  const brownouts = createBrownoutService({
+    store: store.brownouts,
+    registry,
+    ...clock,
+    ...(options.brownoutNoticeDays !== undefined ? { noticeDays: options.brownoutNoticeDays } : {}),
+    ...(options.brownoutMaxMinutes !== undefined ? { maxMinutes: options.brownoutMaxMinutes } : {}),
+  });
   return {
     vatRate: options.vatRate,
     cursors,
@@ -70,11 +84,8 @@ export async function createCore(options: CoreOptions) {
     apiKeys: createApiKeyService(store),
     idempotency,
     creates: createCreates({ idempotency, orders, drafts, users, products }),
-    deprecations: createDeprecationService({
-      registry: options.registry ?? { items: [] },
-      usage: store.usage,
-      ...(options.now ? { now: options.now } : {}),
-    }),
+    brownouts,
+    deprecations: createDeprecationService({ registry, usage: store.usage, brownouts, ...clock }),
   };
 }
 

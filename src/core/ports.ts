@@ -4,6 +4,7 @@
  */
 
 import type { ApiKeyStore } from './ports/api-keys.js';
+import type { BrownoutStore } from './ports/brownouts.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
 import type { InventoryStore } from './ports/inventory.js';
 import type { DraftStore, OrderStore } from './ports/orders.js';
@@ -13,6 +14,7 @@ import type { UserStore } from './ports/users.js';
 import type { UsagePort } from './usage-port.js';
 
 export type { ApiKeyStore } from './ports/api-keys.js';
+export type { BrownoutStore, BrownoutWindow, NewBrownout } from './ports/brownouts.js';
 export type { IdempotencyClaim, IdempotencyStore } from './ports/idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './ports/inventory.js';
 export type { KeysetQuery } from './ports/keyset-query.js';
@@ -34,4 +36,6 @@ export interface Store {
   /** Per-caller uses of deprecated and watched items, and the notices sent. */
   usage: UsagePort;
   idempotency: IdempotencyStore;
+  /** Brownout windows of deprecated items. */
+  brownouts: BrownoutStore;
 }

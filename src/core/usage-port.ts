@@ -3,8 +3,11 @@
  * reads of the report, and the notices sent to callers.
  */
 
-/** What a counted use was: the item itself, or (for a watched field) its replacement. */
-export type UsageKind = 'use' | 'replacement';
+/**
+ * What a counted use was: the item itself, (for a watched field) its replacement, or an attempt refused
+ * during a brownout window.
+ */
+export type UsageKind = 'use' | 'replacement' | 'brownout';
 
 /** A caller as usage counts it: the issued key (0 = anonymous) and the client name/version. */
 export interface UsageCaller {
@@ -54,6 +57,8 @@ export interface UsagePort {
   totals(sinceDay: string): Promise<UsageTotal[]>;
   /** Every row of one item from `sinceDay` on, with the key owner's name and email. */
   callers(item: string, sinceDay: string): Promise<CallerUsage[]>;
+  /** How many instances flushed usage on each day from `sinceDay` on (days without any are absent). */
+  instances(sinceDay: string): Promise<Array<{ day: string; instances: number }>>;
   /** Records notices; the key ids must exist (unknown ones are returned, nothing recorded then). */
   addNotices(notices: Notice[], recordedBy: number): Promise<{ unknownKeys: number[] }>;
   notices(item: string): Promise<Notice[]>;

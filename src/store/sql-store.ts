@@ -1,4 +1,5 @@
 import type { Store } from '../core/ports.js';
+import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
@@ -31,5 +32,6 @@ export function createSqlStore(db: Database): Store {
     inventory: inventoryStore(db),
     usage: usageStore(db),
     idempotency: idempotencyStore(db),
+    brownouts: brownoutStore(db),
   };
 }

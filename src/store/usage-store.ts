@@ -47,6 +47,15 @@ export function usageStore(db: Database): UsagePort {
       return rows.map((row) => ({ ...row, count: Number(row.count) }));
     },
 
+    async instances(sinceDay) {
+      const rows = await db.query<{ day: string; instances: number }>(
+        `SELECT day::text AS day, count(*)::int AS instances FROM deprecation_recorders
+          WHERE day >= $1::date GROUP BY day ORDER BY day`,
+        [sinceDay],
+      );
+      return rows.map((row) => ({ day: row.day, instances: Number(row.instances) }));
+    },
+
     async callers(item, sinceDay) {
       const rows = await db.query<Record<string, unknown>>(
         `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, u.kind, u.count, u.first_seen, u.last_seen,

@@ -1,0 +1,38 @@
+/** Brownout windows in the database: scheduled by admins, read by every instance. */
+
+/** One window: while it runs, requests that use `item` are blocked. */
+export interface BrownoutWindow {
+  id: number;
+  /** A deprecated item of the registry. */
+  item: string;
+  startsAt: Date;
+  endsAt: Date;
+  note: string | null;
+  scheduledAt: Date;
+  scheduledBy: number | null;
+  cancelledAt: Date | null;
+}
+
+/** What an admin schedules. */
+export interface NewBrownout {
+  item: string;
+  startsAt: Date;
+  endsAt: Date;
+  note: string | null;
+  scheduledAt: Date;
+  scheduledBy: number | null;
+}
+
+/** The storage of windows. */
+export interface BrownoutStore {
+  /**
+   * Stores the window unless a window of the same item that is not cancelled overlaps it (checked and
+   * written under one lock per item, so two instances cannot both store overlapping windows).
+   */
+  schedule(window: NewBrownout): Promise<{ window: BrownoutWindow } | { overlaps: BrownoutWindow }>;
+  get(id: number): Promise<BrownoutWindow | undefined>;
+  /** Windows of one item (or all) that end after `endedAfter`, cancelled ones included, by start. */
+  list(filter: { item?: string; endedAfter: Date }): Promise<BrownoutWindow[]>;
+  /** Marks a window cancelled (once; a second cancel keeps the first time). */
+  cancel(id: number, at: Date, by: number | null): Promise<BrownoutWindow | undefined>;
+}

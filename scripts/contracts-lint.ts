@@ -2,13 +2,17 @@
  * Lints the three contracts: the proto (buf lint, buf format), the OpenAPI document (Redocly's recommended
  * rules, configured in redocly.yaml) and the GraphQL schema with the committed operation documents
  * (schema validation, then every operation validated against the schema), and the deprecations of all
- * three (each deprecated item has a real sunset date; watched ids name items). Runs every check, then
+ * three (each deprecated item has a real sunset date; watched ids name items; an operation that can use a
+ * deprecated REST item documents `410` for its brownouts). Runs every check, then
  * fails if any failed. `--root <dir>` lints another checkout; `--only deprecations` runs that check alone.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, parse, validate, validateSchema } from 'graphql';
+import { parse as parseYaml } from 'yaml';
+import type { DeprecationRegistry } from '../src/core/deprecation-registry.js';
+import { restDeprecations } from '../src/rest/deprecation-signals.js';
 import { buildRegistry } from './deprecations/build-registry.js';
 
 const rootFlag = process.argv.indexOf('--root');
@@ -46,10 +50,39 @@ function lintGraphql(): boolean {
 
 function lintDeprecations(): boolean {
   const { registry, problems } = buildRegistry(path.join(root, 'contracts'));
+  problems.push(
+    ...goneResponsesMissing(registry, parseYaml(readFileSync(path.join(root, 'contracts/openapi.yaml'), 'utf8'))),
+  );
   for (const problem of problems) console.error(`  ${problem}`);
   const summary = `deprecations (${registry.items.length} items)`;
   console.log(problems.length === 0 ? `ok   ${summary}` : `FAIL ${summary}`);
   return problems.length === 0;
+}
+
+/**
+ * An operation that can use a deprecated REST item can be refused in its brownout windows with `410
+ * BROWNOUT`: its responses must document that (`'410': { $ref: '#/components/responses/Gone' }`).
+ */
+function goneResponsesMissing(registry: DeprecationRegistry, document: Record<string, unknown>): string[] {
+  const signals = restDeprecations(registry, document);
+  const responses = new Map<string, Record<string, unknown>>();
+  for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const operation of Object.values(pathItem) as Array<{ operationId?: string; responses?: object }>) {
+      if (operation?.operationId)
+        responses.set(operation.operationId, (operation.responses ?? {}) as Record<string, unknown>);
+    }
+  }
+  return registry.items
+    .filter((item) => item.protocol === 'rest' && item.status === 'deprecated')
+    .flatMap((item) =>
+      signals
+        .operationsUsing(item.id)
+        .filter((operationId) => !responses.get(operationId)?.['410'])
+        .map(
+          (operationId) =>
+            `openapi.yaml ${operationId}: can use the deprecated ${item.id}, so it must document '410' (BROWNOUT)`,
+        ),
+    );
 }
 
 const results =

@@ -10,12 +10,8 @@
  * Compiled with the server, so a production install (no dev dependencies) runs it as
  * `node dist/src/usage-report.js <item>`.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { DeprecationRegistry } from './core/deprecation-registry.js';
+import { OPERATOR, readRegistry, withDatabase } from './cli-support.js';
 import { createDeprecationService } from './core/deprecations.js';
-import { projectRoot } from './project-root.js';
-import { openDatabase } from './store/open.js';
 import { usageStore } from './store/usage-store.js';
 
 const args = process.argv.slice(2);
@@ -25,10 +21,6 @@ const days = daysFlag >= 0 ? Number(args[daysFlag + 1]) : 30;
 const registryFlag = args.indexOf('--registry');
 const flagValues = new Set([daysFlag, registryFlag].filter((flag) => flag >= 0).map((flag) => flag + 1));
 const item = args.find((arg, index) => !arg.startsWith('--') && !flagValues.has(index));
-const registryFile =
-  registryFlag >= 0
-    ? path.resolve(args[registryFlag + 1] as string)
-    : path.join(projectRoot, 'generated/deprecations.json');
 
 function print(header: string[], rows: Array<Array<string | number>>): void {
   if (csv) {
@@ -55,20 +47,24 @@ function print(header: string[], rows: Array<Array<string | number>>): void {
 async function main(): Promise<void> {
   if (!Number.isInteger(days) || days < 1 || days > 366)
     throw new Error('--days takes a whole number of days, 1 to 366');
-  const registry = JSON.parse(readFileSync(registryFile, 'utf8')) as DeprecationRegistry;
-  const { db } = await openDatabase({
-    ...(process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : {}),
-    ...(process.env.DATABASE_SCHEMA ? { schema: process.env.DATABASE_SCHEMA } : {}),
-    dataDir: process.env.DATA_DIR ?? './data',
-  });
-  try {
+  const registry = readRegistry(registryFlag >= 0 ? args[registryFlag + 1] : undefined);
+  await withDatabase(async (db) => {
     const report = createDeprecationService({ registry, usage: usageStore(db) });
-    // Whoever can read the database is the operator.
-    const operator = { userId: 0, role: 'admin' as const, apiKeyId: null };
+    const operator = OPERATOR;
     if (!item) {
       const items = await report.list(operator);
       print(
-        ['item', 'state', 'sunset', 'uses 1d', 'uses 7d', 'uses 30d', 'replacement 30d'],
+        [
+          'item',
+          'state',
+          'sunset',
+          'uses 1d',
+          'uses 7d',
+          'uses 30d',
+          'replacement 30d',
+          'brownout hits 30d',
+          'brownouts',
+        ],
         items.map((entry) => [
           entry.item.id,
           entry.state,
@@ -77,13 +73,27 @@ async function main(): Promise<void> {
           entry.uses.last7Days,
           entry.uses.last30Days,
           entry.replacementUses.last30Days,
+          entry.brownoutHits.last30Days,
+          entry.brownouts.map((window) => `${window.startsAt.toISOString()}/${window.endsAt.toISOString()}`).join(' '),
         ]),
       );
       return;
     }
     const { callers } = await report.callers(operator, item, days);
     print(
-      ['apiKeyId', 'owner', 'email', 'clients', 'uses', 'replacementUses', 'firstSeen', 'lastSeen', 'notified'],
+      [
+        'apiKeyId',
+        'owner',
+        'email',
+        'clients',
+        'uses',
+        'replacementUses',
+        'brownoutHits',
+        'surfacedByBrownout',
+        'firstSeen',
+        'lastSeen',
+        'notified',
+      ],
       callers.map((caller) => [
         caller.apiKeyId,
         caller.ownerName ?? (caller.apiKeyId === 0 ? '(anonymous)' : ''),
@@ -91,14 +101,14 @@ async function main(): Promise<void> {
         caller.clients.map((client) => client.client).join(' '),
         caller.uses,
         caller.replacementUses,
+        caller.brownoutHits,
+        caller.surfacedByBrownout ? 'yes' : 'no',
         caller.firstSeen.toISOString(),
         caller.lastSeen.toISOString(),
         caller.notices.length > 0 ? `yes (${caller.notices.map((notice) => notice.channel).join(', ')})` : 'no',
       ]),
     );
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 main().catch((error: unknown) => {

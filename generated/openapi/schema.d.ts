@@ -619,6 +619,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/brownouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the brownout schedule
+         * @description Admins only. The schedule: the brownout windows that are upcoming, running, or ended in the last 30
+         *     days (cancelled ones included, with `cancelledAt`), earliest start first. One document, not a paged
+         *     list (as the deprecation report): windows are few, and the period bounds them.
+         */
+        get: operations["getBrownoutSchedule"];
+        put?: never;
+        /**
+         * Schedule a brownout window
+         * @description Admins only. Schedules a short window (at most 24 hours by default, `BROWNOUT_MAX_MINUTES`) during
+         *     which every request that uses the deprecated `item` is refused with `BROWNOUT` (REST `410`,
+         *     GraphQL a `null` field with a `BROWNOUT` error, gRPC `FAILED_PRECONDITION`), to surface callers
+         *     that were never measured (spec §9.2 rule 8). The start must be at least 7 days ahead
+         *     (`BROWNOUT_NOTICE_DAYS`): from the moment it is scheduled the window is announced in
+         *     `GET /contracts/deprecations`, in the reference at `/docs/deprecations`, and to every caller that uses
+         *     the item, in the `Brownout` header. Only a `deprecated` item (one with a sunset) can be browned
+         *     out. A window that overlaps another window of the same item is refused with `409
+         *     BROWNOUT_CONFLICT`, so repeating a request cannot schedule it twice.
+         */
+        post: operations["createBrownout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brownouts/{brownoutId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The brownout window's id. A segment that is not a positive integer answers `404`. */
+                brownoutId: components["parameters"]["BrownoutId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a brownout window
+         * @description Admins only.
+         */
+        get: operations["getBrownout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brownouts/{brownoutId}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The brownout window's id. A segment that is not a positive integer answers `404`. */
+                brownoutId: components["parameters"]["BrownoutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a brownout window
+         * @description Admins only. Cancels an upcoming or running window (a running one stops blocking within a few
+         *     seconds on every instance, `BROWNOUT_REFRESH_MS`); the window stays listed with `cancelledAt`.
+         *     Cancelling a cancelled window answers it unchanged; a window that has ended answers `409
+         *     BROWNOUT_CONFLICT`.
+         */
+        post: operations["cancelBrownout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1076,6 +1159,56 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description A brownout window of a deprecated item. */
+        Brownout: {
+            id: components["schemas"]["Id"];
+            item: components["schemas"]["DeprecationItemId"];
+            /** @description When blocking starts. */
+            startsAt: components["schemas"]["Timestamp"];
+            /** @description When it ends (exclusive). */
+            endsAt: components["schemas"]["Timestamp"];
+            /** @description A free note. */
+            note: string | null;
+            /** @description When it was scheduled (and announced). */
+            scheduledAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When it was cancelled; `null` if it was not.
+             */
+            cancelledAt: string | null;
+            /**
+             * @description `announced` (ahead), `running`, `ended` or `cancelled`. More states may be added.
+             * @example announced
+             */
+            state: string;
+        };
+        /** @description A window to schedule. */
+        BrownoutCreate: {
+            item: components["schemas"]["DeprecationItemId"];
+            /**
+             * Format: date-time
+             * @description The start; at least 7 days from now.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description The end (exclusive); after the start, at most 24 hours later.
+             */
+            endsAt: string;
+            /** @description A free note. */
+            note?: string;
+        };
+        /** @description Brownout windows. */
+        BrownoutList: {
+            /** @description Earliest start first. */
+            brownouts: components["schemas"]["Brownout"][];
+        };
+        /** @description A window announced for an item (upcoming or running). */
+        BrownoutAnnouncement: {
+            id: components["schemas"]["Id"];
+            startsAt: components["schemas"]["Timestamp"];
+            endsAt: components["schemas"]["Timestamp"];
+        };
         /**
          * @description A registry item id: `rest.<operationId>`, `rest.<operationId>.<in>.<parameter>`,
          *     `rest.<operationId>.body.<member>`, `rest.<Schema>.<property>`, `graphql.<Type>.<field>`,
@@ -1108,7 +1241,10 @@ export interface components {
              */
             status: "deprecated" | "watched";
             /**
-             * @description `watched` (measured, no end date), `announced` (sunset ahead) or `sunset-passed`. More states may be added.
+             * @description `watched` (measured, no end date), `announced` (sunset ahead), `sunset-passed` (and not used
+             *     since), or `overdue` (sunset passed, but used, or tried during a brownout, on or after the
+             *     sunset day in the last 30 days: the item stays and its retirement returns to announcing). More
+             *     states may be added.
              * @example announced
              */
             state: string;
@@ -1130,6 +1266,10 @@ export interface components {
             link: string;
             uses: components["schemas"]["DeprecationUses"];
             replacementUses: components["schemas"]["DeprecationUses"];
+            /** @description Requests refused during brownout windows. */
+            brownoutHits: components["schemas"]["DeprecationUses"];
+            /** @description Brownout windows announced or running, earliest first. */
+            brownouts: components["schemas"]["BrownoutAnnouncement"][];
         };
         /** @description Every deprecated or watched item. */
         DeprecationList: {
@@ -1155,6 +1295,8 @@ export interface components {
                 uses: number;
                 /** @description Uses of its replacement. */
                 replacementUses: number;
+                /** @description Requests refused during brownout windows. */
+                brownoutHits: number;
                 firstSeen: components["schemas"]["Timestamp"];
                 lastSeen: components["schemas"]["Timestamp"];
             }[];
@@ -1162,6 +1304,13 @@ export interface components {
             uses: number;
             /** @description Uses of its replacement in the period. */
             replacementUses: number;
+            /** @description Requests refused during brownout windows in the period. */
+            brownoutHits: number;
+            /**
+             * @description Whether the caller was first seen refused in a brownout window: it had not been measured using
+             *     the item before (in the period), and the brownout surfaced it.
+             */
+            surfacedByBrownout: boolean;
             firstSeen: components["schemas"]["Timestamp"];
             lastSeen: components["schemas"]["Timestamp"];
             /** @description Counts per UTC day with any use, oldest first. */
@@ -1175,6 +1324,8 @@ export interface components {
                 uses: number;
                 /** @description Uses of its replacement that day. */
                 replacementUses: number;
+                /** @description Requests refused in brownout windows that day. */
+                brownoutHits: number;
             }[];
             /** @description Whether a notice about this item was recorded for this key. */
             notified: boolean;
@@ -1192,7 +1343,7 @@ export interface components {
             id: components["schemas"]["DeprecationItemId"];
             /** @description Its readable name. */
             name: string;
-            /** @description `watched`, `announced` or `sunset-passed`. More states may be added. */
+            /** @description `watched`, `announced`, `sunset-passed` or `overdue`. More states may be added. */
             state: string;
             /**
              * Format: date
@@ -1349,6 +1500,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description `BROWNOUT`: the request uses a deprecated item (the operation, a parameter or body member it sent, or
+         *     a property its answer would carry) during an announced brownout window. Nothing was done. The
+         *     deprecation signals name the item (`Deprecation`, `Sunset`, `Link`); `Retry-After` is the seconds
+         *     until the window ends. Move off the item before its sunset.
+         */
+        Gone: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `If-Match` does not match the resource's current `ETag`. */
         PreconditionFailed: {
             headers: {
@@ -1482,6 +1651,8 @@ export interface components {
         ProductId: components["schemas"]["Id"];
         /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
         ApiKeyId: components["schemas"]["Id"];
+        /** @description The brownout window's id. A segment that is not a positive integer answers `404`. */
+        BrownoutId: components["schemas"]["Id"];
         /**
          * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
          *     no encoding). An id the registry does not hold answers `404`.
@@ -3107,6 +3278,146 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBrownoutSchedule: {
+        parameters: {
+            query?: {
+                /** @description Only the windows of this registry item. */
+                item?: components["schemas"]["DeprecationItemId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrownoutList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBrownout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrownoutCreate"];
+            };
+        };
+        responses: {
+            /** @description The window, scheduled and announced. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brownout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBrownout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The brownout window's id. A segment that is not a positive integer answers `404`. */
+                brownoutId: components["parameters"]["BrownoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brownout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelBrownout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The brownout window's id. A segment that is not a positive integer answers `404`. */
+                brownoutId: components["parameters"]["BrownoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brownout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

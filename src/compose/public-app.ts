@@ -76,8 +76,11 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   });
   app.route('/health', healthRoutes(deps.healthChecks, deps.degradations));
   app.route('/problems', problemPages(deps.grpcCodeName));
-  app.route('/contracts', await contractsRoutes({ projectRoot: deps.projectRoot }));
-  app.route('/docs', await docsRoutes(deps.registry));
+  app.route(
+    '/contracts',
+    await contractsRoutes({ projectRoot: deps.projectRoot, deprecations: () => deps.core.deprecations.published() }),
+  );
+  app.route('/docs', await docsRoutes(deps.registry, deps.core.brownouts.announced));
   const yoga = await createGraphQL({
     projectRoot: deps.projectRoot,
     core: deps.core,

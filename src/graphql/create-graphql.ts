@@ -20,6 +20,7 @@ import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { httpStatusOf } from '../http/http-status.js';
 import type { Metrics } from '../http/metrics.js';
+import { withBrownouts } from './brownouts.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { maskError } from './mask-error.js';
 import { useRejectNulCharacters } from './reject-bad-input.js';
@@ -81,7 +82,10 @@ export async function createGraphQL({
     readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
   ]);
   const manifest = JSON.parse(manifestText) as Record<string, string>;
-  const schema = createSchema<Context>({ typeDefs, resolvers: withTimeout(resolvers) as never });
+  const schema = createSchema<Context>({
+    typeDefs,
+    resolvers: withTimeout(withBrownouts(resolvers as never, registry, core.brownouts)) as never,
+  });
 
   const reject = (code: ErrorCode) => [
     (context: ValidationContext | null, error: GraphQLError) => {
@@ -139,7 +143,7 @@ export async function createGraphQL({
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
     useIntrospectionSwitch(settings.introspection) as Plugin<Context>,
-    useDeprecationSignals({ registry, metrics, ...(recorder ? { recorder } : {}) }),
+    useDeprecationSignals({ registry, metrics, brownouts: core.brownouts, ...(recorder ? { recorder } : {}) }),
   ];
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));

@@ -1,11 +1,15 @@
 /**
  * The deprecation signals of GraphQL: every deprecated or watched item an operation uses (a field it
  * selects, an argument, input field or enum value it sends, inline or in variables) is counted per caller,
- * and the deprecated ones are listed in the response's `extensions.deprecations` with their dates and
- * reference link. Selecting a watched field's replacement counts as a `replacement` use of it.
+ * and the deprecated ones are listed in the response's `extensions.deprecations` with their dates,
+ * reference link and announced brownout windows. Selecting a watched field's replacement counts as a
+ * `replacement` use of it. During a running brownout window, a used item is counted as a brownout hit
+ * instead (fields and arguments then resolve to null with a `BROWNOUT` error: ./brownouts.ts); an input
+ * field or enum value in a window refuses the whole operation with `BROWNOUT`, as it cannot be nulled.
  */
 import {
   type DocumentNode,
+  GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
   getNamedType,
@@ -19,6 +23,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { BrownoutService } from '../core/brownouts.js';
 import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
 import type { UsageKind } from '../core/usage-port.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
@@ -30,12 +35,18 @@ export interface DeprecationSignalsOptions {
   registry: DeprecationRegistry;
   metrics: Metrics;
   recorder?: UsageRecorder;
+  brownouts?: Pick<BrownoutService, 'refusal' | 'announced' | 'active'>;
 }
 
 type Context = GraphQLContext & { clientName: string };
 
 /** Counts uses of registry items and lists the deprecated ones in `extensions.deprecations`. */
-export function useDeprecationSignals({ registry, metrics, recorder }: DeprecationSignalsOptions): Plugin<Context> {
+export function useDeprecationSignals({
+  registry,
+  metrics,
+  recorder,
+  brownouts,
+}: DeprecationSignalsOptions): Plugin<Context> {
   const items = new Map<string, RegistryItem>();
   const replacements = new Map<string, RegistryItem>();
   for (const item of registry.items) {
@@ -46,7 +57,7 @@ export function useDeprecationSignals({ registry, metrics, recorder }: Deprecati
     if (item.replacement && 'type' in match) replacements.set(`${match.type}.${item.replacement}`, item);
   }
   return {
-    onExecute({ args }) {
+    onExecute({ args, setResultAndStopExecution }) {
       if (items.size === 0) return;
       const context = args.contextValue as Context;
       const used = new Map<string, { item: RegistryItem; kind: UsageKind }>();
@@ -57,12 +68,25 @@ export function useDeprecationSignals({ registry, metrics, recorder }: Deprecati
         if (replaced) used.set(`${replaced.id} replacement`, { item: replaced, kind: 'replacement' });
       };
       for (const name of namesUsed(args.schema, args.document, args.variableValues ?? {})) note(name);
-      for (const { item, kind } of used.values()) {
-        metrics.deprecatedUsage.inc({ item: item.id, kind });
-        recorder?.record({ item: item.id, apiKeyId: context.caller?.apiKeyId ?? 0, client: context.clientName, kind });
+      for (const use of used.values()) {
+        if (use.kind === 'use' && brownouts?.active(use.item.id)) use.kind = 'brownout';
+        metrics.deprecatedUsage.inc({ item: use.item.id, kind: use.kind });
+        recorder?.record({
+          item: use.item.id,
+          apiKeyId: context.caller?.apiKeyId ?? 0,
+          client: context.clientName,
+          kind: use.kind,
+        });
+      }
+      const blocked = [...used.values()].filter(({ item, kind }) => kind === 'brownout' && !nullable(item));
+      const refusal = blocked.length > 0 ? brownouts?.refusal(blocked.map(({ item }) => item.id)) : undefined;
+      if (refusal) {
+        const { code, detail } = refusal.error;
+        setResultAndStopExecution({ data: null, errors: [new GraphQLError(detail, { extensions: { code } })] });
+        return;
       }
       const deprecated = [...used.values()]
-        .filter(({ item, kind }) => kind === 'use' && item.status === 'deprecated')
+        .filter(({ item, kind }) => kind !== 'replacement' && item.status === 'deprecated')
         .map(({ item }) => ({
           item: item.id,
           name: item.name,
@@ -70,6 +94,10 @@ export function useDeprecationSignals({ registry, metrics, recorder }: Deprecati
           sunset: item.sunset,
           reason: item.reason,
           link: item.link,
+          brownouts: (brownouts?.announced(item.id) ?? []).map((window) => ({
+            startsAt: window.startsAt.toISOString(),
+            endsAt: window.endsAt.toISOString(),
+          })),
         }));
       if (deprecated.length === 0) return;
       return {
@@ -81,6 +109,9 @@ export function useDeprecationSignals({ registry, metrics, recorder }: Deprecati
     },
   };
 }
+
+/** Whether a brownout of the item can null a field (fields and arguments) rather than refuse the operation. */
+const nullable = (item: RegistryItem) => item.match.on === 'field' || item.match.on === 'argument';
 
 /** What a document selects and sends inline, and the input types of its variables: the same on every request. */
 interface DocumentUses {

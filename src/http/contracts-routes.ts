@@ -8,6 +8,11 @@ import { catalogProblem } from './problem.js';
 /** Where the contracts live on disk; the composition root passes the project root. */
 export interface ContractsRoutesOptions {
   projectRoot: string;
+  /**
+   * The deprecation registry as published now (each item's state and announced brownout windows); the
+   * generated file as it is when absent.
+   */
+  deprecations?: () => Promise<unknown>;
 }
 
 interface Published {
@@ -60,12 +65,13 @@ async function loadPublished(projectRoot: string): Promise<Map<string, Published
  * chooses the representation: `/contracts/openapi` is JSON by default and YAML on request;
  * `/contracts/changelog` is the contracts' changelog as Markdown.
  */
-export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): Promise<Hono> {
+export async function contractsRoutes({ projectRoot, deprecations }: ContractsRoutesOptions): Promise<Hono> {
   const published = await loadPublished(projectRoot);
   const app = new Hono();
   app.use('*', etag());
-  app.get('/:name', (c) => {
-    const contract = published.get(c.req.param('name'));
+  app.get('/:name', async (c) => {
+    const name = c.req.param('name');
+    const contract = published.get(name);
     if (!contract) {
       return catalogProblem(c, 'NOT_FOUND', 'No such contract.');
     }
@@ -76,9 +82,12 @@ export async function contractsRoutes({ projectRoot }: ContractsRoutesOptions): 
     if (!representation) {
       return catalogProblem(c, 'NOT_ACCEPTABLE', `This contract is available as: ${types.join(', ')}.`);
     }
-    const [type, body] = representation;
+    const [type, file] = representation;
+    // The registry changes as brownout windows are scheduled and states move: kept fresh, cached briefly.
+    const live = name === 'deprecations' && deprecations;
+    const body = live ? `${JSON.stringify(await deprecations(), null, 2)}\n` : file;
     c.header('Vary', 'Accept');
-    c.header('Cache-Control', 'public, max-age=300');
+    c.header('Cache-Control', live ? 'public, max-age=60' : 'public, max-age=300');
     return c.body(body, 200, { 'content-type': `${type}; charset=utf-8` });
   });
   return app;

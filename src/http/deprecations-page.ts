@@ -7,9 +7,17 @@ import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-/** Renders the page. */
-export function renderDeprecationsPage(registry: DeprecationRegistry): string {
+/** Renders the page, with the brownout windows announced for each item. */
+export function renderDeprecationsPage(
+  registry: DeprecationRegistry,
+  announced: (id: string) => Array<{ startsAt: Date; endsAt: Date }> = () => [],
+): string {
   const entries = registry.items.map((item) => {
+    const windows = announced(item.id).map(
+      ({ startsAt, endsAt }) =>
+        `<li><time datetime="${startsAt.toISOString()}">${startsAt.toISOString()}</time> to ` +
+        `<time datetime="${endsAt.toISOString()}">${endsAt.toISOString()}</time></li>`,
+    );
     const dates =
       item.status === 'deprecated'
         ? `Deprecated on <time datetime="${item.deprecated}">${item.deprecated}</time>; ` +
@@ -20,6 +28,7 @@ export function renderDeprecationsPage(registry: DeprecationRegistry): string {
   <p>${escapeHtml(item.protocol.toUpperCase())} · ${escapeHtml(item.name)} · ${dates}</p>
   ${item.reason ? `<p>${escapeHtml(item.reason)}</p>` : ''}
   ${item.replacement ? `<p>Replacement: <code>${escapeHtml(item.replacement)}</code></p>` : ''}
+  ${windows.length > 0 ? `<p><strong>Brownouts</strong> (requests that use it are refused with <code>BROWNOUT</code>):</p><ul>${windows.join('')}</ul>` : ''}
 </section>`;
   });
   return `<!doctype html>
@@ -35,7 +44,9 @@ export function renderDeprecationsPage(registry: DeprecationRegistry): string {
   its dated end, or watched before an end date is announced. The same registry as JSON:
   <a href="/contracts/deprecations">/contracts/deprecations</a>. Requests that use a deprecated item get
   <code>Deprecation</code>, <code>Sunset</code> and a <code>Link</code> to its entry here (GraphQL:
-  <code>extensions.deprecations</code>; gRPC: <code>deprecation</code> and <code>sunset</code> headers).</p>
+  <code>extensions.deprecations</code>; gRPC: <code>deprecation</code> and <code>sunset</code> headers).
+  Before an item goes it is browned out: blocked for short windows announced here at least 7 days ahead
+  (and in the <code>Brownout</code> header of every use), to surface callers nobody has measured.</p>
   ${entries.length > 0 ? entries.join('\n  ') : '<p>Nothing is deprecated or watched.</p>'}
 </body>
 </html>

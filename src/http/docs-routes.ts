@@ -50,8 +50,10 @@ const init = `window.ui = SwaggerUIBundle({
  * Renders the published OpenAPI contract as a reference page at `/docs`, with every asset served locally,
  * and the deprecation reference of all three contracts at `/docs/deprecations`.
  */
-export async function docsRoutes(registry: DeprecationRegistry = { items: [] }): Promise<Hono> {
-  const deprecations = renderDeprecationsPage(registry);
+export async function docsRoutes(
+  registry: DeprecationRegistry = { items: [] },
+  announced?: (id: string) => Array<{ startsAt: Date; endsAt: Date }>,
+): Promise<Hono> {
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const [css, bundle] = await Promise.all([
     readFile(path.join(dist, 'swagger-ui.css'), 'utf8'),
@@ -75,7 +77,7 @@ export async function docsRoutes(registry: DeprecationRegistry = { items: [] }):
     );
   });
   app.get('/', (c) => c.html(page));
-  app.get('/deprecations', (c) => c.html(deprecations));
+  app.get('/deprecations', (c) => c.html(renderDeprecationsPage(registry, announced)));
   app.get('/assets/:name', (c) => {
     const asset = assets.get(c.req.param('name'));
     if (!asset) return c.notFound();

@@ -97,10 +97,10 @@ export function createMetrics() {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
-    // Labels stay bounded (registry items × two kinds); per-caller counts live in the database.
+    // Labels stay bounded (registry items × three kinds); per-caller counts live in the database.
     deprecatedUsage: new Counter({
       name: 'deprecated_usage_total',
-      help: 'Uses of deprecated and watched items (generated/deprecations.json) by item id and kind (use, or replacement for a watched field).',
+      help: 'Uses of deprecated and watched items (generated/deprecations.json) by item id and kind (use; replacement for a watched field; brownout for a request refused in a brownout window).',
       labelNames: ['item', 'kind'] as const,
       registers: [registry],
     }),

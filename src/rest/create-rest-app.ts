@@ -129,11 +129,17 @@ async function handle(
     throw error;
   }
 
+  // Deprecated and watched items: the ones the request sends and the ones its answer would carry.
   const uses = signals.deprecations.requestUses(operationId, { query, headers: c.req.raw.headers, body });
+  const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
+  const received = signals.deprecations.responseUses(operationId, include);
   const count = (found: ItemUse[]) =>
     countUses(signals, found, caller ? caller.apiKeyId : 0, c.req.header('user-agent'));
+  const refused = brownoutResponse(c, core.brownouts, [...uses, ...received], count);
+  if (refused) return refused;
   count(uses);
-  for (const [name, value] of Object.entries(signalHeaders(uses))) c.header(name, value);
+  const announced = core.brownouts.announced;
+  for (const [name, value] of Object.entries(signalHeaders(uses, announced))) c.header(name, value);
 
   // Every operation of the contract has a handler: createRestApp checks that at start.
   const handler = handlers[operationId] as Handler;
@@ -147,14 +153,34 @@ async function handle(
     header,
   });
   if (response.status >= 200 && response.status < 300) {
-    const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
-    const received = signals.deprecations.responseUses(operationId, include);
     count(received);
-    for (const [name, value] of Object.entries(signalHeaders([...uses, ...received]))) {
+    for (const [name, value] of Object.entries(signalHeaders([...uses, ...received], announced))) {
       response.headers.set(name, value);
     }
   }
   return response;
+}
+
+/**
+ * `410 BROWNOUT` when the request uses (or its answer would carry) a deprecated item in a running brownout
+ * window, before the handler runs, so nothing is done: the deprecation signals, and `Retry-After` the
+ * window's end. The refused attempt is counted per caller as a brownout hit.
+ */
+function brownoutResponse(
+  c: Context,
+  brownouts: Core['brownouts'],
+  uses: ItemUse[],
+  count: (found: ItemUse[]) => void,
+): Response | undefined {
+  const used = uses.filter((use) => use.kind === 'use' && use.item.status === 'deprecated');
+  if (used.length === 0) return undefined;
+  const refusal = brownouts.refusal(used.map((use) => use.item.id));
+  if (!refusal) return undefined;
+  count(used.filter((use) => brownouts.active(use.item.id)).map((use) => ({ item: use.item, kind: 'brownout' })));
+  return catalogProblem(c, 'BROWNOUT', refusal.error.detail, undefined, {
+    ...signalHeaders(used, brownouts.announced),
+    'Retry-After': String(refusal.retryAfterSeconds),
+  });
 }
 
 /** Counts uses of deprecated and watched items: a bounded Prometheus counter and the per-caller record. */

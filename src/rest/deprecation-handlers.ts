@@ -1,4 +1,5 @@
 /** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
+import { type BrownoutWindow, windowState } from '../core/brownouts.js';
 import type { ItemReport } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
 import { callerOf } from './request.js';
@@ -6,7 +7,14 @@ import { type Handler, json, type Schemas } from './respond.js';
 
 const iso = (date: Date) => date.toISOString();
 
-function entryJson({ item, state, uses, replacementUses }: ItemReport): Schemas['DeprecationEntry'] {
+function entryJson({
+  item,
+  state,
+  uses,
+  replacementUses,
+  brownoutHits,
+  brownouts,
+}: ItemReport): Schemas['DeprecationEntry'] {
   return {
     id: item.id,
     protocol: item.protocol,
@@ -20,6 +28,25 @@ function entryJson({ item, state, uses, replacementUses }: ItemReport): Schemas[
     link: item.link,
     uses,
     replacementUses,
+    brownoutHits,
+    brownouts: brownouts.map((window) => ({
+      id: window.id,
+      startsAt: iso(window.startsAt),
+      endsAt: iso(window.endsAt),
+    })),
+  };
+}
+
+function brownoutJson(window: BrownoutWindow, now: Date): Schemas['Brownout'] {
+  return {
+    id: window.id,
+    item: window.item,
+    startsAt: iso(window.startsAt),
+    endsAt: iso(window.endsAt),
+    note: window.note,
+    scheduledAt: iso(window.scheduledAt),
+    cancelledAt: window.cancelledAt ? iso(window.cancelledAt) : null,
+    state: windowState(window, now),
   };
 }
 
@@ -50,6 +77,8 @@ export function createDeprecationHandlers(core: Core): Record<string, Handler> {
           })),
           uses: caller.uses,
           replacementUses: caller.replacementUses,
+          brownoutHits: caller.brownoutHits,
+          surfacedByBrownout: caller.surfacedByBrownout,
           firstSeen: iso(caller.firstSeen),
           lastSeen: iso(caller.lastSeen),
           daily: caller.daily,
@@ -63,6 +92,35 @@ export function createDeprecationHandlers(core: Core): Record<string, Handler> {
         })),
       };
       return json(request.c, 200, body);
+    },
+
+    async getBrownoutSchedule(request) {
+      const item = request.query.item;
+      const windows = await core.brownouts.list(callerOf(request), item ? { item } : {});
+      const now = core.brownouts.now();
+      return json(request.c, 200, { brownouts: windows.map((window) => brownoutJson(window, now)) });
+    },
+
+    async createBrownout(request) {
+      const input = request.body as Schemas['BrownoutCreate'];
+      const window = await core.brownouts.schedule(callerOf(request), {
+        item: input.item,
+        startsAt: new Date(input.startsAt),
+        endsAt: new Date(input.endsAt),
+        ...(input.note !== undefined ? { note: input.note } : {}),
+      });
+      request.c.header('Location', `/v1/brownouts/${window.id}`);
+      return json(request.c, 201, brownoutJson(window, core.brownouts.now()));
+    },
+
+    async getBrownout(request) {
+      const window = await core.brownouts.get(callerOf(request), Number(request.params.brownoutId));
+      return json(request.c, 200, brownoutJson(window, core.brownouts.now()));
+    },
+
+    async cancelBrownout(request) {
+      const window = await core.brownouts.cancel(callerOf(request), Number(request.params.brownoutId));
+      return json(request.c, 200, brownoutJson(window, core.brownouts.now()));
     },
 
     async createDeprecationNotices(request) {

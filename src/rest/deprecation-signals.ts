@@ -5,7 +5,14 @@
  * `Link: </docs/deprecations#<id>>; rel="deprecation"` on the answer; watched items are only counted.
  * Everything is read from the registry and the contract, once, at start.
  */
-import { type DeprecationRegistry, type RegistryItem, type RestMatch, signalOf } from '../core/deprecation-registry.js';
+import type { BrownoutWindow } from '../core/brownouts.js';
+import {
+  brownoutHeader,
+  type DeprecationRegistry,
+  type RegistryItem,
+  type RestMatch,
+  signalOf,
+} from '../core/deprecation-registry.js';
 import type { UsageKind } from '../core/usage-port.js';
 
 type Json = Record<string, unknown>;
@@ -34,6 +41,8 @@ export interface RestDeprecations {
   requestUses(operationId: string, sent: { query: Record<string, string>; headers: Headers; body: unknown }): ItemUse[];
   /** Items a 2xx answer carries (properties of its schemas), with `include` deciding replacement uses. */
   responseUses(operationId: string, include: Set<string>): ItemUse[];
+  /** The operations a request of which can use the item (so can be refused in its brownout windows). */
+  operationsUsing(id: string): string[];
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -127,6 +136,16 @@ export function restDeprecations(registry: DeprecationRegistry, document: Json):
       }
       return uses;
     },
+    operationsUsing(id) {
+      const uses = (entry: OperationItems) =>
+        [
+          ...entry.operation,
+          ...entry.parameters.values(),
+          ...entry.body.map((body) => body.item),
+          ...entry.response,
+        ].some((item) => item.id === id);
+      return [...byOperation].filter(([, entry]) => uses(entry)).map(([operationId]) => operationId);
+    },
     responseUses(operationId, include) {
       const entry = byOperation.get(operationId);
       if (!entry) return [];
@@ -147,13 +166,22 @@ function present(value: unknown, path: string[]): boolean {
   return Object.hasOwn(value, head) && present((value as Json)[head], rest);
 }
 
-/** The signal headers for the deprecated items among `uses` (none for watched items). */
-export function signalHeaders(uses: ItemUse[]): Record<string, string> {
-  const signal = signalOf(uses.filter((use) => use.kind === 'use').map((use) => use.item));
+/**
+ * The signal headers for the deprecated items among `uses` (none for watched items), with the brownout
+ * windows announced for them in `Brownout`.
+ */
+export function signalHeaders(
+  uses: ItemUse[],
+  announced: (id: string) => BrownoutWindow[] = () => [],
+): Record<string, string> {
+  const items = uses.filter((use) => use.kind === 'use').map((use) => use.item);
+  const signal = signalOf(items);
   if (!signal) return {};
+  const brownout = brownoutHeader(items, announced);
   return {
     ...(signal.deprecation ? { Deprecation: signal.deprecation } : {}),
     ...(signal.sunset ? { Sunset: signal.sunset } : {}),
     Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', '),
+    ...(brownout ? { Brownout: brownout } : {}),
   };
 }

@@ -18,12 +18,15 @@ interface ContractChecker {
   validatorFor(schema: object): ValidateFunction;
 }
 
-let checker: Promise<ContractChecker> | undefined;
+const checkers = new Map<string, Promise<ContractChecker>>();
 
-function loadChecker(): Promise<ContractChecker> {
-  checker ??= (async () => {
+/** The checker of contracts/openapi.yaml, or of another checkout's contract (a fixture's). */
+function loadChecker(file = contractPath): Promise<ContractChecker> {
+  let checker = checkers.get(file);
+  if (checker) return checker;
+  checker = (async () => {
     // openapi-backend validates documents against OpenAPI 3.0 only; Redocly lints this 3.1 document instead.
-    const definition = parseYaml(readFileSync(contractPath, 'utf8'));
+    const definition = parseYaml(readFileSync(file, 'utf8'));
     const api = new OpenAPIBackend({ definition, validate: false, quick: true, strict: true });
     await api.init();
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
@@ -41,6 +44,7 @@ function loadChecker(): Promise<ContractChecker> {
       },
     };
   })();
+  checkers.set(file, checker);
   return checker;
 }
 
@@ -70,8 +74,13 @@ export async function see(response: Response): Promise<SeenResponse> {
  * Fails the test unless the response is what the contract documents for `method path`; returns the parsed
  * JSON body (or undefined when there is none). Unknown routes must answer a documented Problem document.
  */
-export async function expectContract(method: string, url: string, seen: SeenResponse): Promise<unknown> {
-  const { api, validatorFor } = await loadChecker();
+export async function expectContract(
+  method: string,
+  url: string,
+  seen: SeenResponse,
+  contractFile?: string,
+): Promise<unknown> {
+  const { api, validatorFor } = await loadChecker(contractFile);
   const pathname = new URL(url, 'http://localhost').pathname;
   const operation = api.router.matchOperation({ method, path: pathname, headers: {} });
   const mediaType = seen.headers.get('content-type')?.split(';')[0]?.trim();

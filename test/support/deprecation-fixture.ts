@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
 import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
+import { restDeprecations } from '../../src/rest/deprecation-signals.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -57,7 +58,25 @@ export function deprecationFixture(): { root: string; registry: DeprecationRegis
     ),
   );
 
-  const { registry, problems } = buildRegistry(path.join(fixture, 'contracts'));
+  let { registry, problems } = buildRegistry(path.join(fixture, 'contracts'));
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  // Each operation that can use a deprecated REST item documents its brownout answer, as the lint requires.
+  const touched = new Set(
+    registry.items
+      .filter((item) => item.protocol === 'rest')
+      .flatMap((item) => restDeprecations(registry, openapi).operationsUsing(item.id)),
+  );
+  for (const pathItem of Object.values(openapi.paths) as Array<
+    Record<string, { operationId?: string; responses: object }>
+  >) {
+    for (const operation of Object.values(pathItem)) {
+      if (operation?.operationId && touched.has(operation.operationId)) {
+        Object.assign(operation.responses, { '410': { $ref: '#/components/responses/Gone' } });
+      }
+    }
+  }
+  writeFileSync(openapiFile, stringify(openapi));
+  ({ registry, problems } = buildRegistry(path.join(fixture, 'contracts')));
   if (problems.length > 0) throw new Error(problems.join('\n'));
   writeFileSync(path.join(fixture, 'generated/deprecations.json'), `${JSON.stringify(registry, null, 2)}\n`);
   return { root: fixture, registry, remove: () => rmSync(fixture, { recursive: true, force: true }) };

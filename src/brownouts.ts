@@ -1,0 +1,77 @@
+/**
+ * Brownout windows from a shell, the same rules as `POST /v1/brownouts` (a deprecated item, at least
+ * BROWNOUT_NOTICE_DAYS ahead, at most BROWNOUT_MAX_MINUTES long, no overlap):
+ *
+ *   npm run brownouts -- schedule <item> --start <RFC 3339> --end <RFC 3339> [--note "…"]
+ *   npm run brownouts -- list [--item <item>]
+ *   npm run brownouts -- cancel <id>
+ *
+ * Running servers pick a change up within BROWNOUT_REFRESH_MS. From the database the server uses (see
+ * src/cli-support.ts); in a production install: `node dist/src/brownouts.js list`.
+ */
+import { parseArgs } from 'node:util';
+import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
+import { loadConfig } from './config.js';
+import { type BrownoutWindow, createBrownoutService, windowState } from './core/brownouts.js';
+import { brownoutStore } from './store/brownout-store.js';
+
+const USAGE =
+  'usage: npm run brownouts -- schedule <item> --start <time> --end <time> [--note …] | list [--item <item>] | cancel <id>';
+
+const line = (window: BrownoutWindow) =>
+  [
+    String(window.id).padStart(4),
+    windowState(window, new Date()).padEnd(9),
+    window.startsAt.toISOString(),
+    window.endsAt.toISOString(),
+    window.item,
+    window.note ?? '',
+  ]
+    .join('  ')
+    .trimEnd();
+
+function instant(text: string | undefined, flag: string): Date {
+  const date = new Date(text ?? '');
+  if (!text || Number.isNaN(date.getTime())) throw new Error(`${flag} takes a time, e.g. 2026-12-07T10:00:00Z`);
+  return date;
+}
+
+runCommand(async () => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      start: { type: 'string' },
+      end: { type: 'string' },
+      note: { type: 'string' },
+      item: { type: 'string' },
+      registry: { type: 'string' },
+    },
+  });
+  const [command, argument] = positionals;
+  const config = loadConfig();
+  const registry = readRegistry(values.registry);
+  await withDatabase(async (db) => {
+    const brownouts = createBrownoutService({
+      store: brownoutStore(db),
+      registry,
+      noticeDays: config.BROWNOUT_NOTICE_DAYS,
+      maxMinutes: config.BROWNOUT_MAX_MINUTES,
+    });
+    if (command === 'schedule' && argument) {
+      const window = await brownouts.schedule(OPERATOR, {
+        item: argument,
+        startsAt: instant(values.start, '--start'),
+        endsAt: instant(values.end, '--end'),
+        ...(values.note ? { note: values.note } : {}),
+      });
+      console.log(`scheduled and announced:\n${line(window)}`);
+    } else if (command === 'list') {
+      const windows = await brownouts.list(OPERATOR, values.item ? { item: values.item } : {});
+      console.log(windows.length > 0 ? windows.map(line).join('\n') : 'no brownout windows');
+    } else if (command === 'cancel' && argument && /^\d+$/.test(argument)) {
+      console.log(`cancelled:\n${line(await brownouts.cancel(OPERATOR, Number(argument)))}`);
+    } else {
+      throw new Error(USAGE);
+    }
+  });
+});

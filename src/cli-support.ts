@@ -1,0 +1,45 @@
+/**
+ * What the operator commands share (`usage:report`, `usage:export`, `brownouts`): the registry and the
+ * database the server uses — `DATABASE_URL` and `DATABASE_SCHEMA`, or the embedded database in `DATA_DIR`
+ * (default ./data; stop the server first, the embedded database is one process per directory). Whoever
+ * can reach the database is the operator.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Caller } from './core/caller.js';
+import type { DeprecationRegistry } from './core/deprecation-registry.js';
+import { projectRoot } from './project-root.js';
+import type { Database } from './store/database.js';
+import { openDatabase } from './store/open.js';
+
+/** The caller the commands act as. */
+export const OPERATOR: Caller = { userId: 0, role: 'admin', apiKeyId: null };
+
+/** The generated registry, or the one named by `--registry <file>`. */
+export function readRegistry(file?: string): DeprecationRegistry {
+  const registryFile = file ? path.resolve(file) : path.join(projectRoot, 'generated/deprecations.json');
+  return JSON.parse(readFileSync(registryFile, 'utf8')) as DeprecationRegistry;
+}
+
+/** Opens the server's database (migrated), runs `work`, closes it. */
+export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  const { db } = await openDatabase({
+    ...(process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : {}),
+    ...(process.env.DATABASE_SCHEMA ? { schema: process.env.DATABASE_SCHEMA } : {}),
+    dataDir: process.env.DATA_DIR ?? './data',
+  });
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Runs a command's main: a failure prints its message (a domain error its detail) and exits 1. */
+export function runCommand(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    const detail = (error as { detail?: unknown }).detail;
+    console.error(typeof detail === 'string' ? detail : error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

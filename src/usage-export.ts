@@ -1,0 +1,52 @@
+/**
+ * The usage export of one item, the evidence a removal needs (contracts/retirements.yaml):
+ *
+ *   npm run usage:export -- <item> [--days 30] [--to YYYY-MM-DD] [--out contracts/evidence/<item>.json]
+ *
+ * Day by day over the last `--days` days up to `--to` (default today, included): how many instances recorded usage, the uses,
+ * replacement uses and brownout hits, and the callers still using the item. Without `--out` it prints the
+ * JSON. From the database the server uses (see src/cli-support.ts); in a production install:
+ * `node dist/src/usage-export.js <item>`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { readRegistry, runCommand, withDatabase } from './cli-support.js';
+import { isRealDate } from './core/deprecation-registry.js';
+import { createDeprecationService } from './core/deprecations.js';
+import { exportUsage } from './core/usage-export.js';
+import { usageStore } from './store/usage-store.js';
+
+runCommand(async () => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      days: { type: 'string', default: '30' },
+      to: { type: 'string' },
+      out: { type: 'string' },
+      registry: { type: 'string' },
+    },
+  });
+  const item = positionals[0];
+  const days = Number(values.days);
+  if (!item) throw new Error('usage: npm run usage:export -- <item> [--days 30] [--to YYYY-MM-DD] [--out <file>]');
+  if (!Number.isInteger(days) || days < 1 || days > 366) throw new Error('--days takes a whole number, 1 to 366');
+  if (values.to !== undefined && !isRealDate(values.to)) throw new Error('--to takes a day, YYYY-MM-DD');
+  const now = values.to ? () => new Date(`${values.to}T23:59:59.999Z`) : () => new Date();
+  const registry = readRegistry(values.registry);
+  const evidence = await withDatabase(async (db) => {
+    const usage = usageStore(db);
+    return exportUsage({ report: createDeprecationService({ registry, usage, now }), usage, now }, item, days);
+  });
+  const text = `${JSON.stringify(evidence, null, 2)}\n`;
+  if (!values.out) {
+    process.stdout.write(text);
+    return;
+  }
+  mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
+  writeFileSync(values.out, text);
+  console.log(
+    `${values.out}: ${evidence.item}, ${evidence.from} to ${evidence.to}, ${evidence.daysCovered} days measured, ` +
+      `${evidence.quietDays} quiet days at the end, ${evidence.totals.uses} uses, ${evidence.totals.brownoutHits} brownout hits`,
+  );
+});

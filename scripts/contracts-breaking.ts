@@ -1,7 +1,8 @@
 /**
  * The release gate for the three contracts: compares the working contracts with the last released ones
  * (contracts/released/, updated only by `npm run contracts:release`) and fails on any breaking change.
- * Removals pass only with a recorded retirement past its sunset (contracts/retirements.yaml); every
+ * Removals pass only through a recorded retirement with its evidence (contracts/retirements.yaml and
+ * scripts/breaking/retirement.ts: deprecated in the baseline, past its sunset, a usage export of zero use); every
  * difference needs an entry under "## [Unreleased]" in contracts/CHANGELOG.md (see scripts/breaking/changelog.ts).
  *
  *   npm run contracts:breaking                      # against contracts/released
@@ -70,13 +71,15 @@ async function main(): Promise<number> {
       );
       for (const finding of blocking) {
         console.log(`  BREAKING  [${finding.rule}] ${finding.message}`);
+        if (finding.refused) console.log(`            retirement refused: ${finding.refused}`);
         console.log(`            way through: ${wayThrough(finding)}`);
       }
       for (const finding of passed) {
         const r = finding.retiredBy;
         console.log(
           r
-            ? `  RETIRED   ${finding.message} (deprecated ${r.deprecated}, sunset ${r.sunset}, zero use since ${r.zeroUsageSince})`
+            ? `  RETIRED   ${finding.message} (${r.registryItem}: deprecated ${r.verdict.deprecated}, sunset ${r.verdict.sunset}, ` +
+                `${r.verdict.quietDays} quiet days measured to ${r.verdict.measuredTo} in ${r.evidence})`
             : `  ACKED     ${finding.message} (named in the changelog)`,
         );
       }

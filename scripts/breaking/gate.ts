@@ -3,25 +3,23 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, print } from 'graphql';
 import { parse as parseYaml } from 'yaml';
+import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
+import { buildRegistry } from '../deprecations/build-registry.js';
 import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';
 import { diffGraphql } from './graphql-diff.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
 import type { Change } from './report.js';
+import { checkRetirement, namesRemoval, type Retirement, type RetirementVerdict } from './retirement.js';
 
-/** A deliberate, recorded retirement (docs/decisions.md §7). */
-export interface Retirement {
-  contract: Change['contract'];
-  item: string;
-  deprecated: string;
-  sunset: string;
-  zeroUsageSince: string;
-  note?: string;
-}
+export { loadRetirements, type Retirement } from './retirement.js';
 
 /** The verdict on one change. */
 export interface Finding extends Change {
-  retiredBy?: Retirement;
+  /** The retirement that let the removal through, with what its evidence showed. */
+  retiredBy?: Retirement & { verdict: Extract<RetirementVerdict, { allowed: true }> };
+  /** Why the retirement recorded for this removal does not let it through. */
+  refused?: string;
   /** A dangerous change named by the changelog. */
   acknowledged?: boolean;
 }
@@ -32,43 +30,16 @@ export interface GateResult {
   blocking: Finding[];
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const dateText = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value ?? ''));
-
-/** Reads the committed retirements file; a malformed entry is a load failure, never silently ignored. */
-export function loadRetirements(file: string): Retirement[] {
-  const parsed = parseYaml(readFileSync(file, 'utf8')) as { retirements?: unknown[] } | null;
-  return (parsed?.retirements ?? []).map((entry, index) => {
-    const raw = entry as Record<string, unknown>;
-    const retirement = {
-      contract: raw.contract as Retirement['contract'],
-      item: String(raw.item ?? ''),
-      deprecated: dateText(raw.deprecated),
-      sunset: dateText(raw.sunset),
-      zeroUsageSince: dateText(raw.zeroUsageSince),
-      ...(raw.note ? { note: String(raw.note) } : {}),
-    };
-    const valid =
-      ['openapi', 'graphql', 'proto'].includes(retirement.contract) &&
-      retirement.item !== '' &&
-      [retirement.deprecated, retirement.sunset, retirement.zeroUsageSince].every((date) => DATE.test(date)) &&
-      retirement.deprecated <= retirement.sunset;
-    if (!valid)
-      throw new Error(
-        `${file}: retirement #${index + 1} needs contract, item, deprecated <= sunset and zeroUsageSince dates`,
-      );
-    return retirement;
-  });
-}
-
 /** Where each side's contracts are: directories holding openapi.yaml, schema.graphql and inventory/. */
 export interface GateInput {
   root: string;
   baseDir: string;
   headDir: string;
   retirements: Retirement[];
-  /** YYYY-MM-DD; a retirement counts only after its sunset date. */
+  /** YYYY-MM-DD; a retirement counts only from its sunset date on. */
   today: string;
+  /** The deprecation registry of the base contracts; built from `baseDir` when a retirement needs it. */
+  baseRegistry?: DeprecationRegistry;
   /** The changelog text; by default `CHANGELOG.md` of the head directory (none there = an empty changelog). */
   changelog?: string;
   /** The proto findings, when they were computed already (a corpus runs buf once for many pairs). */
@@ -146,18 +117,25 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     ...(input.protoChanges ?? diffProto(root, baseDir, headDir)),
     ...checkChangelog({ changelog, differs: differing(base, head), base: versionsOf(base), head: versionsOf(head) }),
   ];
+  let baseRegistry = input.baseRegistry;
+  const registry = () => {
+    baseRegistry ??= buildRegistry(baseDir).registry;
+    return baseRegistry;
+  };
   const findings = changes.map((change): Finding => {
     if (change.acknowledge && acknowledged(changelog, change)) return { ...change, acknowledged: true };
     if (!change.breaking || !change.removal) return change;
-    // Removal is breaking; only a recorded retirement past its sunset, with usage measured at zero, lets it through.
-    const retiredBy = retirements.find(
-      (entry) =>
-        entry.contract === change.contract &&
-        entry.item === change.item &&
-        entry.sunset < today &&
-        entry.zeroUsageSince <= today,
-    );
-    return retiredBy ? { ...change, retiredBy } : change;
+    // Removal is breaking; only a recorded retirement whose evidence holds lets it through (./retirement.ts).
+    const retirement = retirements.find((entry) => entry.contract === change.contract && entry.item === change.item);
+    if (!retirement) return change;
+    const item = registry().items.find((candidate) => candidate.id === retirement.registryItem);
+    if (item && !namesRemoval(retirement, change, item)) {
+      return { ...change, refused: `${retirement.registryItem} is not the removed item ${change.item}` };
+    }
+    const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today });
+    return verdict.allowed
+      ? { ...change, retiredBy: { ...retirement, verdict } }
+      : { ...change, refused: verdict.reason };
   });
   return {
     findings,

@@ -38,11 +38,6 @@ function variant(edit: Edit): string {
   return dir;
 }
 
-async function verdict(edit: Edit, retirements: Retirement[] = [], baseDir = contracts) {
-  const result = await runGate({ root, baseDir, headDir: variant(edit), retirements, today: '2026-11-23' });
-  return { ...result, breaking: result.blocking.length > 0, messages: result.blocking.map((f) => f.message) };
-}
-
 const order = (document: Json) => document.components.schemas.Order;
 
 describe('the proto rules (buf breaking with the project’s rule set)', () => {
@@ -61,48 +56,130 @@ describe('the proto rules (buf breaking with the project’s rule set)', () => {
   });
 });
 
-describe('removal through a recorded retirement only', () => {
-  const removeNote = { openapi: (d: Json) => delete order(d).properties.note };
+describe('removal through a recorded retirement with evidence only', () => {
   const item = 'GET /v1/orders/{orderId} 200 response.note';
-
-  it('lets a removal through when its retirement is recorded and the sunset has passed', async () => {
-    const retirement: Retirement = {
-      contract: 'openapi',
-      item,
-      deprecated: '2026-01-01',
-      sunset: '2026-07-01',
-      zeroUsageSince: '2026-05-01',
-    };
-    const result = await runGate({
-      root,
-      baseDir: contracts,
-      headDir: variant({
-        openapi: (d) => {
-          // Remove `note` only from the single-order response, so one retirement entry covers it.
-          const get = d.paths['/v1/orders/{orderId}'].get;
-          const schema = structuredClone(order(d));
-          delete schema.properties.note;
-          schema.required = schema.required.filter((name: string) => name !== 'note');
-          get.responses['200'].content['application/json'].schema = schema;
-        },
+  const today = '2026-11-23';
+  // The released side deprecated `Order.note` (sunset 2026-07-01); the changed side removes it from the
+  // single-order response, so one retirement entry covers the one finding.
+  const deprecatedBase = variant({
+    openapi: (d) =>
+      Object.assign(order(d).properties.note, {
+        deprecated: true,
+        'x-deprecated-on': '2026-01-01',
+        'x-sunset': '2026-07-01',
       }),
-      retirements: [retirement],
-      today: '2026-11-23',
-    });
-    expect(result.blocking.map((f) => f.message)).toEqual([]);
-    expect(result.findings.some((f) => f.retiredBy === retirement)).toBe(true);
+  });
+  const removed = variant({
+    openapi: (d) => {
+      const get = d.paths['/v1/orders/{orderId}'].get;
+      const schema = structuredClone(order(d));
+      delete schema.properties.note;
+      schema.required = schema.required.filter((name: string) => name !== 'note');
+      get.responses['200'].content['application/json'].schema = schema;
+    },
   });
 
-  it('still blocks it before the sunset, or without an entry', async () => {
-    const early: Retirement = {
-      contract: 'openapi',
-      item,
-      deprecated: '2026-10-01',
-      sunset: '2027-01-01',
-      zeroUsageSince: '2026-11-01',
-    };
-    expect((await verdict(removeNote, [early])).breaking).toBe(true);
-    expect((await verdict(removeNote)).breaking).toBe(true);
+  /** A usage export of `rest.Order.note` ending `to`, one entry per day, as `npm run usage:export` writes. */
+  function evidence(days: Array<{ instances?: number; uses?: number; brownoutHits?: number }>, to = today): string {
+    const end = Date.parse(`${to}T00:00:00Z`);
+    const list = days.map((day, index) => ({
+      day: new Date(end - (days.length - 1 - index) * 86_400_000).toISOString().slice(0, 10),
+      instances: day.instances ?? 2,
+      uses: day.uses ?? 0,
+      replacementUses: 0,
+      brownoutHits: day.brownoutHits ?? 0,
+    }));
+    const used = list.some((day) => day.uses + day.brownoutHits > 0);
+    const file = path.join(scratch, `evidence-${counter++}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'order-api.usage-export/1',
+        item: 'rest.Order.note',
+        from: list[0]?.day,
+        to,
+        days: list,
+        callers: used
+          ? [
+              {
+                apiKeyId: 7,
+                owner: 'Ann Web',
+                email: 'ann@example.com',
+                clients: ['shop-web/3.2.1'],
+                uses: 4,
+                brownoutHits: 1,
+                lastSeen: `${to}T08:00:00.000Z`,
+              },
+            ]
+          : [],
+      }),
+    );
+    return file;
+  }
+  const quiet = (days: number) => Array.from({ length: days }, () => ({}));
+  const entry = (file: string, extra: Partial<Retirement> = {}): Retirement => ({
+    contract: 'openapi',
+    item,
+    registryItem: 'rest.Order.note',
+    evidence: file,
+    quietDays: 30,
+    ...extra,
+  });
+  const gate = async (retirements: Retirement[], { base = deprecatedBase, on = today } = {}) => {
+    const result = await runGate({ root, baseDir: base, headDir: removed, retirements, today: on });
+    const finding = result.findings.find((f) => f.item === item);
+    return { blocked: result.blocking.includes(finding as never), finding };
+  };
+
+  it('lets the removal through after the sunset with 30 measured days of zero use', async () => {
+    const retirement = entry(evidence(quiet(40)));
+    const { blocked, finding } = await gate([retirement]);
+    expect(blocked).toBe(false);
+    expect(finding?.retiredBy?.verdict).toEqual({
+      allowed: true,
+      deprecated: '2026-01-01',
+      sunset: '2026-07-01',
+      quietDays: 40,
+      measuredTo: today,
+    });
+  });
+
+  it('blocks it without an entry, and before the sunset', async () => {
+    expect((await gate([])).blocked).toBe(true);
+    const early = await gate([entry(evidence(quiet(40), '2026-06-20'))], { on: '2026-06-25' });
+    expect(early).toMatchObject({ blocked: true, finding: { refused: 'its sunset 2026-07-01 has not come yet' } });
+  });
+
+  it('refuses an item the released contracts never deprecated: a hand-written entry is not evidence', async () => {
+    const { blocked, finding } = await gate([entry(evidence(quiet(40)))], { base: contracts });
+    expect(blocked).toBe(true);
+    expect(finding?.refused).toMatch(
+      /rest\.Order\.note was not deprecated with a sunset date in the released contracts/,
+    );
+  });
+
+  it('refuses when a day was not measured, when the evidence is stale, or names another item', async () => {
+    const gap = [...quiet(20), { instances: 0 }, ...quiet(15)];
+    expect((await gate([entry(evidence(gap))])).finding?.refused).toMatch(
+      /only 15 quiet days .*nothing was measured on/,
+    );
+    expect((await gate([entry(evidence(quiet(40), '2026-11-10'))])).finding?.refused).toMatch(/more than 7 days ago/);
+    expect((await gate([entry(evidence(quiet(40)), { registryItem: 'rest.listOrders' })])).finding?.refused).toMatch(
+      /is not the removed item|was not deprecated/,
+    );
+  });
+
+  it('calls an item still used after its sunset overdue and names the callers', async () => {
+    const { blocked, finding } = await gate([entry(evidence([...quiet(30), { uses: 4 }, ...quiet(5)]))]);
+    expect(blocked).toBe(true);
+    expect(finding?.refused).toMatch(
+      /^overdue: still used after its sunset 2026-07-01, by key 7 \(Ann Web, ann@example\.com\) \[shop-web\/3\.2\.1\] 4 uses/,
+    );
+  });
+
+  it('counts brownout hits as use', async () => {
+    const { finding } = await gate([entry(evidence([...quiet(30), { brownoutHits: 1 }, ...quiet(5)]))]);
+    expect(finding?.refused).toMatch(/^overdue/);
   });
 });
 

@@ -72,6 +72,7 @@ describe('GraphQL deprecation signals', () => {
         sunset: '2027-06-30',
         reason: "Use the order's items. Deprecated: 2026-11-01. Sunset: 2027-06-30.",
         link: '/docs/deprecations#graphql.Order.note',
+        brownouts: [],
       },
     ]);
   });

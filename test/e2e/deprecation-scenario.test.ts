@@ -275,16 +275,18 @@ describe('a retirement, measured', () => {
       { cwd: path.resolve(import.meta.dirname, '../..'), env: { ...process.env, ...databaseEnv } },
     );
     const lines = stdout.trim().split('\n');
-    expect(lines[0]).toBe('apiKeyId,owner,email,clients,uses,replacementUses,firstSeen,lastSeen,notified');
+    expect(lines[0]).toBe(
+      'apiKeyId,owner,email,clients,uses,replacementUses,brownoutHits,surfacedByBrownout,firstSeen,lastSeen,notified',
+    );
     expect(
       lines
         .slice(1)
-        .map((line) => line.split(',').filter((_, index) => [1, 3, 4, 5, 8].includes(index)))
+        .map((line) => line.split(',').filter((_, index) => [1, 3, 4, 5, 6, 7, 10].includes(index)))
         .sort(),
     ).toEqual([
-      ['Ann Web', 'shop-web/3.2.1', '2', '0', 'yes (email)'],
-      ['Bo Ios', 'shop-ios/1.0.0', '1', '0', 'no'],
-      ['Cy Partner', 'partner-x/2.0.0', '0', '2', 'no'],
+      ['Ann Web', 'shop-web/3.2.1', '2', '0', '0', 'no', 'yes (email)'],
+      ['Bo Ios', 'shop-ios/1.0.0', '1', '0', '0', 'no', 'no'],
+      ['Cy Partner', 'partner-x/2.0.0', '0', '2', '0', 'no', 'no'],
     ]);
   });
 

@@ -71,8 +71,13 @@ export function idempotencyStore(db: Database): Store['idempotency'] {
     },
     expireLeases(leaseStart) {
       return db.transaction(async (tx) => {
+        // A dead claim whose order was written is kept: its outcome is that order, and the retry with the
+        // key takes the claim over and answers with it (claim above). Dropping it here would let the retry
+        // place a second order. The 24-hour purge forgets it with the other keys.
         const dropped = await tx.query(
-          `DELETE FROM idempotency_keys WHERE state = 'IN_PROGRESS' AND created_at < $1 RETURNING held_order_id`,
+          `DELETE FROM idempotency_keys k WHERE state = 'IN_PROGRESS' AND created_at < $1
+              AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = k.held_order_id)
+            RETURNING held_order_id`,
           [leaseStart],
         );
         await releaseOrphaned(

@@ -1,0 +1,127 @@
+/**
+ * Impact analysis: what the working contracts would break against the released ones, and who.
+ *
+ *   npm run contracts:impact                         # against contracts/released, callers of the last 30 days
+ *   npm run contracts:impact -- --days 90 --json     # JSON instead of the table
+ *   npm run contracts:impact -- --base <dir> --head <dir> --offline
+ *
+ * For every item removed or changed incompatibly (scripts/impact/analyze.ts): the REST operations, the
+ * persisted GraphQL operations that stop validating, the gRPC methods, and the callers seen using it in the
+ * usage database — `DATABASE_URL` (and `DATABASE_SCHEMA`), or the embedded database in `DATA_DIR`
+ * (default ./data) when that directory exists; `--offline` reads none.
+ *
+ * Exit codes: 0 nobody seen in the window would break, 1 a caller seen in the window would break,
+ * 2 the contracts or the database could not be read.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { withDatabase } from '../src/cli-support.js';
+import { daysBefore } from '../src/core/deprecations.js';
+import type { Database } from '../src/store/database.js';
+import { usageStore } from '../src/store/usage-store.js';
+import { analyzeImpact, type CallerSource, type Impact, type ImpactCaller } from './impact/analyze.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    head: { type: 'string' },
+    days: { type: 'string', default: '30' },
+    json: { type: 'boolean', default: false },
+    offline: { type: 'boolean', default: false },
+  },
+});
+
+/** The callers of registry ids in the last `days` days, from the usage database. */
+function callersFrom(db: Database, days: number): CallerSource {
+  const usage = usageStore(db);
+  return async (ids) => {
+    const since = daysBefore(new Date(), days - 1);
+    const byKey = new Map<number, ImpactCaller>();
+    for (const id of ids) {
+      for (const row of await usage.callers(id, since)) {
+        if (row.kind === 'replacement') continue;
+        const caller = byKey.get(row.apiKeyId) ?? {
+          apiKeyId: row.apiKeyId,
+          owner: row.ownerName,
+          email: row.ownerEmail,
+          clients: [],
+          uses: 0,
+          brownoutHits: 0,
+          lastSeen: row.lastSeen.toISOString(),
+        };
+        if (row.kind === 'use') caller.uses += row.count;
+        else caller.brownoutHits += row.count;
+        if (!caller.clients.includes(row.client)) caller.clients.push(row.client);
+        if (row.lastSeen.toISOString() > caller.lastSeen) caller.lastSeen = row.lastSeen.toISOString();
+        byKey.set(row.apiKeyId, caller);
+      }
+    }
+    return [...byKey.values()].sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
+  };
+}
+
+function printTable(impacts: Impact[], unattributed: string[], measured: boolean, days: number): void {
+  if (impacts.length === 0) console.log('No item is removed or changed incompatibly.');
+  for (const impact of impacts) {
+    console.log(`${impact.contract.padEnd(8)} ${impact.item}  [${impact.rule}]`);
+    console.log(`         ${impact.message}`);
+    if (impact.restOperations.length > 0) console.log(`         REST operations: ${impact.restOperations.join(', ')}`);
+    if (impact.persistedOperations.length > 0)
+      console.log(
+        `         persisted GraphQL operations that stop validating: ${impact.persistedOperations.join(', ')}`,
+      );
+    if (impact.grpcMethods.length > 0) console.log(`         gRPC methods: ${impact.grpcMethods.join(', ')}`);
+    if (!measured) console.log('         callers: not read (no usage database: set DATABASE_URL, or DATA_DIR for the embedded one)');
+    else if (impact.callers === null) console.log('         callers: not measured (not in the deprecation registry)');
+    else if (impact.callers.length === 0) console.log(`         callers: none in the last ${days} days`);
+    else {
+      console.log(`         callers in the last ${days} days (who breaks):`);
+      for (const caller of impact.callers) {
+        const owner = caller.apiKeyId === 0 ? '(anonymous)' : `${caller.owner ?? ''} <${caller.email ?? ''}>`;
+        console.log(
+          `           key ${caller.apiKeyId} ${owner} [${caller.clients.join(', ')}] ${caller.uses} uses, ` +
+            `${caller.brownoutHits} brownout hits, last ${caller.lastSeen}`,
+        );
+      }
+    }
+  }
+  if (unattributed.length > 0)
+    console.log(`\nOther persisted operations that stop validating: ${unattributed.join(', ')}`);
+}
+
+async function main(): Promise<number> {
+  const days = Number(values.days);
+  if (!Number.isInteger(days) || days < 1 || days > 366) {
+    console.error('--days takes a whole number, 1 to 366');
+    return 2;
+  }
+  const baseDir = path.resolve(values.base ?? path.join(root, 'contracts/released'));
+  const headDir = path.resolve(values.head ?? path.join(root, 'contracts'));
+  const useDatabase =
+    !values.offline && (Boolean(process.env.DATABASE_URL) || existsSync(process.env.DATA_DIR ?? './data'));
+  try {
+    const analyze = (callers: CallerSource) => analyzeImpact({ root, baseDir, headDir, callers });
+    const { impacts, unattributedOperations } = useDatabase
+      ? await withDatabase((db) => analyze(callersFrom(db, days)))
+      : await analyze(null);
+    const breaking = impacts.filter((impact) => (impact.callers ?? []).length > 0);
+    if (values.json) {
+      console.log(JSON.stringify({ days, measured: useDatabase, impacts, unattributedOperations }, null, 2));
+    } else {
+      printTable(impacts, unattributedOperations, useDatabase, days);
+      console.log(
+        breaking.length > 0
+          ? `\n${breaking.length} item(s) would break callers seen in the last ${days} days.`
+          : `\nNo caller seen in the last ${days} days would break.`,
+      );
+    }
+    return breaking.length > 0 ? 1 : 0;
+  } catch (error) {
+    console.error(`LOAD FAILURE: ${(error as Error).message}`);
+    return 2;
+  }
+}
+
+process.exitCode = await main();

@@ -73,7 +73,8 @@ function printTable(impacts: Impact[], unattributed: string[], measured: boolean
         `         persisted GraphQL operations that stop validating: ${impact.persistedOperations.join(', ')}`,
       );
     if (impact.grpcMethods.length > 0) console.log(`         gRPC methods: ${impact.grpcMethods.join(', ')}`);
-    if (!measured) console.log('         callers: not read (no usage database: set DATABASE_URL, or DATA_DIR for the embedded one)');
+    if (!measured)
+      console.log('         callers: not read (no usage database: set DATABASE_URL, or DATA_DIR for the embedded one)');
     else if (impact.callers === null) console.log('         callers: not measured (not in the deprecation registry)');
     else if (impact.callers.length === 0) console.log(`         callers: none in the last ${days} days`);
     else {

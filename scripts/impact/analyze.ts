@@ -58,10 +58,12 @@ const operationOf = (change: Pick<Change, 'item' | 'message'>) =>
   OPERATION.exec(change.item)?.[0] ?? /\bof ((?:GET|PUT|POST|PATCH|DELETE) \S+)/.exec(change.message)?.[1];
 
 /** `METHOD /path` → operationId, from an OpenAPI document. */
-function operationIds(document: Record<string, any>): Map<string, string> {
+function operationIds(document: Record<string, unknown>): Map<string, string> {
+  type Operation = { operationId?: string } | undefined;
   const ids = new Map<string, string>();
-  for (const [route, item] of Object.entries<Record<string, any>>(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
+  for (const [route, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
       if (operation?.operationId) ids.set(`${method.toUpperCase()} ${route}`, operation.operationId);
     }
   }

@@ -20,7 +20,7 @@ import { withDatabase } from '../src/cli-support.js';
 import { daysBefore } from '../src/core/deprecations.js';
 import type { Database } from '../src/store/database.js';
 import { usageStore } from '../src/store/usage-store.js';
-import { analyzeImpact, type CallerSource, type Impact, type ImpactCaller } from './impact/analyze.js';
+import { analyzeImpact, type CallerSource, type ImpactCaller, impactTable } from './impact/analyze.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -62,36 +62,6 @@ function callersFrom(db: Database, days: number): CallerSource {
   };
 }
 
-function printTable(impacts: Impact[], unattributed: string[], measured: boolean, days: number): void {
-  if (impacts.length === 0) console.log('No item is removed or changed incompatibly.');
-  for (const impact of impacts) {
-    console.log(`${impact.contract.padEnd(8)} ${impact.item}  [${impact.rule}]`);
-    console.log(`         ${impact.message}`);
-    if (impact.restOperations.length > 0) console.log(`         REST operations: ${impact.restOperations.join(', ')}`);
-    if (impact.persistedOperations.length > 0)
-      console.log(
-        `         persisted GraphQL operations that stop validating: ${impact.persistedOperations.join(', ')}`,
-      );
-    if (impact.grpcMethods.length > 0) console.log(`         gRPC methods: ${impact.grpcMethods.join(', ')}`);
-    if (!measured)
-      console.log('         callers: not read (no usage database: set DATABASE_URL, or DATA_DIR for the embedded one)');
-    else if (impact.callers === null) console.log('         callers: not measured (not in the deprecation registry)');
-    else if (impact.callers.length === 0) console.log(`         callers: none in the last ${days} days`);
-    else {
-      console.log(`         callers in the last ${days} days (who breaks):`);
-      for (const caller of impact.callers) {
-        const owner = caller.apiKeyId === 0 ? '(anonymous)' : `${caller.owner ?? ''} <${caller.email ?? ''}>`;
-        console.log(
-          `           key ${caller.apiKeyId} ${owner} [${caller.clients.join(', ')}] ${caller.uses} uses, ` +
-            `${caller.brownoutHits} brownout hits, last ${caller.lastSeen}`,
-        );
-      }
-    }
-  }
-  if (unattributed.length > 0)
-    console.log(`\nOther persisted operations that stop validating: ${unattributed.join(', ')}`);
-}
-
 async function main(): Promise<number> {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 366) {
@@ -111,7 +81,7 @@ async function main(): Promise<number> {
     if (values.json) {
       console.log(JSON.stringify({ days, measured: useDatabase, impacts, unattributedOperations }, null, 2));
     } else {
-      printTable(impacts, unattributedOperations, useDatabase, days);
+      console.log(impactTable(impacts, unattributedOperations, useDatabase, days));
       console.log(
         breaking.length > 0
           ? `\n${breaking.length} item(s) would break callers seen in the last ${days} days.`

@@ -222,3 +222,34 @@ function stillThere(item: RegistryItem, head: Contracts): boolean {
   // REST and GraphQL removals are findings of their diffs; only the mark can have gone without one.
   return true;
 }
+
+/** The report as a table: each impacted item, what it breaks, and who. */
+export function impactTable(impacts: Impact[], unattributed: string[], measured: boolean, days: number): string {
+  const lines: string[] = [];
+  const print = (line: string) => lines.push(line);
+  if (impacts.length === 0) print('No item is removed or changed incompatibly.');
+  for (const impact of impacts) {
+    print(`${impact.contract.padEnd(8)} ${impact.item}  [${impact.rule}]`);
+    print(`         ${impact.message}`);
+    if (impact.restOperations.length > 0) print(`         REST operations: ${impact.restOperations.join(', ')}`);
+    if (impact.persistedOperations.length > 0)
+      print(`         persisted GraphQL operations that stop validating: ${impact.persistedOperations.join(', ')}`);
+    if (impact.grpcMethods.length > 0) print(`         gRPC methods: ${impact.grpcMethods.join(', ')}`);
+    if (!measured)
+      print('         callers: not read (no usage database: set DATABASE_URL, or DATA_DIR for the embedded one)');
+    else if (impact.callers === null) print('         callers: not measured (not in the deprecation registry)');
+    else if (impact.callers.length === 0) print(`         callers: none in the last ${days} days`);
+    else {
+      print(`         callers in the last ${days} days (who breaks):`);
+      for (const caller of impact.callers) {
+        const owner = caller.apiKeyId === 0 ? '(anonymous)' : `${caller.owner ?? ''} <${caller.email ?? ''}>`;
+        print(
+          `           key ${caller.apiKeyId} ${owner} [${caller.clients.join(', ')}] ${caller.uses} uses, ` +
+            `${caller.brownoutHits} brownout hits, last ${caller.lastSeen}`,
+        );
+      }
+    }
+  }
+  if (unattributed.length > 0) print(`\nOther persisted operations that stop validating: ${unattributed.join(', ')}`);
+  return lines.join('\n');
+}

@@ -9,9 +9,12 @@
 import type { BrownoutService, BrownoutWindow } from './brownouts.js';
 import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
+import { type CallerReport, callerReports } from './deprecation-callers.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError } from './errors.js';
-import type { CallerUsage, Notice, UsageKind, UsagePort } from './usage-port.js';
+import type { UsageKind, UsagePort } from './usage-port.js';
+
+export type { CallerReport } from './deprecation-callers.js';
 
 /** Where an item stands in its retirement. */
 export type ItemState = 'watched' | 'announced' | 'sunset-passed' | 'overdue';
@@ -33,27 +36,6 @@ export interface ItemReport {
   brownoutHits: RecentUses;
   /** Windows announced or running. */
   brownouts: BrownoutWindow[];
-}
-
-/** Counts of one caller, one client or one day. */
-interface Counts {
-  uses: number;
-  replacementUses: number;
-  brownoutHits: number;
-}
-
-/** One caller of an item: a key (0 = anonymous) with its owner, clients and days. */
-export interface CallerReport extends Counts {
-  apiKeyId: number;
-  ownerName: string | null;
-  ownerEmail: string | null;
-  clients: Array<Counts & { client: string; firstSeen: Date; lastSeen: Date }>;
-  firstSeen: Date;
-  lastSeen: Date;
-  /** Whether the caller was first seen refused in a brownout window (never measured using it before). */
-  surfacedByBrownout: boolean;
-  daily: Array<Counts & { day: string }>;
-  notices: Array<{ channel: string; notifiedAt: Date; note: string | null }>;
 }
 
 /** Input of a notice record. */
@@ -84,64 +66,6 @@ export function stateOf(item: RegistryItem, today: string, usedSinceSunset = fal
   if (!item.sunset) return 'watched';
   if (today < item.sunset) return 'announced';
   return usedSinceSunset ? 'overdue' : 'sunset-passed';
-}
-
-const addCounts = (into: Counts, kind: UsageKind, count: number) => {
-  if (kind === 'use') into.uses += count;
-  else if (kind === 'replacement') into.replacementUses += count;
-  else into.brownoutHits += count;
-};
-const noCounts = (): Counts => ({ uses: 0, replacementUses: 0, brownoutHits: 0 });
-
-/** Folds the usage rows of one item into one report per caller, most recent use first. */
-function callerReports(rows: CallerUsage[], notices: Notice[]): CallerReport[] {
-  const byKey = new Map<number, CallerReport & { firstUse?: Date; firstBrownout?: Date }>();
-  for (const row of rows) {
-    let report = byKey.get(row.apiKeyId);
-    if (!report) {
-      report = {
-        apiKeyId: row.apiKeyId,
-        ownerName: row.ownerName,
-        ownerEmail: row.ownerEmail,
-        clients: [],
-        ...noCounts(),
-        firstSeen: row.firstSeen,
-        lastSeen: row.lastSeen,
-        surfacedByBrownout: false,
-        daily: [],
-        notices: notices
-          .filter((notice) => notice.apiKeyId === row.apiKeyId)
-          .map(({ channel, notifiedAt, note }) => ({ channel, notifiedAt, note })),
-      };
-      byKey.set(row.apiKeyId, report);
-    }
-    addCounts(report, row.kind, row.count);
-    if (row.firstSeen < report.firstSeen) report.firstSeen = row.firstSeen;
-    if (row.lastSeen > report.lastSeen) report.lastSeen = row.lastSeen;
-    const first = row.kind === 'brownout' ? 'firstBrownout' : 'firstUse';
-    if (!report[first] || row.firstSeen < (report[first] as Date)) report[first] = row.firstSeen;
-    let client = report.clients.find((entry) => entry.client === row.client);
-    if (!client) {
-      client = { client: row.client, ...noCounts(), firstSeen: row.firstSeen, lastSeen: row.lastSeen };
-      report.clients.push(client);
-    }
-    addCounts(client, row.kind, row.count);
-    if (row.firstSeen < client.firstSeen) client.firstSeen = row.firstSeen;
-    if (row.lastSeen > client.lastSeen) client.lastSeen = row.lastSeen;
-    let daily = report.daily.find((entry) => entry.day === row.day);
-    if (!daily) {
-      daily = { day: row.day, ...noCounts() };
-      report.daily.push(daily);
-    }
-    addCounts(daily, row.kind, row.count);
-  }
-  const callers = [...byKey.values()].map(({ firstUse, firstBrownout, ...report }) => {
-    report.surfacedByBrownout = firstBrownout !== undefined && (firstUse === undefined || firstBrownout < firstUse);
-    report.clients.sort((a, b) => a.client.localeCompare(b.client));
-    report.daily.sort((a, b) => a.day.localeCompare(b.day));
-    return report;
-  });
-  return callers.sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime() || a.apiKeyId - b.apiKeyId);
 }
 
 /** The report service over the registry, the usage store and the brownout windows. */

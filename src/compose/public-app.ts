@@ -13,11 +13,13 @@ import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer
 import { contractsRoutes } from '../http/contracts-routes.js';
 import { docsRoutes } from '../http/docs-routes.js';
 import { type HealthCheck, healthRoutes } from '../http/health-routes.js';
-import { clientOf, type Metrics, routeOf } from '../http/metrics.js';
+import '../http/context-variables.js';
+import { clientOf, type Metrics } from '../http/metrics.js';
 import { observeRequests } from '../http/observe-requests.js';
 import { catalogProblem } from '../http/problem.js';
 import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
+import { readRestContract } from '../rest/contract.js';
 import { createRestApp } from '../rest/create-rest-app.js';
 
 /** What the public HTTP app is built from. */
@@ -65,7 +67,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     observeRequests({
       logger: deps.logger,
       metrics: deps.metrics,
-      routeOf: (c) => routeOf.get(c.req.raw) ?? staticRoute(c.req.path),
+      routeOf: (c) => c.get('route') ?? staticRoute(c.req.path),
     }),
   );
   app.get('/metrics', async (c) => {
@@ -112,8 +114,8 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   if (deps.rateBudget) app.use('/v1/*', rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }));
   app.route(
     '/v1',
-    await createRestApp({
-      projectRoot: deps.projectRoot,
+    createRestApp({
+      contract: await readRestContract(deps.projectRoot),
       core: deps.core,
       logger: deps.logger,
       metrics: deps.metrics,
@@ -141,6 +143,7 @@ const EXPOSED_HEADERS = [
   'Deprecation',
   'Sunset',
   'Link',
+  'Brownout',
   'Allow',
   'RateLimit',
   'RateLimit-Policy',

@@ -106,6 +106,3 @@ export function createMetrics() {
     }),
   };
 }
-
-/** The route label of a request, set by the REST pipeline (operationId) or the mount point. */
-export const routeOf = new WeakMap<Request, string>();

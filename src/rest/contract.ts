@@ -73,8 +73,15 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
  * from the contract: every path id in this API is a positive integer, so a templated segment matches
  * digits only, and `/v1/orders/abc` is a 404 rather than a validation error (docs/decisions.md §9).
  */
-export async function loadRestContract(projectRoot: string): Promise<RestContract> {
-  const definition = parseYaml(await readFile(path.join(projectRoot, 'contracts/openapi.yaml'), 'utf8'));
+export async function readRestContract(projectRoot: string): Promise<RestContract> {
+  return loadRestContract(parseYaml(await readFile(path.join(projectRoot, 'contracts/openapi.yaml'), 'utf8')));
+}
+
+/** Compiles a parsed OpenAPI document (left as it is: a copy is compiled) into the REST contract. */
+export async function loadRestContract(document: Record<string, unknown>): Promise<RestContract> {
+  // A document read from YAML: its shape is the contract's (lint and the generated types check it).
+  // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as parsed
+  const definition: any = structuredClone(document);
   // openapi-backend resolves references in place; the deprecation signals need them as written.
   const asWritten = structuredClone(definition);
   const api = new OpenAPIBackend({

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
 import { createMetrics } from '../../src/http/metrics.js';
+import { readRestContract } from '../../src/rest/contract.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
@@ -35,8 +36,8 @@ beforeAll(async () => {
   app.route('/docs', await docsRoutes(fixture.registry));
   app.route(
     '/v1',
-    await createRestApp({
-      projectRoot: fixture.root,
+    createRestApp({
+      contract: await readRestContract(fixture.root),
       core,
       logger: pino({ level: 'silent' }),
       metrics,

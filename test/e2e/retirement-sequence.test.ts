@@ -178,7 +178,10 @@ describe('the retirement sequence', () => {
     const note = published.items.find((item: { id: string }) => item.id === 'graphql.Order.note');
     expect(note).toMatchObject({ state: 'announced', brownouts: [{ startsAt: iso(start), endsAt: iso(end) }] });
     const window = `${iso(start)}/${iso(end)}`;
-    expect((await listProducts()).headers.get('brownout')).toBe(window);
+    const signalled = await listProducts();
+    expect(signalled.headers.get('brownout')).toBe(window);
+    // Browsers may read it too.
+    expect(signalled.headers.get('access-control-expose-headers')?.split(',')).toContain('Brownout');
     const announced = await graphql(keys.web, 'shop-web/3.2.1', '{ orders(first: 1) { id note } }');
     expect(announced.extensions?.deprecations[0].brownouts).toEqual([{ startsAt: iso(start), endsAt: iso(end) }]);
     expect((await adjustWithReason()).headers.get('brownout')).toBe(window);

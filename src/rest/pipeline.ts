@@ -1,0 +1,226 @@
+/**
+ * The steps of the REST pipeline under `/v1`, each a named Hono middleware that answers its own failure
+ * or hands what it read to the next step in a typed context variable: route (404/405), negotiate (406),
+ * authenticate (401), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
+ * validation against the contract (400 with every violation), deprecation signals and brownouts (410),
+ * then the operation's handler. Domain errors thrown by any step become problem documents in `onError`.
+ */
+import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import type { Caller } from '../core/caller.js';
+import { DomainError } from '../core/errors.js';
+import type { Core } from '../core/index.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
+import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
+import { clientOf, type Metrics } from '../http/metrics.js';
+import { catalogProblem } from '../http/problem.js';
+import type { RestContract } from './contract.js';
+import { type ItemUse, type RestDeprecations, signalHeaders } from './deprecation-signals.js';
+import {
+  type AjvError,
+  acceptable,
+  PRODUCED,
+  readBody,
+  readQuery,
+  rejectNulCharacters,
+  splitUrl,
+  validationError,
+} from './read-request.js';
+import { includes } from './request.js';
+import type { Handler } from './respond.js';
+
+/** What the steps hand on, typed for every step after the one that sets it. */
+export interface RestVariables {
+  /** The matched operation, its path parameters, and the request's path and query string. */
+  operation: {
+    operationId: string;
+    params: Record<string, number | string>;
+    rawParams: Record<string, string>;
+    pathname: string;
+    search: string;
+  };
+  /** The authenticated caller; undefined on operations that need no credential. */
+  restCaller: Caller | undefined;
+  query: Record<string, string>;
+  body: unknown;
+}
+
+/** The Hono environment of the `/v1` app. */
+export type RestEnv = { Variables: RestVariables };
+type Step = MiddlewareHandler<RestEnv>;
+
+/** Matches the path and method against the contract's routes: 404 or 405 (with `Allow`) otherwise. */
+export function routeRequests(contract: RestContract): Step {
+  return async function route(c, next) {
+    const { pathname, search } = splitUrl(c.req.url);
+    const match = contract.match(c.req.method, pathname);
+    if (match.kind === 'not-found') return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${pathname}.`);
+    if (match.kind === 'method-not-allowed') {
+      return catalogProblem(c, 'METHOD_NOT_ALLOWED', `${pathname} does not take ${c.req.method}.`, undefined, {
+        Allow: match.allow.join(', '),
+      });
+    }
+    const { operationId, params, rawParams } = match;
+    c.set('operation', { operationId, params, rawParams, pathname, search });
+    c.set('route', operationId);
+    await next();
+  };
+}
+
+/** 406 unless `Accept` allows JSON or problem+JSON. */
+export function negotiate(): Step {
+  return async function negotiateMediaType(c, next) {
+    if (!acceptable(c.req.header('accept'))) {
+      return catalogProblem(c, 'NOT_ACCEPTABLE', `This API answers ${PRODUCED.join(' or ')}.`);
+    }
+    await next();
+  };
+}
+
+/** 401 for a wrong key, or for no key where the contract asks for one (only `security: []` is open). */
+export function authenticate(contract: RestContract, core: Core): Step {
+  return async function authenticateCaller(c, next) {
+    const caller = await callerOfRequest(c, core);
+    if (caller === 'invalid') return unauthenticatedResponse(c, 'wrong-key');
+    const { security } = contract.operation(c.var.operation.operationId);
+    const open = Array.isArray(security) && security.length === 0;
+    if (!caller && !open) return unauthenticatedResponse(c, 'missing');
+    c.set('restCaller', caller ?? undefined);
+    await next();
+  };
+}
+
+/** The query by the operation's rules: an unknown or repeated parameter is 400. */
+export function readQueryParameters(contract: RestContract): Step {
+  return async function readQueryString(c, next) {
+    c.set('query', readQuery(c.var.operation.search, contract, c.var.operation.operationId));
+    await next();
+  };
+}
+
+/** The JSON body (415, 413, malformed JSON), and no NUL character in the query or the body. */
+export function readRequestBody(contract: RestContract): Step {
+  return async function readJsonBody(c, next) {
+    const { requestBody } = contract.operation(c.var.operation.operationId);
+    const body = await readBody(c, requestBody as { content?: Record<string, unknown> } | undefined);
+    if (body instanceof Response) return body;
+    rejectNulCharacters(c.var.query, body);
+    c.set('body', body);
+    await next();
+  };
+}
+
+/** Every violation of the operation's schemas is one 400; a path id out of range names nothing (404). */
+export function validateRequest(contract: RestContract): Step {
+  return async function validateAgainstContract(c, next) {
+    const { operationId, rawParams, pathname } = c.var.operation;
+    const header = (name: string) => c.req.header(name);
+    const validation = contract.validate(operationId, { rawParams, query: c.var.query, header, body: c.var.body });
+    if (!validation.valid) {
+      const error = validationError((validation.errors ?? []) as AjvError[]);
+      if (error.violations?.some((violation) => violation.in === 'path')) {
+        return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${pathname}.`);
+      }
+      throw error;
+    }
+    await next();
+  };
+}
+
+/** What the deprecation step needs. */
+export interface DeprecationStepOptions {
+  deprecations: RestDeprecations;
+  brownouts: Core['brownouts'];
+  metrics: Metrics;
+  recorder?: UsageRecorder;
+}
+
+/**
+ * Deprecated and watched items: those the request sends and those its answer would carry. A running
+ * brownout window of one answers `410 BROWNOUT` before the handler; otherwise the uses are counted per
+ * caller and a 2xx answer carries the signals (`Deprecation`, `Sunset`, `Link`, `Brownout`).
+ */
+export function deprecationSignals({ deprecations, brownouts, metrics, recorder }: DeprecationStepOptions): Step {
+  return async function signalDeprecations(c, next) {
+    const { operationId } = c.var.operation;
+    const { query, body } = c.var;
+    const uses = deprecations.requestUses(operationId, { query, headers: c.req.raw.headers, body });
+    const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
+    const received = deprecations.responseUses(operationId, include);
+    if (uses.length === 0 && received.length === 0) return next();
+    const apiKeyId = c.var.restCaller?.apiKeyId ?? 0;
+    const client = clientOf(c.req.header('user-agent'));
+    const count = (found: ItemUse[]) => {
+      for (const { item, kind } of found) {
+        metrics.deprecatedUsage.inc({ item: item.id, kind });
+        recorder?.record({ item: item.id, apiKeyId, client, kind });
+      }
+    };
+    const refused = brownoutResponse(c, brownouts, [...uses, ...received], count);
+    if (refused) return refused;
+    count(uses);
+    await next();
+    if (c.res.status >= 200 && c.res.status < 300) {
+      count(received);
+      for (const [name, value] of Object.entries(signalHeaders([...uses, ...received], brownouts.announced))) {
+        c.res.headers.set(name, value);
+      }
+    } else {
+      for (const [name, value] of Object.entries(signalHeaders(uses, brownouts.announced)))
+        c.res.headers.set(name, value);
+    }
+  };
+}
+
+/**
+ * `410 BROWNOUT` when the request uses (or its answer would carry) a deprecated item in a running brownout
+ * window, before the handler runs, so nothing is done: the deprecation signals, and `Retry-After` the
+ * window's end. The refused attempt is counted per caller as a brownout hit.
+ */
+function brownoutResponse(
+  c: Context,
+  brownouts: Core['brownouts'],
+  uses: ItemUse[],
+  count: (found: ItemUse[]) => void,
+): Response | undefined {
+  const used = uses.filter((use) => use.kind === 'use' && use.item.status === 'deprecated');
+  if (used.length === 0) return undefined;
+  const refusal = brownouts.refusal(used.map((use) => use.item.id));
+  if (!refusal) return undefined;
+  count(used.filter((use) => brownouts.active(use.item.id)).map((use) => ({ item: use.item, kind: 'brownout' })));
+  return catalogProblem(c, 'BROWNOUT', refusal.error.detail, undefined, {
+    ...signalHeaders(used, brownouts.announced),
+    'Retry-After': String(refusal.retryAfterSeconds),
+  });
+}
+
+/** The operation's handler, given what the steps read. */
+export function dispatch(handlers: Record<string, Handler>): MiddlewareHandler<RestEnv> {
+  return function handleOperation(c) {
+    const { operationId, params } = c.var.operation;
+    // Every operation of the contract has a handler: createRestApp checks that at start.
+    const handler = handlers[operationId] as Handler;
+    return handler({
+      c,
+      operationId,
+      params,
+      query: c.var.query,
+      body: c.var.body,
+      caller: c.var.restCaller,
+      header: (name) => c.req.header(name),
+    });
+  };
+}
+
+/** Domain errors as problem documents; anything else is logged with the request id and answered 500. */
+export function problemOnError(logger: Logger): ErrorHandler<RestEnv> {
+  return (error, c) => {
+    if (error instanceof DomainError) return catalogProblem(c, error.code, error.detail, error.violations);
+    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+    return catalogProblem(
+      c,
+      'INTERNAL',
+      'The server failed to answer; the request id identifies the failure in the logs.',
+    );
+  };
+}

@@ -19,7 +19,7 @@ module.exports = {
       severity: 'error',
       from: { path: '(^|/)src/core/' },
       to: {
-        path: `^generated/|(^|/)src/(store|http|rest|graphql|grpc|compose|demo)/|(^|/)src/main\\.ts|node_modules/(${transportsAndDrivers.replaceAll('^', '').replaceAll('$', '')})/`,
+        path: `^generated/|(^|/)src/(store|http|rest|graphql|grpc|compose|demo)/|(^|/)src/(main|server)\\.ts|node_modules/(${transportsAndDrivers.replaceAll('^', '').replaceAll('$', '')})/`,
       },
     },
     {

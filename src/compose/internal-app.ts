@@ -1,0 +1,49 @@
+/**
+ * The internal port, composed: the gRPC server (HTTP/2: gRPC, gRPC-Web, Connect) with the Inventory
+ * service, the standard health and reflection services, and the interceptors every call passes through
+ * (metrics, the internal token when one is set, deprecation signals and brownouts).
+ */
+import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
+import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import type { Core } from '../core/index.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
+import { internalTokenInterceptor } from '../grpc/auth.js';
+import { createGrpcServer } from '../grpc/create-grpc-server.js';
+import { deprecationInterceptor } from '../grpc/deprecation-interceptor.js';
+import { healthRoutes } from '../grpc/health-service.js';
+import { inventoryRoutes } from '../grpc/inventory-service.js';
+import { metricsInterceptor } from '../grpc/metrics-interceptor.js';
+import { reflectionRoutes } from '../grpc/reflection-service.js';
+import type { Metrics } from '../http/metrics.js';
+
+/** What the internal port is built from. */
+export interface InternalAppDeps {
+  core: Core;
+  metrics: Metrics;
+  registry: DeprecationRegistry;
+  recorder: UsageRecorder;
+  /** When set, every call must carry `authorization: Bearer <token>`. */
+  internalToken?: string;
+  /** Whether the health service answers SERVING (false while draining). */
+  isServing: () => boolean;
+}
+
+/** Builds the gRPC server; `listen` it on the internal port. */
+export function createInternalApp({ core, metrics, registry, recorder, internalToken, isServing }: InternalAppDeps) {
+  const health = healthRoutes({ services: ['inventory.v1.Inventory'], isServing });
+  const inventory = inventoryRoutes(core.inventory);
+  const reflection = reflectionRoutes([Inventory, Health]);
+  return createGrpcServer({
+    routes: (router) => {
+      health(router);
+      inventory(router);
+      reflection(router);
+    },
+    interceptors: [
+      metricsInterceptor(metrics),
+      ...(internalToken ? [internalTokenInterceptor(internalToken)] : []),
+      deprecationInterceptor({ registry, metrics, recorder, brownouts: core.brownouts }),
+    ],
+  });
+}

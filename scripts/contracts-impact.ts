@@ -17,10 +17,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { withDatabase } from '../src/cli-support.js';
+import { callerReports, stillUsing } from '../src/core/deprecation-callers.js';
 import { daysBefore } from '../src/core/deprecations.js';
 import type { Database } from '../src/store/database.js';
 import { usageStore } from '../src/store/usage-store.js';
-import { analyzeImpact, type CallerSource, type ImpactCaller, impactTable } from './impact/analyze.js';
+import { analyzeImpact, type CallerSource, impactTable } from './impact/analyze.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -33,32 +34,13 @@ const { values } = parseArgs({
   },
 });
 
-/** The callers of registry ids in the last `days` days, from the usage database. */
+/** The callers of registry ids in the last `days` days, from the usage database (folded as the report does). */
 function callersFrom(db: Database, days: number): CallerSource {
   const usage = usageStore(db);
   return async (ids) => {
     const since = daysBefore(new Date(), days - 1);
-    const byKey = new Map<number, ImpactCaller>();
-    for (const id of ids) {
-      for (const row of await usage.callers(id, since)) {
-        if (row.kind === 'replacement') continue;
-        const caller = byKey.get(row.apiKeyId) ?? {
-          apiKeyId: row.apiKeyId,
-          owner: row.ownerName,
-          email: row.ownerEmail,
-          clients: [],
-          uses: 0,
-          brownoutHits: 0,
-          lastSeen: row.lastSeen.toISOString(),
-        };
-        if (row.kind === 'use') caller.uses += row.count;
-        else caller.brownoutHits += row.count;
-        if (!caller.clients.includes(row.client)) caller.clients.push(row.client);
-        if (row.lastSeen.toISOString() > caller.lastSeen) caller.lastSeen = row.lastSeen.toISOString();
-        byKey.set(row.apiKeyId, caller);
-      }
-    }
-    return [...byKey.values()].sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
+    const rows = (await Promise.all(ids.map((id) => usage.callers(id, since)))).flat();
+    return stillUsing(callerReports(rows, []));
   };
 }
 

@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { readRegistry, runCommand, withDatabase } from './cli-support.js';
+import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
 import { isRealDate } from './core/deprecation-registry.js';
 import { createDeprecationService } from './core/deprecations.js';
 import { exportUsage } from './core/usage-export.js';
@@ -36,7 +36,8 @@ runCommand(async () => {
   const registry = readRegistry(values.registry);
   const evidence = await withDatabase(async (db) => {
     const usage = usageStore(db);
-    return exportUsage({ report: createDeprecationService({ registry, usage, now }), usage, now }, item, days);
+    const report = createDeprecationService({ registry, usage, now });
+    return exportUsage({ report, usage, now }, OPERATOR, item, days);
   });
   const text = `${JSON.stringify(evidence, null, 2)}\n`;
   if (!values.out) {

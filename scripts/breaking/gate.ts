@@ -9,8 +9,9 @@ import { acknowledged, checkChangelog, parseChangelog, type Versions } from './c
 import { diffGraphql } from './graphql-diff.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
+import { registryIdsOf } from './registry-ids.js';
 import type { Change } from './report.js';
-import { checkRetirement, namesRemoval, type Retirement, type RetirementVerdict } from './retirement.js';
+import { checkRetirement, type Retirement, type RetirementVerdict } from './retirement.js';
 
 export { loadRetirements, type Retirement } from './retirement.js';
 
@@ -128,8 +129,8 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     // Removal is breaking; only a recorded retirement whose evidence holds lets it through (./retirement.ts).
     const retirement = retirements.find((entry) => entry.contract === change.contract && entry.item === change.item);
     if (!retirement) return change;
-    const item = registry().items.find((candidate) => candidate.id === retirement.registryItem);
-    if (item && !namesRemoval(retirement, change, item)) {
+    const named = registry().items.some((candidate) => candidate.id === retirement.registryItem);
+    if (named && !registryIdsOf(change, registry(), base.openapi).includes(retirement.registryItem)) {
       return { ...change, refused: `${retirement.registryItem} is not the removed item ${change.item}` };
     }
     const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today });

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { DeprecationRegistry, RegistryItem } from '../../src/core/deprecation-registry.js';
+import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
 import { quietDaysOf, USAGE_EXPORT_FORMAT, type UsageExport } from '../../src/core/usage-export.js';
 import type { Change } from './report.js';
 
@@ -68,26 +68,6 @@ export function loadRetirements(file: string): Retirement[] {
       );
     return retirement;
   });
-}
-
-/**
- * Whether a retirement's registry id can be the removed item: the same coordinates for GraphQL and proto
- * fields, and for OpenAPI the operation, the parameter or a property of the same name.
- */
-export function namesRemoval(retirement: Retirement, change: Change, item: RegistryItem | undefined): boolean {
-  if (!item) return false;
-  const id = retirement.registryItem;
-  if (change.contract === 'graphql') return id === `graphql.${change.item}`;
-  if (change.contract === 'proto') {
-    const rpc = /RPC "(\w+)" on service "(\w+)"/.exec(change.message);
-    const coordinates = rpc ? `${rpc[2]}.${rpc[1]}` : change.item;
-    return id.startsWith('grpc.') && id.endsWith(`.${coordinates}`);
-  }
-  const match = item.match as { on: string; operationId?: string; in?: string; name?: string; path?: string[] };
-  const last = change.item.split(/[ .:]/).pop();
-  if (match.on === 'parameter') return change.item.endsWith(` ${match.in}:${match.name}`);
-  if (match.on === 'operation') return change.item === item.name;
-  return last === (match.path ?? []).at(-1);
 }
 
 function readExport(root: string, file: string): UsageExport {

@@ -12,26 +12,20 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, type GraphQLSchema, parse, validate } from 'graphql';
-import type { DeprecationRegistry, RegistryItem, RestMatch } from '../../src/core/deprecation-registry.js';
+import type { CallerSummary } from '../../src/core/deprecation-callers.js';
+import type { RegistryItem } from '../../src/core/deprecation-registry.js';
 import { namesUsed } from '../../src/graphql/use-deprecation-signals.js';
 import { restDeprecations } from '../../src/rest/deprecation-signals.js';
 import { type Contracts, readContracts } from '../breaking/gate.js';
 import { diffGraphql } from '../breaking/graphql-diff.js';
 import { diffOpenApi } from '../breaking/openapi-diff.js';
 import { diffProto } from '../breaking/proto-diff.js';
+import { operationIds, operationOf, registryIdsOf } from '../breaking/registry-ids.js';
 import type { Change } from '../breaking/report.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
 
-/** A caller seen using an item. */
-export interface ImpactCaller {
-  apiKeyId: number;
-  owner: string | null;
-  email: string | null;
-  clients: string[];
-  uses: number;
-  brownoutHits: number;
-  lastSeen: string;
-}
+/** A caller seen using an item: key, owner, email, clients, uses and brownout hits. */
+export type ImpactCaller = CallerSummary;
 
 /** One impacted item. */
 export interface Impact {
@@ -50,56 +44,6 @@ export interface Impact {
 
 /** Reads the callers of registry ids (the usage database), or null without one. */
 export type CallerSource = ((ids: string[]) => Promise<ImpactCaller[]>) | null;
-
-const OPERATION = /^(GET|PUT|POST|PATCH|DELETE) (\S+)/;
-
-/** The operation a finding is about: named first in its item, or (schema findings) in its message. */
-const operationOf = (change: Pick<Change, 'item' | 'message'>) =>
-  OPERATION.exec(change.item)?.[0] ?? /\bof ((?:GET|PUT|POST|PATCH|DELETE) \S+)/.exec(change.message)?.[1];
-
-/** `METHOD /path` → operationId, from an OpenAPI document. */
-function operationIds(document: Record<string, unknown>): Map<string, string> {
-  type Operation = { operationId?: string } | undefined;
-  const ids = new Map<string, string>();
-  const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
-  for (const [route, item] of Object.entries(paths)) {
-    for (const [method, operation] of Object.entries(item)) {
-      if (operation?.operationId) ids.set(`${method.toUpperCase()} ${route}`, operation.operationId);
-    }
-  }
-  return ids;
-}
-
-/** The registry ids a finding is measured under. */
-function registryIdsOf(change: Change, registry: DeprecationRegistry, base: Contracts): string[] {
-  const items = registry.items.filter(
-    (item) => item.protocol === { openapi: 'rest', graphql: 'graphql', proto: 'grpc' }[change.contract],
-  );
-  if (change.contract === 'graphql')
-    return items.filter((item) => item.id === `graphql.${change.item}`).map((i) => i.id);
-  if (change.contract === 'proto') {
-    const rpc = /RPC "(\w+)" on service "(\w+)"/.exec(change.message);
-    const coordinates = rpc ? `${rpc[2]}.${rpc[1]}` : change.item;
-    return items.filter((item) => item.id.endsWith(`.${coordinates}`)).map((i) => i.id);
-  }
-  const operation = operationOf(change);
-  const operationId = operation ? operationIds(base.openapi).get(operation) : undefined;
-  const signals = restDeprecations(registry, base.openapi);
-  return items
-    .filter((item) => {
-      const match = item.match as RestMatch;
-      if (item.id === `rest.${change.item}`) return true;
-      if (match.on === 'operation') return item.name === change.item;
-      if (match.on === 'parameter') return change.item === `${operation} ${match.in}:${match.name}`;
-      const last = change.item.split(/[ .:]/).pop();
-      return (
-        last === match.path.at(-1) &&
-        operationId !== undefined &&
-        signals.operationsUsing(item.id).includes(operationId)
-      );
-    })
-    .map((item) => item.id);
-}
 
 /** The persisted operations (file names) that validate against the base schema but not the head's. */
 function brokenOperations(dir: string, base: GraphQLSchema, head: GraphQLSchema) {
@@ -154,7 +98,7 @@ export async function analyzeImpact({
     item: change.item,
     rule: change.rule,
     message: change.message,
-    registryIds: registryIdsOf(change, baseRegistry, base),
+    registryIds: registryIdsOf(change, baseRegistry, base.openapi),
     restOperations: [],
     persistedOperations: [],
     grpcMethods: [],

@@ -27,6 +27,8 @@ export interface BrownoutRefusal {
   error: DomainError;
   window: BrownoutWindow;
   item: RegistryItem;
+  /** Every used item in a running window (each counted as a brownout hit of the refused request). */
+  blocked: RegistryItem[];
   /** Whole seconds until the window ends (at least 1): the `Retry-After` of every interface. */
   retryAfterSeconds: number;
 }
@@ -169,30 +171,35 @@ export function createBrownoutService({
     active,
 
     /**
-     * The refusal of a request that uses these items, when one of them is in a running window; the same
-     * error on every interface. Cheap when no window is live (one map size check).
+     * The refusal of a request that uses these items (any registry ids: only deprecated items ever have
+     * windows), when one of them is in a running window; the same error on every interface. Cheap when no
+     * window is live (one map size check).
      */
     refusal(used: Iterable<string>): BrownoutRefusal | undefined {
       if (live.size === 0) return undefined;
       const at = now();
-      for (const id of used) {
+      const blocked: Array<{ item: RegistryItem; window: BrownoutWindow }> = [];
+      for (const id of new Set(used)) {
         const window = active(id, at);
         const item = items.get(id);
-        if (!window || !item) continue;
-        return {
-          window,
-          item,
-          retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt.getTime() - at.getTime()) / 1000)),
-          error: new DomainError(
-            'BROWNOUT',
-            `${item.name} (${item.id}) is deprecated` +
-              (item.sunset ? ` and goes away on ${item.sunset}` : '') +
-              `; it is blocked during an announced brownout until ${window.endsAt.toISOString()}. ` +
-              `Move off it: ${item.link}`,
-          ),
-        };
+        if (window && item) blocked.push({ item, window });
       }
-      return undefined;
+      const [first] = blocked;
+      if (!first) return undefined;
+      const { item, window } = first;
+      return {
+        window,
+        item,
+        blocked: blocked.map((entry) => entry.item),
+        retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt.getTime() - at.getTime()) / 1000)),
+        error: new DomainError(
+          'BROWNOUT',
+          `${item.name} (${item.id}) is deprecated` +
+            (item.sunset ? ` and goes away on ${item.sunset}` : '') +
+            `; it is blocked during an announced brownout until ${window.endsAt.toISOString()}. ` +
+            `Move off it: ${item.link}`,
+        ),
+      };
     },
   };
 }

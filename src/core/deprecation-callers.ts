@@ -79,3 +79,29 @@ export function callerReports(rows: CallerUsage[], notices: Notice[]): CallerRep
   });
   return callers.sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime() || a.apiKeyId - b.apiKeyId);
 }
+
+/** A caller in short, as the usage export and impact analysis list the callers still using an item. */
+export interface CallerSummary {
+  apiKeyId: number;
+  owner: string | null;
+  email: string | null;
+  clients: string[];
+  uses: number;
+  brownoutHits: number;
+  lastSeen: string;
+}
+
+/** The callers that used the item or tried it in a brownout, in short, most recent first. */
+export function stillUsing(callers: CallerReport[]): CallerSummary[] {
+  return callers
+    .filter((caller) => caller.uses + caller.brownoutHits > 0)
+    .map((caller) => ({
+      apiKeyId: caller.apiKeyId,
+      owner: caller.ownerName,
+      email: caller.ownerEmail,
+      clients: caller.clients.map((client) => client.client),
+      uses: caller.uses,
+      brownoutHits: caller.brownoutHits,
+      lastSeen: caller.lastSeen.toISOString(),
+    }));
+}

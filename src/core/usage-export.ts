@@ -5,6 +5,8 @@
  * the retirement in contracts/retirements.yaml, and the release gate reads the evidence from it. A day
  * counts as quiet only when at least one instance recorded that day and nothing used the item.
  */
+import type { Caller } from './caller.js';
+import { type CallerSummary, stillUsing } from './deprecation-callers.js';
 import { type DeprecationService, dayOf, daysBefore, type ItemState } from './deprecations.js';
 import type { UsagePort } from './usage-port.js';
 
@@ -40,15 +42,7 @@ export interface UsageExport {
   totals: { uses: number; replacementUses: number; brownoutHits: number };
   days: ExportDay[];
   /** Callers with any use or brownout hit in the period, most recent first. */
-  callers: Array<{
-    apiKeyId: number;
-    owner: string | null;
-    email: string | null;
-    clients: string[];
-    uses: number;
-    brownoutHits: number;
-    lastSeen: string;
-  }>;
+  callers: CallerSummary[];
 }
 
 /** The trailing run of quiet days of an export's days (oldest first). */
@@ -64,18 +58,18 @@ export function quietDaysOf(days: ExportDay[]): number {
 
 /**
  * Builds the export of `item` over the `days` days up to the day of `now()` (today by default), that day
- * included; `generatedAt` is always the real time of the export.
+ * included; `generatedAt` is always the real time of the export. Admins only, as the report it reads.
  */
 export async function exportUsage(
   { report, usage, now = () => new Date() }: { report: DeprecationService; usage: UsagePort; now?: () => Date },
+  caller: Caller,
   item: string,
   days: number,
 ): Promise<UsageExport> {
   const at = now();
   const from = daysBefore(at, days - 1);
-  const operator = { userId: 0, role: 'admin' as const, apiKeyId: null };
   const [{ item: entry, state, callers }, instances] = await Promise.all([
-    report.callers(operator, item, days),
+    report.callers(caller, item, days),
     usage.instances(from),
   ]);
   const byDay = new Map(instances.map((row) => [row.day, row.instances]));
@@ -107,16 +101,6 @@ export async function exportUsage(
     quietDays: quietDaysOf(list),
     totals: { uses: sum('uses'), replacementUses: sum('replacementUses'), brownoutHits: sum('brownoutHits') },
     days: list,
-    callers: callers
-      .filter((caller) => caller.uses + caller.brownoutHits > 0)
-      .map((caller) => ({
-        apiKeyId: caller.apiKeyId,
-        owner: caller.ownerName,
-        email: caller.ownerEmail,
-        clients: caller.clients.map((client) => client.client),
-        uses: caller.uses,
-        brownoutHits: caller.brownoutHits,
-        lastSeen: caller.lastSeen.toISOString(),
-      })),
+    callers: stillUsing(callers),
   };
 }

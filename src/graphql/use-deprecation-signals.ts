@@ -35,7 +35,7 @@ export interface DeprecationSignalsOptions {
   registry: DeprecationRegistry;
   metrics: Metrics;
   recorder?: UsageRecorder;
-  brownouts?: Pick<BrownoutService, 'refusal' | 'announced' | 'active'>;
+  brownouts?: Pick<BrownoutService, 'refusal' | 'announced'>;
 }
 
 type Context = GraphQLContext & { clientName: string };
@@ -68,8 +68,13 @@ export function useDeprecationSignals({
         if (replaced) used.set(`${replaced.id} replacement`, { item: replaced, kind: 'replacement' });
       };
       for (const name of namesUsed(args.schema, args.document, args.variableValues ?? {})) note(name);
+      // Items in a running window count as brownout hits (fields and arguments are nulled by their
+      // resolvers, ./brownouts.ts); an input field or enum value in one refuses the operation.
+      const refusal = brownouts?.refusal(
+        [...used.values()].filter(({ kind }) => kind === 'use').map(({ item }) => item.id),
+      );
       for (const use of used.values()) {
-        if (use.kind === 'use' && brownouts?.active(use.item.id)) use.kind = 'brownout';
+        if (use.kind === 'use' && refusal?.blocked.includes(use.item)) use.kind = 'brownout';
         metrics.deprecatedUsage.inc({ item: use.item.id, kind: use.kind });
         recorder?.record({
           item: use.item.id,
@@ -78,10 +83,9 @@ export function useDeprecationSignals({
           kind: use.kind,
         });
       }
-      const blocked = [...used.values()].filter(({ item, kind }) => kind === 'brownout' && !nullable(item));
-      const refusal = blocked.length > 0 ? brownouts?.refusal(blocked.map(({ item }) => item.id)) : undefined;
-      if (refusal) {
-        const { code, detail } = refusal.error;
+      const unnullable = refusal?.blocked.filter((item) => !nullable(item)) ?? [];
+      if (refusal && unnullable.length > 0) {
+        const { code, detail } = (brownouts?.refusal(unnullable.map((item) => item.id)) ?? refusal).error;
         setResultAndStopExecution({ data: null, errors: [new GraphQLError(detail, { extensions: { code } })] });
         return;
       }

@@ -21,7 +21,7 @@ export interface DeprecationInterceptorOptions {
   metrics: Metrics;
   recorder?: UsageRecorder;
   /** The brownout windows (none when absent). */
-  brownouts?: Pick<BrownoutService, 'refusal' | 'announced' | 'active'>;
+  brownouts?: Pick<BrownoutService, 'refusal' | 'announced'>;
 }
 
 /** Counts and signals uses of registry items in unary requests. */
@@ -52,11 +52,11 @@ export function deprecationInterceptor({
     }
     if (used.length === 0) return next(request);
     const client = clientOf(request.header.get('user-agent'));
-    const refusal = brownouts?.refusal(used.filter((item) => item.status === 'deprecated').map((item) => item.id));
-    for (const item of used) {
-      // A refused call counts only as a brownout hit of the items whose window runs; nothing else was used.
-      const kind = refusal ? (brownouts?.active(item.id) ? 'brownout' : undefined) : 'use';
-      if (!kind) continue;
+    const refusal = brownouts?.refusal(used.map((item) => item.id));
+    // A refused call counts only as a brownout hit of the items whose window runs; nothing else was used.
+    const counted = refusal ? refusal.blocked : used;
+    const kind = refusal ? 'brownout' : 'use';
+    for (const item of counted) {
       metrics.deprecatedUsage.inc({ item: item.id, kind });
       recorder?.record({ item: item.id, apiKeyId: 0, client, kind });
     }

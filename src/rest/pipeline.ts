@@ -183,13 +183,11 @@ function brownoutResponse(
   uses: ItemUse[],
   count: (found: ItemUse[]) => void,
 ): Response | undefined {
-  const used = uses.filter((use) => use.kind === 'use' && use.item.status === 'deprecated');
-  if (used.length === 0) return undefined;
-  const refusal = brownouts.refusal(used.map((use) => use.item.id));
+  const refusal = brownouts.refusal(uses.filter((use) => use.kind === 'use').map((use) => use.item.id));
   if (!refusal) return undefined;
-  count(used.filter((use) => brownouts.active(use.item.id)).map((use) => ({ item: use.item, kind: 'brownout' })));
+  count(refusal.blocked.map((item) => ({ item, kind: 'brownout' })));
   return catalogProblem(c, 'BROWNOUT', refusal.error.detail, undefined, {
-    ...signalHeaders(used, brownouts.announced),
+    ...signalHeaders(uses, brownouts.announced),
     'Retry-After': String(refusal.retryAfterSeconds),
   });
 }

@@ -61,13 +61,13 @@ describe('removal through a recorded retirement with evidence only', () => {
   const today = '2026-11-23';
   // The released side deprecated `Order.note` (sunset 2026-07-01); the changed side removes it from the
   // single-order response, so one retirement entry covers the one finding.
+  const dates = { deprecated: true, 'x-deprecated-on': '2026-01-01', 'x-sunset': '2026-07-01' };
+  // `ProductRating.count` is deprecated too, so that a retirement can name a real but other item.
   const deprecatedBase = variant({
-    openapi: (d) =>
-      Object.assign(order(d).properties.note, {
-        deprecated: true,
-        'x-deprecated-on': '2026-01-01',
-        'x-sunset': '2026-07-01',
-      }),
+    openapi: (d) => {
+      Object.assign(order(d).properties.note, dates);
+      Object.assign(d.components.schemas.ProductRating.properties.count, dates);
+    },
   });
   const removed = variant({
     openapi: (d) => {
@@ -164,8 +164,11 @@ describe('removal through a recorded retirement with evidence only', () => {
       /only 15 quiet days .*nothing was measured on/,
     );
     expect((await gate([entry(evidence(quiet(40), '2026-11-10'))])).finding?.refused).toMatch(/more than 7 days ago/);
+    expect(
+      (await gate([entry(evidence(quiet(40)), { registryItem: 'rest.ProductRating.count' })])).finding?.refused,
+    ).toBe(`rest.ProductRating.count is not the removed item ${item}`);
     expect((await gate([entry(evidence(quiet(40)), { registryItem: 'rest.listOrders' })])).finding?.refused).toMatch(
-      /is not the removed item|was not deprecated/,
+      /^rest\.listOrders was not deprecated with a sunset date/,
     );
   });
 

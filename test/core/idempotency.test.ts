@@ -151,55 +151,36 @@ describe('idempotency keys', () => {
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 3 });
   });
 
-  it('answers a retry with the order a dead attempt wrote before it could complete its claim', async () => {
-    const product = await makeProduct(core, admin, 100, 10);
-    const input = { items: [{ productId: product.id, quantity: 1 }] };
-    const dying: Store = {
-      ...database.store,
-      idempotency: { ...database.store.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
-    };
-    const dyingCore = await testCore(dying);
-    const before = (await orderCount()) ?? 0;
-    await expect(
-      dyingCore.idempotency.run(customer, 'lease-2', 'orders.place', input, () =>
-        dyingCore.orders.place(customer, input),
-      ),
-    ).rejects.toThrow('connection lost');
-    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
-    const retry = await later.run(customer, 'lease-2', 'orders.place', input, () => core.orders.place(customer, input));
-    expect((await orderCount()) ?? 0).toBe(before + 1);
-    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
-    // Completed now: the next retry is a replay of the same order.
-    const replay = await placeWithKey('lease-2', input);
-    expect(replay).toMatchObject({ replayed: true, result: { id: retry.result.id } });
-  });
-
-  it('keeps a dead claim whose order was written through the sweep, so the retry still answers with that order', async () => {
-    // The race the database-restart fault test found: the order commits, the claim never completes, the
-    // periodic sweep runs after the lease and before the client's retry. Dropping the claim there let the
-    // retry place a second order for the same key.
-    const product = await makeProduct(core, admin, 100, 10);
-    const input = { items: [{ productId: product.id, quantity: 1 }] };
-    const dying: Store = {
-      ...database.store,
-      idempotency: { ...database.store.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
-    };
-    const dyingCore = await testCore(dying);
-    const before = (await orderCount()) ?? 0;
-    await expect(
-      dyingCore.idempotency.run(customer, 'lease-swept', 'orders.place', input, () =>
-        dyingCore.orders.place(customer, input),
-      ),
-    ).rejects.toThrow('connection lost');
-    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
-    await later.purgeExpired();
-    const retry = await later.run(customer, 'lease-swept', 'orders.place', input, () =>
-      core.orders.place(customer, input),
-    );
-    expect((await orderCount()) ?? 0).toBe(before + 1);
-    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
-    expect(retry.replayed).toBe(false);
-  });
+  // With `sweptFirst`, the race the database-restart fault test found: the order commits, the claim never
+  // completes, and the periodic sweep runs after the lease and before the client's retry. Dropping the
+  // claim there let the retry place a second order for the same key.
+  it.each([
+    { sweptFirst: false, key: 'lease-2' },
+    { sweptFirst: true, key: 'lease-swept' },
+  ])(
+    'answers a retry with the order a dead attempt wrote before it could complete its claim (sweep first: $sweptFirst)',
+    async ({ sweptFirst, key }) => {
+      const product = await makeProduct(core, admin, 100, 10);
+      const input = { items: [{ productId: product.id, quantity: 1 }] };
+      const dying: Store = {
+        ...database.store,
+        idempotency: { ...database.store.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
+      };
+      const dyingCore = await testCore(dying);
+      const before = (await orderCount()) ?? 0;
+      await expect(
+        dyingCore.idempotency.run(customer, key, 'orders.place', input, () => dyingCore.orders.place(customer, input)),
+      ).rejects.toThrow('connection lost');
+      const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
+      if (sweptFirst) await later.purgeExpired();
+      const retry = await later.run(customer, key, 'orders.place', input, () => core.orders.place(customer, input));
+      expect((await orderCount()) ?? 0).toBe(before + 1);
+      expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
+      // Completed now: the next retry is a replay of the same order.
+      const replay = await placeWithKey(key, input);
+      expect(replay).toMatchObject({ replayed: true, result: { id: retry.result.id } });
+    },
+  );
 
   it('sweeps claims past their lease and the stock they held', async () => {
     const product = await makeProduct(core, admin, 100, 10);

@@ -1,7 +1,4 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -13,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Caller } from '../../src/core/index.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
-import { dropSchema, testDatabaseUrl } from '../support/database.js';
+import { serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
 
 // The retirement scenario of issue "Deprecation you can act on": three clients of orders over REST and
@@ -24,12 +21,8 @@ import { deprecationFixture } from '../support/deprecation-fixture.js';
 // also proves the last flush.
 const ADMIN_KEY = 'scenario-admin-key-0123456789';
 const fixture = deprecationFixture();
-const schema = testDatabaseUrl ? `test_${randomBytes(6).toString('hex')}` : undefined;
-const dataDir = testDatabaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'scenario-data-'));
-const databaseEnv: Record<string, string> =
-  testDatabaseUrl && schema
-    ? { DATABASE_URL: testDatabaseUrl, DATABASE_SCHEMA: schema }
-    : { DATA_DIR: dataDir as string, SEED_DEMO: 'false' };
+const database = serverDatabase('scenario');
+const databaseEnv = database.env;
 const running: RunningServer[] = [];
 
 async function start(): Promise<RunningServer> {
@@ -94,8 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of [...running]) await server.close();
-  if (schema) await dropSchema(schema);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await database.remove();
   fixture.remove();
 });
 

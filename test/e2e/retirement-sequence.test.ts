@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +16,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Caller } from '../../src/core/index.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
-import { dropSchema, testDatabaseUrl } from '../support/database.js';
+import { serverDatabase } from '../support/database.js';
 import { deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
 
 // Spec §9.2 rule 8 on a real server with a controllable clock: deprecate → measured callers → brownout
@@ -29,12 +28,8 @@ const ADMIN_KEY = 'retirement-admin-key-0123456789';
 const root = path.resolve(import.meta.dirname, '../..');
 const fixture = deprecationFixture();
 const fixtureContract = path.join(fixture.root, 'contracts/openapi.yaml');
-const schema = testDatabaseUrl ? `test_${randomBytes(6).toString('hex')}` : undefined;
-const dataDir = testDatabaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'retirement-data-'));
-const databaseEnv: Record<string, string> =
-  testDatabaseUrl && schema
-    ? { DATABASE_URL: testDatabaseUrl, DATABASE_SCHEMA: schema }
-    : { DATA_DIR: dataDir as string, SEED_DEMO: 'false' };
+const database = serverDatabase('retirement');
+const databaseEnv = database.env;
 const DAY = 86_400_000;
 
 let clock = new Date('2026-12-01T09:00:00.000Z');
@@ -73,8 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close().catch(() => undefined);
-  if (schema) await dropSchema(schema);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await database.remove();
   fixture.remove();
 });
 

@@ -1,8 +1,10 @@
 /**
  * Brownout windows in the database (PGlite by default, PostgreSQL with TEST_DATABASE_URL): what every
- * instance relies on when it reloads the windows. Overlapping windows of one item are refused even when
- * two are scheduled at once; a cancel keeps the window (and its first cancel time); the list filters.
+ * instance relies on when it reloads the windows. Overlapping windows of one item are refused, also while
+ * another instance schedules one at that moment (PostgreSQL; PGlite has one session); a cancel keeps the
+ * window (and its first cancel time); the list filters.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrownoutStore, NewBrownout } from '../../src/core/ports.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
@@ -37,10 +39,34 @@ describe('the brownout store', () => {
     expect(await store.schedule(window('rest.b', '2026-12-10T10:00:00Z', '2026-12-10T10:30:00Z'))).toHaveProperty(
       'window',
     );
-    const racing = await Promise.all(
-      [0, 1, 2].map(() => store.schedule(window('rest.c', '2026-12-11T10:00:00Z', '2026-12-11T10:30:00Z'))),
-    );
-    expect(racing.filter((outcome) => 'window' in outcome)).toHaveLength(1);
+  });
+
+  it('waits for another instance scheduling the same item, and then sees its window', async () => {
+    // Another instance holds the item's lock and has inserted an overlapping window, not yet committed.
+    // Without the lock, the schedule below would not see that row and would store a second window.
+    let committed = () => {};
+    const commit = new Promise<void>((resolve) => {
+      committed = resolve;
+    });
+    let inserted = () => {};
+    const holding = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const other = database.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['brownout:rest.e']);
+      await tx.query(
+        `INSERT INTO brownouts (item, starts_at, ends_at, scheduled_at)
+         VALUES ('rest.e', '2026-12-11T10:00:00Z', '2026-12-11T10:30:00Z', '2026-11-25T00:00:00Z')`,
+      );
+      inserted();
+      await commit;
+    });
+    await holding;
+    const racing = store.schedule(window('rest.e', '2026-12-11T10:15:00Z', '2026-12-11T10:45:00Z'));
+    await sleep(200);
+    committed();
+    await other;
+    expect(await racing).toHaveProperty('overlaps');
   });
 
   it('keeps a cancelled window with its first cancel time, and lists by item and end', async () => {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { type Core, createCore } from '../../src/core/index.js';
 import type { Store } from '../../src/core/ports.js';
@@ -52,6 +55,22 @@ export async function dropSchema(schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The database settings of a server a test starts (and of the commands it runs against that database): a
+ * schema of its own on the test server, or an embedded database in a fresh directory. `remove` drops it.
+ */
+export function serverDatabase(prefix: string): { env: Record<string, string>; remove(): Promise<void> } {
+  if (testDatabaseUrl) {
+    const schema = `test_${randomBytes(6).toString('hex')}`;
+    return { env: { DATABASE_URL: testDatabaseUrl, DATABASE_SCHEMA: schema }, remove: () => dropSchema(schema) };
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), `${prefix}-data-`));
+  return {
+    env: { DATA_DIR: dataDir, SEED_DEMO: 'false' },
+    remove: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
 }
 
 /** Builds the core over a test store with the defaults of the server. */

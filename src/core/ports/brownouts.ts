@@ -13,15 +13,8 @@ export interface BrownoutWindow {
   cancelledAt: Date | null;
 }
 
-/** What an admin schedules. */
-export interface NewBrownout {
-  item: string;
-  startsAt: Date;
-  endsAt: Date;
-  note: string | null;
-  scheduledAt: Date;
-  scheduledBy: number | null;
-}
+/** What an admin schedules: a window before it has an id, never cancelled. */
+export type NewBrownout = Omit<BrownoutWindow, 'id' | 'cancelledAt'>;
 
 /** The storage of windows. */
 export interface BrownoutStore {

@@ -13,18 +13,18 @@ import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createInternalApp } from './compose/internal-app.js';
 import { createHttpApp } from './compose/public-app.js';
+import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
 import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
-import { createUsageRecorder } from './core/usage-recorder.js';
+import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './http/metrics.js';
-import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -41,26 +41,104 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Options of a start that tests change: another checkout's contracts and registry, a moved clock. */
+export interface StartOptions {
+  /** Serves the contracts and the deprecation registry of another checkout. */
+  projectRoot?: string;
+  /** Moves the clock of deprecation usage, the report and brownout windows. */
+  now?: () => Date;
+}
+
 /**
  * How often stale reservations (10 minutes), idempotency keys (24 hours) and expired idempotency claims
  * (their lease) are looked for; at least once per lease.
  */
 const EXPIRY_SWEEP_MS = 60_000;
 
-/**
- * Starts both listeners from a configuration; resolves once both accept connections. `projectRoot` (tests)
- * serves the contracts and the deprecation registry of another checkout; `now` (tests) moves the clock of
- * deprecation usage, the report and brownout windows.
- */
+/** Starts both listeners from a configuration; resolves once both accept connections. */
 export async function startServer(
   config: Config,
   logger: Logger,
-  { projectRoot = checkoutRoot, now }: { projectRoot?: string; now?: () => Date } = {},
+  { projectRoot = checkoutRoot, now }: StartOptions = {},
 ): Promise<RunningServer> {
   let serving = true;
   const registry = JSON.parse(
     await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'),
   ) as DeprecationRegistry;
+  const { db, store, core, inventoryClient } = await openCore(config, logger, registry, now);
+  // Brownout windows are loaded before serving; the timers reload them and sweep expired leases.
+  await core.brownouts.refresh();
+  const stopTimers = startTimers(core, config, logger);
+  // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
+  const recorder = createUsageRecorder({
+    port: store.usage,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    flushMs: config.USAGE_FLUSH_MS,
+    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
+    ...(now ? { now } : {}),
+  });
+  const secrets = await bootstrap(core, store, {
+    ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
+    ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
+  });
+
+  // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
+  // and closes the database only after the last handler (a client that went away does not stop its handler).
+  const httpDrain = createHttpDrain();
+  const metrics = createMetrics();
+  metrics.watchPool(() => db.poolStats?.());
+  const rateLimiter = createConfiguredRateLimiter(config, logger);
+  if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
+  const app = await createHttpApp({
+    track: httpDrain.middleware,
+    grpcCodeName: grpcCodeNameOf,
+    projectRoot,
+    logger,
+    core,
+    metrics,
+    registry,
+    recorder,
+    ...publicAppSettings(config, db, rateLimiter),
+  });
+  const grpc = createInternalApp({
+    core,
+    metrics,
+    registry,
+    recorder,
+    ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
+    isServing: () => serving,
+  });
+  const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
+  const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
+  });
+  httpDrain.watch(http as Server);
+
+  return {
+    httpUrl: urlOf(http.address() as AddressInfo),
+    grpcUrl: urlOf(grpcAddress),
+    core,
+    secrets: {
+      ...(secrets.adminKey ? { adminKey: secrets.adminKey } : {}),
+      ...(secrets.demoCustomerKey ? { demoCustomerKey: secrets.demoCustomerKey } : {}),
+    },
+    flushUsage: () => recorder.flush(),
+    async close() {
+      serving = false;
+      stopTimers();
+      // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
+      // their current answer; then the last usage flush, then the database.
+      await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
+      await closeRecorder(recorder, logger);
+      inventoryClient()?.close();
+      await rateLimiter?.close();
+      await db.close();
+    },
+  };
+}
+
+/** Opens (and migrates) the database and builds the core over it. */
+async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
   const { db, applied } = await openDatabase({
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
     ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
@@ -89,131 +167,35 @@ export async function startServer(
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     ...(now ? { now } : {}),
   });
-  // Brownout windows: loaded before serving, then reloaded so that every instance blocks the same ones.
-  await core.brownouts.refresh();
+  return { db, store, core, inventoryClient: () => inventoryClient };
+}
+
+/** The periodic work of an instance: brownout reloads and the expiry sweep. Returns their stop. */
+function startTimers(core: Core, config: Config, logger: Logger): () => void {
+  const warn = (message: string) => (error: unknown) => logger.warn({ err: error }, message);
   const brownoutRefresh = setInterval(() => {
-    core.brownouts.refresh().catch((error: unknown) => logger.warn({ err: error }, 'brownout refresh failed'));
+    core.brownouts.refresh().catch(warn('brownout refresh failed'));
   }, config.BROWNOUT_REFRESH_MS);
-  brownoutRefresh.unref();
-  // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
-  const recorder = createUsageRecorder({
-    port: store.usage,
-    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    flushMs: config.USAGE_FLUSH_MS,
-    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
-    ...(now ? { now } : {}),
-  });
-  const secrets = await bootstrap(core, store, {
-    ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
-    ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
-  });
   const sweep = setInterval(
     () => {
-      core.inventory.expireStale().catch((error: unknown) => logger.warn({ err: error }, 'reservation expiry failed'));
-      core.idempotency
-        .purgeExpired()
-        .catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
+      core.inventory.expireStale().catch(warn('reservation expiry failed'));
+      core.idempotency.purgeExpired().catch(warn('idempotency purge failed'));
     },
     Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000),
   );
+  brownoutRefresh.unref();
   sweep.unref();
-
-  // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
-  // and closes the database only after the last handler (a client that went away does not stop its handler).
-  const httpDrain = createHttpDrain();
-  const metrics = createMetrics();
-  metrics.watchPool(() => db.poolStats?.());
-  const rateLimiter: RateLimiter | undefined = config.RATE_LIMIT_ENABLED
-    ? createRateLimiter({
-        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-        logger,
-        keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
-        ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
-      })
-    : undefined;
-  if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
-  const app = await createHttpApp({
-    track: httpDrain.middleware,
-    grpcCodeName: grpcCodeNameOf,
-    projectRoot,
-    logger,
-    core,
-    metrics,
-    registry,
-    recorder,
-    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
-    graphql: {
-      maxDepth: config.GRAPHQL_MAX_DEPTH,
-      maxCost: config.GRAPHQL_MAX_COST,
-      maxAliases: config.GRAPHQL_MAX_ALIASES,
-      maxTokens: config.GRAPHQL_MAX_TOKENS,
-      timeoutMs: config.GRAPHQL_TIMEOUT_MS,
-      persistedOnly: config.GRAPHQL_PERSISTED_ONLY,
-      introspection: config.GRAPHQL_INTROSPECTION,
-    },
-    healthChecks: {
-      database: async () => {
-        await db.query('SELECT 1');
-      },
-    },
-    degradations: {
-      rateLimit: () =>
-        rateLimiter?.mode() === 'degraded'
-          ? 'Redis (REDIS_URL) is unreachable: rate budgets are kept per instance until it returns'
-          : undefined,
-    },
-    ...(rateLimiter
-      ? {
-          rateBudget: {
-            limiter: rateLimiter,
-            policy: {
-              customer: config.RATE_LIMIT_CUSTOMER,
-              admin: config.RATE_LIMIT_ADMIN,
-              anonymous: config.RATE_LIMIT_ANONYMOUS,
-              windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-            },
-          },
-        }
-      : {}),
-  });
-
-  const grpc = createInternalApp({
-    core,
-    metrics,
-    registry,
-    recorder,
-    ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
-    isServing: () => serving,
-  });
-  const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
-
-  const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
-  });
-  httpDrain.watch(http as Server);
-  const httpAddress = http.address() as AddressInfo;
-  const host = (address: AddressInfo) => (address.family === 'IPv6' ? `[${address.address}]` : address.address);
-
-  return {
-    httpUrl: `http://${host(httpAddress)}:${httpAddress.port}`,
-    grpcUrl: `http://${host(grpcAddress)}:${grpcAddress.port}`,
-    core,
-    secrets: {
-      ...(secrets.adminKey ? { adminKey: secrets.adminKey } : {}),
-      ...(secrets.demoCustomerKey ? { demoCustomerKey: secrets.demoCustomerKey } : {}),
-    },
-    flushUsage: () => recorder.flush(),
-    async close() {
-      serving = false;
-      clearInterval(sweep);
-      clearInterval(brownoutRefresh);
-      // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
-      // their current answer; then the last usage flush, then the database.
-      await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
-      await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
-      inventoryClient?.close();
-      await rateLimiter?.close();
-      await db.close();
-    },
+  return () => {
+    clearInterval(sweep);
+    clearInterval(brownoutRefresh);
   };
+}
+
+async function closeRecorder(recorder: UsageRecorder, logger: Logger): Promise<void> {
+  await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }

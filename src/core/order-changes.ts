@@ -1,0 +1,157 @@
+import { type Caller, requireAdmin } from './caller.js';
+import { DomainError } from './errors.js';
+import type { Address, Cancellation, Order, Shipment, ShipmentStatus } from './model.js';
+import { shipmentOf, visibleOrder } from './order-reads.js';
+import { isPaid, type OrderStatus, transition } from './order-state.js';
+import type { OrderChange, OrderStore } from './ports.js';
+import { checkVersion, retryStale } from './versions.js';
+
+/** A merge patch of an order: absent = unchanged, `null` clears. */
+export interface OrderPatch {
+  status?: OrderStatus;
+  shippingAddress?: Address;
+  note?: string | null;
+  couponCode?: string | null;
+}
+
+/** The full writable state of an order (PUT). */
+export interface OrderReplacement {
+  status: OrderStatus;
+  shippingAddress: Address;
+  note?: string | null;
+  couponCode?: string | null;
+}
+
+/** A merge patch of a shipment's carrier data: absent = unchanged, `null` clears. */
+export interface ShipmentPatch {
+  carrier?: string | null;
+  trackingNumber?: string | null;
+}
+
+type WritableState = Pick<Order, 'status' | 'shippingAddress' | 'note' | 'couponCode'>;
+
+const shipmentStatusOf: Partial<Record<OrderStatus, ShipmentStatus>> = {
+  PAID: 'PREPARING',
+  SHIPPED: 'SHIPPED',
+  DELIVERED: 'DELIVERED',
+};
+
+/** Changing orders: patch, replace, cancel, delete and shipment data; status moves follow the state machine. */
+export function createOrderChanges(orders: OrderStore) {
+  /** Reads the order, builds its next state and applies it; a concurrent write retries (without If-Match). */
+  const change = (caller: Caller, id: number, next: (order: Order) => WritableState, ifMatchVersion?: number) =>
+    retryStale(ifMatchVersion, async () => {
+      const order = await visibleOrder(orders, caller, id);
+      return applyChange(orders, caller, order, next(order), ifMatchVersion);
+    });
+
+  return {
+    /** Changes an order (merge patch). */
+    update: (caller: Caller, id: number, patch: OrderPatch, ifMatchVersion?: number): Promise<Order> =>
+      change(caller, id, (order) => merged(order, patch), ifMatchVersion),
+
+    /** Replaces the writable state of an order; `note` and `couponCode` are cleared when absent. */
+    replace: (caller: Caller, id: number, replacement: OrderReplacement, ifMatchVersion?: number): Promise<Order> =>
+      change(
+        caller,
+        id,
+        () => ({
+          status: replacement.status,
+          shippingAddress: replacement.shippingAddress,
+          note: replacement.note ?? null,
+          couponCode: replacement.couponCode ?? null,
+        }),
+        ifMatchVersion,
+      ),
+
+    /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */
+    async cancel(caller: Caller, id: number, reason?: string): Promise<Cancellation> {
+      await retryStale(undefined, async () => {
+        const order = await visibleOrder(orders, caller, id);
+        if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);
+        await applyChange(orders, caller, order, { ...order, status: 'CANCELED' }, undefined, reason ?? null);
+      });
+      const record = await orders.cancellation(id);
+      if (!record) throw new Error(`order ${id} was canceled without a cancellation record`);
+      return record;
+    },
+
+    /** Deletes a PENDING or CANCELED order (admins only) and releases its stock. */
+    async remove(caller: Caller, id: number, ifMatchVersion?: number): Promise<void> {
+      const order = await visibleOrder(orders, caller, id);
+      requireAdmin(caller, 'delete orders');
+      if (order.status !== 'PENDING' && order.status !== 'CANCELED') {
+        throw new DomainError('INVALID_TRANSITION', `A ${order.status} order cannot be deleted; cancel it first.`);
+      }
+      checkVersion(order, ifMatchVersion, () => stale(order.id));
+      if ((await orders.delete(id, order.version)) === 'stale') throw stale(id);
+    },
+
+    /** Sets a shipment's carrier data (admins only). */
+    async updateShipment(caller: Caller, orderId: number, patch: ShipmentPatch): Promise<Shipment> {
+      await visibleOrder(orders, caller, orderId);
+      requireAdmin(caller, 'change shipments');
+      const shipment = await shipmentOf(orders, orderId);
+      const updated = await orders.updateShipment(orderId, {
+        carrier: patch.carrier === undefined ? shipment.carrier : patch.carrier,
+        trackingNumber: patch.trackingNumber === undefined ? shipment.trackingNumber : patch.trackingNumber,
+      });
+      if (!updated) throw new DomainError('SHIPMENT_NOT_FOUND', `Order ${orderId} has no shipment yet.`);
+      return updated;
+    },
+  };
+}
+
+function merged(order: Order, patch: OrderPatch): WritableState {
+  return {
+    status: patch.status ?? order.status,
+    shippingAddress: patch.shippingAddress ?? order.shippingAddress,
+    note: patch.note === undefined ? order.note : patch.note,
+    couponCode: patch.couponCode === undefined ? order.couponCode : patch.couponCode,
+  };
+}
+
+/** Moves an order to its next state: the version check, the state machine, and what the move does. */
+async function applyChange(
+  orders: OrderStore,
+  caller: Caller,
+  order: Order,
+  next: WritableState,
+  ifMatchVersion: number | undefined,
+  reason: string | null = null,
+): Promise<Order> {
+  checkVersion(order, ifMatchVersion, () => stale(order.id));
+  const move = transition(order.status, next.status);
+  if (move.kind === 'invalid') {
+    throw new DomainError('INVALID_TRANSITION', `An order cannot move from ${order.status} to ${next.status}.`);
+  }
+  if (move.kind === 'forward') requireAdmin(caller, 'move an order forward; customers may only cancel');
+  const unchanged =
+    move.kind === 'unchanged' &&
+    next.note === order.note &&
+    next.couponCode === order.couponCode &&
+    sameAddress(next.shippingAddress, order.shippingAddress);
+  if (unchanged) return order;
+
+  const change: OrderChange = { orderId: order.id, version: order.version, ...next };
+  if (move.kind === 'forward') {
+    const status = shipmentStatusOf[next.status];
+    if (status) change.shipment = { status, create: !isPaid(order.status) };
+    if (next.status === 'SHIPPED' || next.status === 'DELIVERED') change.reservations = 'consume';
+  }
+  if (move.kind === 'cancel') {
+    change.cancellation = { reason, refundAmount: isPaid(order.status) ? order.amount : 0 };
+    change.reservations = 'release';
+  }
+  const updated = await orders.change(change);
+  if (updated === 'stale') throw stale(order.id);
+  return updated;
+}
+
+function stale(id: number): DomainError {
+  return new DomainError('PRECONDITION_FAILED', `Order ${id} changed since it was read.`);
+}
+
+function sameAddress(a: Address, b: Address): boolean {
+  return a.zipCode === b.zipCode && a.line1 === b.line1 && (a.line2 ?? null) === (b.line2 ?? null);
+}

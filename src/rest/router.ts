@@ -1,0 +1,140 @@
+/**
+ * The routes of the REST contract. Every path id in this API is a positive integer, so a templated segment
+ * matches digits only, and `/v1/orders/abc` is a 404 rather than a validation error (docs/decisions.md §9);
+ * a string path parameter with a pattern (the deprecation item id) matches that pattern.
+ */
+
+/** Where a request's path leads: an operation, a path without this method, or nowhere. */
+export type RouteMatch =
+  | {
+      kind: 'operation';
+      operationId: string;
+      params: Record<string, number | string>;
+      /** The path parameters as sent (percent-decoded), for validation. */
+      rawParams: Record<string, string>;
+    }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+interface PathRoute {
+  pattern: RegExp;
+  methods: Map<string, string>;
+  /** Static paths (e.g. `/v1/users/me`) win over templated ones (`/v1/users/{userId}`). */
+  staticSegments: number;
+  /** The first two segments (`/v1/orders`) when both are static. */
+  prefix: string | undefined;
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+/** Builds the router of a document (`asWritten`: references unresolved, for the path parameters' schemas). */
+export function createRouter(asWritten: Record<string, unknown>): (method: string, pathname: string) => RouteMatch {
+  const routesFor = groupedRoutes(buildRoutes(asWritten));
+  return (method, pathname) => {
+    const candidates = routesFor(pathname).filter((route) => route.pattern.test(pathname));
+    if (candidates.length === 0) return { kind: 'not-found' };
+    const verb = method === 'HEAD' ? 'GET' : method;
+    for (const route of candidates) {
+      const operationId = route.methods.get(verb);
+      if (!operationId) continue;
+      const groups = route.pattern.exec(pathname)?.groups ?? {};
+      const params = Object.fromEntries(
+        Object.entries(groups).map(([name, value]) => [name, /^[0-9]+$/.test(value) ? Number(value) : value]),
+      );
+      const rawParams = Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, decoded(value)]));
+      return { kind: 'operation', operationId, params, rawParams };
+    }
+    const allow = [...new Set(candidates.flatMap((route) => [...route.methods.keys()]))];
+    return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
+  };
+}
+
+/** One route per path template, static paths first. */
+function buildRoutes(document: Record<string, unknown>): PathRoute[] {
+  const routes: PathRoute[] = [];
+  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+    const segments = template.split('/').slice(1);
+    const textual = textualPathParameters(document, item);
+    const pattern = new RegExp(
+      `^/${segments
+        .map((segment) => {
+          if (!segment.startsWith('{')) return escapeRegExp(segment);
+          const name = segment.slice(1, -1);
+          return `(?<${name}>${textual.get(name) ?? '[1-9][0-9]{0,15}'})`;
+        })
+        .join('/')}$`,
+    );
+    const methods = new Map<string, string>();
+    for (const method of METHODS) {
+      const operationId = (item[method] as { operationId?: string } | undefined)?.operationId;
+      if (operationId) methods.set(method.toUpperCase(), operationId);
+    }
+    const prefix = segments.slice(0, 2).some((s) => s.startsWith('{')) ? undefined : prefixOf(template);
+    routes.push({ pattern, methods, staticSegments: segments.filter((s) => !s.startsWith('{')).length, prefix });
+  }
+  return routes.sort((a, b) => b.staticSegments - a.staticSegments);
+}
+
+/**
+ * Routes grouped by their first two segments (`/v1/orders`), so that a request is tested only against its
+ * resource's few patterns; a template with a parameter there is tested against every path.
+ */
+function groupedRoutes(routes: PathRoute[]): (pathname: string) => PathRoute[] {
+  const byPrefix = new Map<string, PathRoute[]>();
+  const anyPrefix = routes.filter((route) => !route.prefix);
+  for (const route of routes) {
+    if (!route.prefix) continue;
+    byPrefix.set(route.prefix, [...(byPrefix.get(route.prefix) ?? []), route]);
+  }
+  return (pathname) => {
+    const own = byPrefix.get(prefixOf(pathname));
+    if (!own) return anyPrefix;
+    return anyPrefix.length === 0 ? own : [...own, ...anyPrefix].sort((a, b) => b.staticSegments - a.staticSegments);
+  };
+}
+
+/** The patterns of the string path parameters of a path item. */
+function textualPathParameters(document: Record<string, unknown>, pathItem: Record<string, unknown>) {
+  const resolve = (node: Record<string, unknown>): Record<string, unknown> =>
+    typeof node.$ref === 'string'
+      ? resolve(
+          node.$ref
+            .replace(/^#\//, '')
+            .split('/')
+            .reduce<Record<string, unknown>>((at, key) => (at[key] ?? {}) as Record<string, unknown>, document),
+        )
+      : node;
+  const found = new Map<string, string>();
+  const operations = Object.values(pathItem).filter((value) => typeof value === 'object' && value !== null);
+  const all = [pathItem, ...operations].flatMap(
+    (node) => ((node as { parameters?: unknown[] }).parameters ?? []) as Array<Record<string, unknown>>,
+  );
+  for (const parameter of all.map(resolve)) {
+    const schema = resolve((parameter.schema ?? {}) as Record<string, unknown>);
+    if (parameter.in === 'path' && schema.type === 'string' && typeof schema.pattern === 'string') {
+      found.set(parameter.name as string, schema.pattern.replace(/^\^/, '').replace(/\$$/, ''));
+    }
+  }
+  return found;
+}
+
+/** The first two segments of a path: `/v1/orders/7/items` → `/v1/orders`. */
+function prefixOf(pathname: string): string {
+  const second = pathname.indexOf('/', 1);
+  if (second < 0) return pathname;
+  const third = pathname.indexOf('/', second + 1);
+  return third < 0 ? pathname : pathname.slice(0, third);
+}
+
+/** A path segment percent-decoded, or as sent when it is not valid percent-encoding. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

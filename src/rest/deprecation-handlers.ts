@@ -1,6 +1,6 @@
 /** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
 import { type BrownoutWindow, windowState } from '../core/brownouts.js';
-import type { ItemReport } from '../core/deprecations.js';
+import type { CallerReport, ItemReport } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
 import { callerOf } from './request.js';
 import { type Handler, json, type Schemas } from './respond.js';
@@ -50,6 +50,32 @@ function brownoutJson(window: BrownoutWindow, now: Date): Schemas['Brownout'] {
   };
 }
 
+function callerJson(caller: CallerReport): Schemas['DeprecationCallers']['callers'][number] {
+  return {
+    apiKeyId: caller.apiKeyId,
+    owner: caller.apiKeyId === 0 ? null : { name: caller.ownerName, email: caller.ownerEmail },
+    clients: caller.clients.map((client) => ({
+      ...client,
+      firstSeen: iso(client.firstSeen),
+      lastSeen: iso(client.lastSeen),
+    })),
+    uses: caller.uses,
+    replacementUses: caller.replacementUses,
+    brownoutHits: caller.brownoutHits,
+    surfacedByBrownout: caller.surfacedByBrownout,
+    firstSeen: iso(caller.firstSeen),
+    lastSeen: iso(caller.lastSeen),
+    daily: caller.daily,
+    notified: caller.notices.length > 0,
+    notices: caller.notices.map((notice) => ({
+      apiKeyId: caller.apiKeyId,
+      channel: notice.channel,
+      note: notice.note,
+      notifiedAt: iso(notice.notifiedAt),
+    })),
+  };
+}
+
 /** The handlers of the Deprecations tag. */
 export function createDeprecationHandlers(core: Core): Record<string, Handler> {
   return {
@@ -67,29 +93,7 @@ export function createDeprecationHandlers(core: Core): Record<string, Handler> {
       );
       const body: Schemas['DeprecationCallers'] = {
         item: { id: item.id, name: item.name, state, sunset: item.sunset },
-        callers: callers.map((caller) => ({
-          apiKeyId: caller.apiKeyId,
-          owner: caller.apiKeyId === 0 ? null : { name: caller.ownerName, email: caller.ownerEmail },
-          clients: caller.clients.map((client) => ({
-            ...client,
-            firstSeen: iso(client.firstSeen),
-            lastSeen: iso(client.lastSeen),
-          })),
-          uses: caller.uses,
-          replacementUses: caller.replacementUses,
-          brownoutHits: caller.brownoutHits,
-          surfacedByBrownout: caller.surfacedByBrownout,
-          firstSeen: iso(caller.firstSeen),
-          lastSeen: iso(caller.lastSeen),
-          daily: caller.daily,
-          notified: caller.notices.length > 0,
-          notices: caller.notices.map((notice) => ({
-            apiKeyId: caller.apiKeyId,
-            channel: notice.channel,
-            note: notice.note,
-            notifiedAt: iso(notice.notifiedAt),
-          })),
-        })),
+        callers: callers.map(callerJson),
       };
       return json(request.c, 200, body);
     },

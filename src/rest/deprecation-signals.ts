@@ -49,75 +49,10 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
 /** Indexes the registry's REST items by operation, following the contract's schemas. */
 export function restDeprecations(registry: DeprecationRegistry, document: Json): RestDeprecations {
-  const rest = registry.items.filter((item) => item.protocol === 'rest');
-  const matchOf = (item: RegistryItem) => item.match as RestMatch;
-  const properties = new Map<string, RegistryItem>();
-  for (const item of rest) {
-    const match = matchOf(item);
-    if (match.on === 'property') properties.set(`${match.schema}.${match.path.join('.')}`, item);
-  }
-  const resolve = (ref: string): Json =>
-    ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce<Json>((node, key) => (node[key] ?? {}) as Json, document);
-
-  // Every registry property reachable from a schema, with its path in an instance (`*` = each array item).
-  const reachable = (schema: Json, path: string[], owner: string | undefined, seen: Set<string>): BodyItem[] => {
-    if (path.length > 8) return [];
-    if (typeof schema.$ref === 'string') {
-      const name = schema.$ref.split('/').pop() as string;
-      if (seen.has(name)) return [];
-      return reachable(resolve(schema.$ref), path, name, new Set([...seen, name]));
-    }
-    const found: BodyItem[] = [];
-    for (const part of ['allOf', 'oneOf', 'anyOf'] as const) {
-      for (const sub of (schema[part] ?? []) as Json[]) found.push(...reachable(sub, path, owner, seen));
-    }
-    if (schema.items) found.push(...reachable(schema.items as Json, [...path, '*'], undefined, seen));
-    for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
-      const item = owner ? properties.get(`${owner}.${name}`) : undefined;
-      if (item) found.push({ path: [...path, name], item });
-      found.push(...reachable(sub, [...path, name], undefined, seen));
-    }
-    return found;
-  };
-
-  const byOperation = new Map<string, OperationItems>();
-  for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Json>)) {
-    for (const method of METHODS) {
-      const operation = pathItem[method] as Json | undefined;
-      const operationId = operation?.operationId as string | undefined;
-      if (!operation || !operationId) continue;
-      const entry: OperationItems = { operation: [], parameters: new Map(), body: [], response: [] };
-      for (const item of rest) {
-        const match = matchOf(item);
-        if (match.on === 'operation' && match.operationId === operationId) entry.operation.push(item);
-        if (match.on === 'parameter' && match.operationId === operationId) {
-          entry.parameters.set(`${match.in}:${match.in === 'header' ? match.name.toLowerCase() : match.name}`, item);
-        }
-        if (match.on === 'body' && match.operationId === operationId) entry.body.push({ path: match.path, item });
-      }
-      for (const media of Object.values(((operation.requestBody as Json)?.content ?? {}) as Record<string, Json>)) {
-        entry.body.push(...reachable((media.schema ?? {}) as Json, [], undefined, new Set()));
-      }
-      const responses = (operation.responses ?? {}) as Record<string, Json>;
-      for (const [status, raw] of Object.entries(responses)) {
-        if (!status.startsWith('2')) continue;
-        const response = typeof raw.$ref === 'string' ? resolve(raw.$ref) : raw;
-        for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
-          for (const { item } of reachable((media.schema ?? {}) as Json, [], undefined, new Set())) {
-            if (!entry.response.includes(item)) entry.response.push(item);
-          }
-        }
-      }
-      entry.body = entry.body.filter(
-        (candidate, index) => entry.body.findIndex((other) => other.item === candidate.item) === index,
-      );
-      byOperation.set(operationId, entry);
-    }
-  }
-
+  const byOperation = indexOperations(
+    registry.items.filter((item) => item.protocol === 'rest'),
+    document,
+  );
   return {
     requestUses(operationId, { query, headers, body }) {
       const entry = byOperation.get(operationId);
@@ -155,6 +90,88 @@ export function restDeprecations(registry: DeprecationRegistry, document: Json):
       }));
     },
   };
+}
+
+/** The contract's schemas as far as the registry's properties go. */
+interface Reachability {
+  resolve(ref: string): Json;
+  /** Every registry property reachable from a schema, with its path in an instance (`*` = each array item). */
+  reachable(schema: Json): BodyItem[];
+}
+
+function indexOperations(rest: RegistryItem[], document: Json): Map<string, OperationItems> {
+  const reach = reachability(rest, document);
+  const byOperation = new Map<string, OperationItems>();
+  for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const operation = pathItem[method] as Json | undefined;
+      const operationId = operation?.operationId as string | undefined;
+      if (operation && operationId) byOperation.set(operationId, operationItems(rest, operationId, operation, reach));
+    }
+  }
+  return byOperation;
+}
+
+/** The items one operation can use: itself, its parameters, its body members, its 2xx answers' properties. */
+function operationItems(rest: RegistryItem[], operationId: string, operation: Json, reach: Reachability) {
+  const entry: OperationItems = { operation: [], parameters: new Map(), body: [], response: [] };
+  for (const item of rest) {
+    const match = item.match as RestMatch;
+    if (match.on === 'operation' && match.operationId === operationId) entry.operation.push(item);
+    if (match.on === 'parameter' && match.operationId === operationId) {
+      entry.parameters.set(`${match.in}:${match.in === 'header' ? match.name.toLowerCase() : match.name}`, item);
+    }
+    if (match.on === 'body' && match.operationId === operationId) entry.body.push({ path: match.path, item });
+  }
+  for (const media of Object.values(((operation.requestBody as Json)?.content ?? {}) as Record<string, Json>)) {
+    entry.body.push(...reach.reachable((media.schema ?? {}) as Json));
+  }
+  for (const [status, raw] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+    if (!status.startsWith('2')) continue;
+    const response = typeof raw.$ref === 'string' ? reach.resolve(raw.$ref) : raw;
+    for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
+      for (const { item } of reach.reachable((media.schema ?? {}) as Json)) {
+        if (!entry.response.includes(item)) entry.response.push(item);
+      }
+    }
+  }
+  entry.body = entry.body.filter(
+    (candidate, index) => entry.body.findIndex((other) => other.item === candidate.item) === index,
+  );
+  return entry;
+}
+
+function reachability(rest: RegistryItem[], document: Json): Reachability {
+  const properties = new Map<string, RegistryItem>();
+  for (const item of rest) {
+    const match = item.match as RestMatch;
+    if (match.on === 'property') properties.set(`${match.schema}.${match.path.join('.')}`, item);
+  }
+  const resolve = (ref: string): Json =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<Json>((node, key) => (node[key] ?? {}) as Json, document);
+  const reachable = (schema: Json, path: string[], owner: string | undefined, seen: Set<string>): BodyItem[] => {
+    if (path.length > 8) return [];
+    if (typeof schema.$ref === 'string') {
+      const name = schema.$ref.split('/').pop() as string;
+      if (seen.has(name)) return [];
+      return reachable(resolve(schema.$ref), path, name, new Set([...seen, name]));
+    }
+    const found: BodyItem[] = [];
+    for (const part of ['allOf', 'oneOf', 'anyOf'] as const) {
+      for (const sub of (schema[part] ?? []) as Json[]) found.push(...reachable(sub, path, owner, seen));
+    }
+    if (schema.items) found.push(...reachable(schema.items as Json, [...path, '*'], undefined, seen));
+    for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+      const item = owner ? properties.get(`${owner}.${name}`) : undefined;
+      if (item) found.push({ path: [...path, name], item });
+      found.push(...reachable(sub, [...path, name], undefined, seen));
+    }
+    return found;
+  };
+  return { resolve, reachable: (schema) => reachable(schema, [], undefined, new Set()) };
 }
 
 /** Whether a member at `path` was sent (`*` = in any array item). */

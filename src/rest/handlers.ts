@@ -6,6 +6,7 @@ import type { Core } from '../core/index.js';
 import { createCatalogHandlers } from './catalog-handlers.js';
 import { createDeprecationHandlers } from './deprecation-handlers.js';
 import { createOrderHandlers } from './order-handlers.js';
+import { createOrderPartHandlers } from './order-part-handlers.js';
 import type { Handler } from './respond.js';
 import { createUserHandlers } from './user-handlers.js';
 
@@ -13,6 +14,7 @@ import { createUserHandlers } from './user-handlers.js';
 export function createHandlers(core: Core): Record<string, Handler> {
   return {
     ...createOrderHandlers(core),
+    ...createOrderPartHandlers(core),
     ...createUserHandlers(core),
     ...createCatalogHandlers(core),
     ...createDeprecationHandlers(core),

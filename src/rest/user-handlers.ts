@@ -33,15 +33,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
     },
 
     async createUser(request) {
-      const body = request.body as Schemas['UserCreate'];
-      const input = {
-        name: body.name,
-        email: body.email,
-        ...(body.phone !== undefined ? { phone: body.phone } : {}),
-        ...(body.address ? { address: address(body.address) } : {}),
-        ...(body.nickname !== undefined ? { nickname: body.nickname } : {}),
-        ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
-      };
+      const input = newUserOf(request.body as Schemas['UserCreate']);
       const { result, replayed } = await core.creates.createUser(callerOf(request), input, createOptions(request));
       return json(request.c, 201, userJson(result), {
         Location: `/v1/users/${result.id}`,
@@ -67,14 +59,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
       const user = await core.users.replace(
         callerOf(request),
         request.params.userId as number,
-        {
-          name: body.name,
-          email: body.email,
-          phone: body.phone ?? null,
-          address: body.address ? address(body.address) : null,
-          nickname: body.nickname ?? null,
-          marketingAgreed: body.marketingAgreed ?? false,
-        },
+        replacementOf(body),
         ifMatchVersion(request.header('if-match')),
       );
       return userResponse(request, user);
@@ -86,14 +71,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
       const user = await core.users.update(
         callerOf(request),
         request.params.userId as number,
-        {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.email !== undefined ? { email: body.email } : {}),
-          ...('phone' in body ? { phone: body.phone ?? null } : {}),
-          ...('address' in body ? { address: body.address ? address(body.address) : null } : {}),
-          ...('nickname' in body ? { nickname: body.nickname ?? null } : {}),
-          ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
-        },
+        patchOf(body),
         ifMatchVersion(request.header('if-match')),
       );
       return userResponse(request, user);
@@ -107,5 +85,38 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
       );
       return noContent(request.c);
     },
+  };
+}
+
+function newUserOf(body: Schemas['UserCreate']) {
+  return {
+    name: body.name,
+    email: body.email,
+    ...(body.phone !== undefined ? { phone: body.phone } : {}),
+    ...(body.address ? { address: address(body.address) } : {}),
+    ...(body.nickname !== undefined ? { nickname: body.nickname } : {}),
+    ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
+  };
+}
+
+function replacementOf(body: Schemas['UserReplace']) {
+  return {
+    name: body.name,
+    email: body.email,
+    phone: body.phone ?? null,
+    address: body.address ? address(body.address) : null,
+    nickname: body.nickname ?? null,
+    marketingAgreed: body.marketingAgreed ?? false,
+  };
+}
+
+function patchOf(body: Schemas['UserPatch']) {
+  return {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.email !== undefined ? { email: body.email } : {}),
+    ...('phone' in body ? { phone: body.phone ?? null } : {}),
+    ...('address' in body ? { address: body.address ? address(body.address) : null } : {}),
+    ...('nickname' in body ? { nickname: body.nickname ?? null } : {}),
+    ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
   };
 }

@@ -1,0 +1,83 @@
+import type { Core } from '../core/index.js';
+import { cancellationJson, draftJson, orderItemJson, pageJson, shipmentJson } from './mappers.js';
+import { callerOf, listInput } from './request.js';
+import { createOptions, type Handler, json, replayHeader, type Schemas } from './respond.js';
+
+/** What hangs off an order (items, shipment, cancellation) and order drafts. */
+export function createOrderPartHandlers(core: Core): Record<string, Handler> {
+  return {
+    async listOrderItems(request) {
+      const page = await core.orders.itemPage(
+        callerOf(request),
+        request.params.orderId as number,
+        listInput(request.query),
+      );
+      return json(request.c, 200, pageJson(page, orderItemJson));
+    },
+
+    async getOrderItem(request) {
+      return json(
+        request.c,
+        200,
+        orderItemJson(await core.orders.item(callerOf(request), request.params.orderItemId as number)),
+      );
+    },
+
+    async getShipment(request) {
+      return json(
+        request.c,
+        200,
+        shipmentJson(await core.orders.shipment(callerOf(request), request.params.orderId as number)),
+      );
+    },
+
+    async updateShipment(request) {
+      const body = request.body as Schemas['ShipmentPatch'];
+      const shipment = await core.orders.updateShipment(callerOf(request), request.params.orderId as number, {
+        ...('carrier' in body ? { carrier: body.carrier ?? null } : {}),
+        ...('trackingNumber' in body ? { trackingNumber: body.trackingNumber ?? null } : {}),
+      });
+      return json(request.c, 200, shipmentJson(shipment));
+    },
+
+    async createCancellation(request) {
+      const body = (request.body ?? {}) as Schemas['CancellationCreate'];
+      const orderId = request.params.orderId as number;
+      const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
+      const { result, replayed } = await core.creates.cancelOrder(callerOf(request), input, createOptions(request));
+      return json(request.c, 201, cancellationJson(result), {
+        Location: `/v1/orders/${orderId}/cancellation`,
+        ...replayHeader(replayed),
+      });
+    },
+
+    async getCancellation(request) {
+      return json(
+        request.c,
+        200,
+        cancellationJson(await core.orders.cancellation(callerOf(request), request.params.orderId as number)),
+      );
+    },
+
+    async createOrderDraft(request) {
+      const body = request.body as Schemas['OrderDraftCreate'];
+      const input = {
+        items: body.items.map(({ productId, quantity }) => ({ productId, quantity })),
+        ...(body.userId !== undefined ? { userId: body.userId } : {}),
+      };
+      const { result, replayed } = await core.creates.createDraft(callerOf(request), input, createOptions(request));
+      return json(request.c, 201, draftJson(result), {
+        Location: `/v1/order-drafts/${result.id}`,
+        ...replayHeader(replayed),
+      });
+    },
+
+    async getOrderDraft(request) {
+      return json(
+        request.c,
+        200,
+        draftJson(await core.drafts.get(callerOf(request), request.params.draftId as number)),
+      );
+    },
+  };
+}

@@ -67,34 +67,8 @@ export function createBrownoutService({
   maxMinutes = 24 * 60,
 }: BrownoutOptions) {
   const items = new Map(registry.items.map((item) => [item.id, item]));
-  /** Windows not cancelled and not ended at the last refresh, by item, in start order. */
-  let live = new Map<string, BrownoutWindow[]>();
-
-  const load = (windows: BrownoutWindow[]) => {
-    const next = new Map<string, BrownoutWindow[]>();
-    for (const window of windows) {
-      if (window.cancelledAt) continue;
-      next.set(window.item, [...(next.get(window.item) ?? []), window]);
-    }
-    live = next;
-  };
-
-  const refresh = async () => load(await store.list({ endedAfter: now() }));
-
-  const windowOf = async (id: number) => {
-    const window = await store.get(id);
-    if (!window) throw new DomainError('BROWNOUT_NOT_FOUND', `No brownout window has the id ${id}.`);
-    return window;
-  };
-
-  /** The running window of an item, if any. */
-  const active = (id: string, at = now()): BrownoutWindow | undefined => {
-    const windows = live.get(id);
-    if (!windows) return undefined;
-    const time = at.getTime();
-    return windows.find((window) => window.startsAt.getTime() <= time && time < window.endsAt.getTime());
-  };
-
+  const live = createLiveWindows(store, now);
+  const { refresh, active } = live;
   return {
     noticeDays,
     maxMinutes,
@@ -104,22 +78,8 @@ export function createBrownoutService({
     /** Schedules a window; the item must be deprecated and the start at least `noticeDays` away. */
     async schedule(caller: Caller, input: BrownoutInput): Promise<BrownoutWindow> {
       requireAdmin(caller, 'schedule brownouts');
-      const item = items.get(input.item);
-      if (!item) throw invalidInput('/item', 'names no item of the deprecation registry');
-      if (item.status !== 'deprecated') {
-        throw invalidInput('/item', 'is watched, not deprecated: announce its sunset in the contract first');
-      }
       const scheduledAt = now();
-      const earliest = new Date(scheduledAt.getTime() + noticeDays * DAY_MS);
-      if (input.startsAt < earliest) {
-        throw invalidInput(
-          '/startsAt',
-          `must be at least ${noticeDays} days ahead, so that callers see the window announced: ${earliest.toISOString()} or later`,
-        );
-      }
-      const minutes = (input.endsAt.getTime() - input.startsAt.getTime()) / 60_000;
-      if (minutes <= 0) throw invalidInput('/endsAt', 'must be after startsAt');
-      if (minutes > maxMinutes) throw invalidInput('/endsAt', `must be at most ${maxMinutes} minutes after startsAt`);
+      const item = checkedWindow(input, items.get(input.item), { scheduledAt, noticeDays, maxMinutes });
       const stored = await store.schedule({
         item: item.id,
         startsAt: input.startsAt,
@@ -128,12 +88,7 @@ export function createBrownoutService({
         scheduledAt,
         scheduledBy: caller.userId,
       });
-      if ('overlaps' in stored) {
-        throw new DomainError(
-          'BROWNOUT_CONFLICT',
-          `Brownout ${stored.overlaps.id} of ${item.id} (${stored.overlaps.startsAt.toISOString()} to ${stored.overlaps.endsAt.toISOString()}) overlaps this window.`,
-        );
-      }
+      if ('overlaps' in stored) throw overlapping(stored.overlaps);
       await refresh();
       return stored.window;
     },
@@ -146,13 +101,13 @@ export function createBrownoutService({
 
     async get(caller: Caller, id: number): Promise<BrownoutWindow> {
       requireAdmin(caller, 'read brownouts');
-      return windowOf(id);
+      return windowOf(store, id);
     },
 
     /** Cancels an upcoming or running window (a running one ends now); cancelling twice is harmless. */
     async cancel(caller: Caller, id: number): Promise<BrownoutWindow> {
       requireAdmin(caller, 'cancel brownouts');
-      const window = await windowOf(id);
+      const window = await windowOf(store, id);
       if (window.cancelledAt) return window;
       if (window.endsAt <= now()) {
         throw new DomainError('BROWNOUT_CONFLICT', `Brownout ${id} ended at ${window.endsAt.toISOString()}.`);
@@ -163,10 +118,7 @@ export function createBrownoutService({
     },
 
     /** The windows of an item that have not ended (announced and running), from memory. */
-    announced(id: string): BrownoutWindow[] {
-      const time = now().getTime();
-      return (live.get(id) ?? []).filter((window) => window.endsAt.getTime() > time);
-    },
+    announced: live.announced,
 
     active,
 
@@ -176,31 +128,102 @@ export function createBrownoutService({
      * window is live (one map size check).
      */
     refusal(used: Iterable<string>): BrownoutRefusal | undefined {
-      if (live.size === 0) return undefined;
+      if (live.empty()) return undefined;
       const at = now();
-      const blocked: Array<{ item: RegistryItem; window: BrownoutWindow }> = [];
-      for (const id of new Set(used)) {
+      const blocked = [...new Set(used)].flatMap((id) => {
         const window = active(id, at);
         const item = items.get(id);
-        if (window && item) blocked.push({ item, window });
-      }
-      const [first] = blocked;
-      if (!first) return undefined;
-      const { item, window } = first;
-      return {
-        window,
-        item,
-        blocked: blocked.map((entry) => entry.item),
-        retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt.getTime() - at.getTime()) / 1000)),
-        error: new DomainError(
-          'BROWNOUT',
-          `${item.name} (${item.id}) is deprecated` +
-            (item.sunset ? ` and goes away on ${item.sunset}` : '') +
-            `; it is blocked during an announced brownout until ${window.endsAt.toISOString()}. ` +
-            `Move off it: ${item.link}`,
-        ),
-      };
+        return window && item ? [{ item, window }] : [];
+      });
+      return refusalOf(blocked, at);
     },
+  };
+}
+
+/** The windows not cancelled and not ended at the last refresh, in memory, by item and in start order. */
+function createLiveWindows(store: BrownoutOptions['store'], now: () => Date) {
+  let live = new Map<string, BrownoutWindow[]>();
+  /** The running window of an item, if any. */
+  const active = (id: string, at = now()): BrownoutWindow | undefined => {
+    const windows = live.get(id);
+    if (!windows) return undefined;
+    const time = at.getTime();
+    return windows.find((window) => window.startsAt.getTime() <= time && time < window.endsAt.getTime());
+  };
+  return {
+    async refresh(): Promise<void> {
+      const next = new Map<string, BrownoutWindow[]>();
+      for (const window of await store.list({ endedAfter: now() })) {
+        if (!window.cancelledAt) next.set(window.item, [...(next.get(window.item) ?? []), window]);
+      }
+      live = next;
+    },
+    /** The windows of an item that have not ended (announced and running). */
+    announced(id: string): BrownoutWindow[] {
+      const time = now().getTime();
+      return (live.get(id) ?? []).filter((window) => window.endsAt.getTime() > time);
+    },
+    active,
+    empty: () => live.size === 0,
+  };
+}
+
+/** Checks a window to schedule (docs/decisions.md §7): a deprecated item, enough notice, a bounded length. */
+function checkedWindow(
+  input: BrownoutInput,
+  item: RegistryItem | undefined,
+  { scheduledAt, noticeDays, maxMinutes }: { scheduledAt: Date; noticeDays: number; maxMinutes: number },
+): RegistryItem {
+  if (!item) throw invalidInput('/item', 'names no item of the deprecation registry');
+  if (item.status !== 'deprecated') {
+    throw invalidInput('/item', 'is watched, not deprecated: announce its sunset in the contract first');
+  }
+  const earliest = new Date(scheduledAt.getTime() + noticeDays * DAY_MS);
+  if (input.startsAt < earliest) {
+    throw invalidInput(
+      '/startsAt',
+      `must be at least ${noticeDays} days ahead, so that callers see the window announced: ${earliest.toISOString()} or later`,
+    );
+  }
+  const minutes = (input.endsAt.getTime() - input.startsAt.getTime()) / 60_000;
+  if (minutes <= 0) throw invalidInput('/endsAt', 'must be after startsAt');
+  if (minutes > maxMinutes) throw invalidInput('/endsAt', `must be at most ${maxMinutes} minutes after startsAt`);
+  return item;
+}
+
+async function windowOf(store: BrownoutOptions['store'], id: number): Promise<BrownoutWindow> {
+  const window = await store.get(id);
+  if (!window) throw new DomainError('BROWNOUT_NOT_FOUND', `No brownout window has the id ${id}.`);
+  return window;
+}
+
+function overlapping(other: BrownoutWindow): DomainError {
+  return new DomainError(
+    'BROWNOUT_CONFLICT',
+    `Brownout ${other.id} of ${other.item} (${other.startsAt.toISOString()} to ${other.endsAt.toISOString()}) overlaps this window.`,
+  );
+}
+
+/** The refusal naming the first blocked item and every blocked one. */
+function refusalOf(
+  blocked: Array<{ item: RegistryItem; window: BrownoutWindow }>,
+  at: Date,
+): BrownoutRefusal | undefined {
+  const [first] = blocked;
+  if (!first) return undefined;
+  const { item, window } = first;
+  return {
+    window,
+    item,
+    blocked: blocked.map((entry) => entry.item),
+    retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt.getTime() - at.getTime()) / 1000)),
+    error: new DomainError(
+      'BROWNOUT',
+      `${item.name} (${item.id}) is deprecated` +
+        (item.sunset ? ` and goes away on ${item.sunset}` : '') +
+        `; it is blocked during an announced brownout until ${window.endsAt.toISOString()}. ` +
+        `Move off it: ${item.link}`,
+    ),
   };
 }
 

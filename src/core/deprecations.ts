@@ -12,7 +12,7 @@ import { requireAdmin } from './caller.js';
 import { type CallerReport, callerReports } from './deprecation-callers.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError } from './errors.js';
-import type { UsageKind, UsagePort } from './usage-port.js';
+import type { UsageKind, UsagePort, UsageTotal } from './usage-port.js';
 
 export type { CallerReport } from './deprecation-callers.js';
 
@@ -68,41 +68,28 @@ export function stateOf(item: RegistryItem, today: string, usedSinceSunset = fal
   return usedSinceSunset ? 'overdue' : 'sunset-passed';
 }
 
-/** The report service over the registry, the usage store and the brownout windows. */
-export function createDeprecationService({
-  registry,
-  usage,
-  brownouts,
-  now = () => new Date(),
-}: {
+/** One item's callers, as the report shows them. */
+export interface ItemCallers {
+  item: RegistryItem;
+  state: ItemState;
+  callers: CallerReport[];
+}
+
+/** What the report service reads. */
+export interface DeprecationDeps {
   registry: DeprecationRegistry;
   usage: UsagePort;
   brownouts?: Pick<BrownoutService, 'announced'>;
   now?: () => Date;
-}) {
-  const items = new Map(registry.items.map((item) => [item.id, item]));
-  const itemOf = (id: string): RegistryItem => {
-    const item = items.get(id);
-    if (!item) throw new DomainError('NOT_FOUND', `No deprecated or watched item has the id ${id}.`);
-    return item;
-  };
+}
+
+/** The report service over the registry, the usage store and the brownout windows. */
+export function createDeprecationService({ registry, usage, brownouts, now = () => new Date() }: DeprecationDeps) {
+  const itemOf = itemLookup(registry);
   const announced = (id: string) => brownouts?.announced(id) ?? [];
 
-  /** Every item's state and its daily totals in the last 30 days. */
-  const states = async (at: Date) => {
-    const today = dayOf(at);
-    const totals = await usage.totals(daysBefore(at, 29));
-    const stateOfItem = (item: RegistryItem) =>
-      stateOf(
-        item,
-        today,
-        totals.some(
-          (row) => row.item === item.id && row.kind !== 'replacement' && item.sunset !== null && row.day >= item.sunset,
-        ),
-      );
-    return { totals, stateOfItem };
-  };
-  let publishedStates: { at: number; states: Map<string, ItemState> } | undefined;
+  const states = (at: Date) => readStates(usage, at);
+  const cachedStates = createStateCache(registry, states);
 
   return {
     registry,
@@ -113,12 +100,7 @@ export function createDeprecationService({
       requireAdmin(caller, 'read the deprecation report');
       const at = now();
       const { totals, stateOfItem } = await states(at);
-      const recent = (id: string, kind: UsageKind): RecentUses => {
-        const rows = totals.filter((row) => row.item === id && row.kind === kind);
-        const since = (days: number) =>
-          rows.filter((row) => row.day >= daysBefore(at, days - 1)).reduce((sum, row) => sum + row.count, 0);
-        return { last1Days: since(1), last7Days: since(7), last30Days: since(30) };
-      };
+      const recent = (id: string, kind: UsageKind) => recentUses(totals, at, id, kind);
       return registry.items.map((item) => ({
         item,
         state: stateOfItem(item),
@@ -130,11 +112,7 @@ export function createDeprecationService({
     },
 
     /** The callers of one item in the last `days` days (default 30), most recent first. */
-    async callers(
-      caller: Caller,
-      id: string,
-      days = 30,
-    ): Promise<{ item: RegistryItem; state: ItemState; callers: CallerReport[] }> {
+    async callers(caller: Caller, id: string, days = 30): Promise<ItemCallers> {
       requireAdmin(caller, 'read the deprecation report');
       const item = itemOf(id);
       const at = now();
@@ -152,26 +130,15 @@ export function createDeprecationService({
      */
     async published(): Promise<{ items: PublishedItem[] }> {
       const at = now();
-      if (
-        !publishedStates ||
-        at.getTime() - publishedStates.at > PUBLISHED_STATES_MS ||
-        at.getTime() < publishedStates.at
-      ) {
-        const { stateOfItem } = await states(at);
-        publishedStates = {
-          at: at.getTime(),
-          states: new Map(registry.items.map((item) => [item.id, stateOfItem(item)])),
-        };
-      }
-      const known = publishedStates.states;
+      const known = await cachedStates(at);
       return {
         items: registry.items.map((item) => ({
           ...item,
           state: known.get(item.id) ?? stateOf(item, dayOf(at)),
-          brownouts: announced(item.id).map((window) => ({
-            id: window.id,
-            startsAt: window.startsAt.toISOString(),
-            endsAt: window.endsAt.toISOString(),
+          brownouts: announced(item.id).map(({ id, startsAt, endsAt }) => ({
+            id,
+            startsAt: startsAt.toISOString(),
+            endsAt: endsAt.toISOString(),
           })),
         })),
       };
@@ -181,23 +148,68 @@ export function createDeprecationService({
     async notify(caller: Caller, id: string, input: NoticeInput) {
       requireAdmin(caller, 'record deprecation notices');
       itemOf(id);
-      const notifiedAt = input.notifiedAt ?? now();
-      const apiKeyIds = [...new Set(input.apiKeyIds)];
-      const notices = apiKeyIds.map((apiKeyId) => ({
+      const notices = [...new Set(input.apiKeyIds)].map((apiKeyId) => ({
         item: id,
         apiKeyId,
         channel: input.channel,
         note: input.note ?? null,
-        notifiedAt,
+        notifiedAt: input.notifiedAt ?? now(),
       }));
       const { unknownKeys } = await usage.addNotices(notices, caller.userId);
-      if (unknownKeys.length > 0) {
-        throw new DomainError('VALIDATION_FAILED', `No API key has the id ${unknownKeys.join(', ')}.`, [
-          { in: 'body', name: '/apiKeyIds', message: `names unknown keys: ${unknownKeys.join(', ')}` },
-        ]);
-      }
+      if (unknownKeys.length > 0) throw unknownKeysError(unknownKeys);
       return notices;
     },
+  };
+}
+
+/** Finds a registry item by id, or NOT_FOUND. */
+function itemLookup(registry: DeprecationRegistry): (id: string) => RegistryItem {
+  const items = new Map(registry.items.map((item) => [item.id, item]));
+  return (id) => {
+    const item = items.get(id);
+    if (!item) throw new DomainError('NOT_FOUND', `No deprecated or watched item has the id ${id}.`);
+    return item;
+  };
+}
+
+function unknownKeysError(unknownKeys: number[]): DomainError {
+  return new DomainError('VALIDATION_FAILED', `No API key has the id ${unknownKeys.join(', ')}.`, [
+    { in: 'body', name: '/apiKeyIds', message: `names unknown keys: ${unknownKeys.join(', ')}` },
+  ]);
+}
+
+/** Every item's state and the daily totals of the last 30 days. */
+async function readStates(usage: UsagePort, at: Date) {
+  const today = dayOf(at);
+  const totals = await usage.totals(daysBefore(at, 29));
+  const stateOfItem = (item: RegistryItem) =>
+    stateOf(
+      item,
+      today,
+      totals.some(
+        (row) => row.item === item.id && row.kind !== 'replacement' && item.sunset !== null && row.day >= item.sunset,
+      ),
+    );
+  return { totals, stateOfItem };
+}
+
+/** Uses of one kind in the last 1, 7 and 30 days. */
+function recentUses(totals: UsageTotal[], at: Date, id: string, kind: UsageKind): RecentUses {
+  const rows = totals.filter((row) => row.item === id && row.kind === kind);
+  const since = (days: number) =>
+    rows.filter((row) => row.day >= daysBefore(at, days - 1)).reduce((sum, row) => sum + row.count, 0);
+  return { last1Days: since(1), last7Days: since(7), last30Days: since(30) };
+}
+
+/** The items' states, read again at most every PUBLISHED_STATES_MS (or when the clock moves back). */
+function createStateCache(registry: DeprecationRegistry, states: (at: Date) => ReturnType<typeof readStates>) {
+  let cached: { at: number; states: Map<string, ItemState> } | undefined;
+  return async (at: Date): Promise<Map<string, ItemState>> => {
+    if (!cached || at.getTime() - cached.at > PUBLISHED_STATES_MS || at.getTime() < cached.at) {
+      const { stateOfItem } = await states(at);
+      cached = { at: at.getTime(), states: new Map(registry.items.map((item) => [item.id, stateOfItem(item)])) };
+    }
+    return cached.states;
   };
 }
 

@@ -30,13 +30,6 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
   const verified = new LRUCache<string, Caller>({ max: 10_000, ttl: KEY_CACHE_TTL_MS, perf: clock });
   const loginWritten = new LRUCache<number, true>({ max: 10_000, ttl: LOGIN_WRITE_INTERVAL_MS, perf: clock });
 
-  const callerOf = (key: ApiKey): Caller => ({
-    userId: key.userId,
-    role: key.role,
-    apiKeyId: key.id,
-    ...(key.rateLimit === null ? {} : { rateLimit: key.rateLimit }),
-  });
-
   return {
     /**
      * Resolves a bearer key to its caller, or throws UNAUTHENTICATED for a wrong or revoked key. Records
@@ -77,9 +70,7 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
     /** Reads a key, without its secret (admins only). */
     async get(caller: Caller, id: number): Promise<ApiKey> {
       requireAdmin(caller, 'read API keys');
-      const key = await store.apiKeys.get(id);
-      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
-      return key;
+      return found(await store.apiKeys.get(id), id);
     },
 
     /**
@@ -88,17 +79,13 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
      */
     async setRateLimit(caller: Caller, id: number, rateLimit: number | null): Promise<ApiKey> {
       requireAdmin(caller, 'change API keys');
-      const key = await store.apiKeys.setRateLimit(id, rateLimit);
-      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
-      return key;
+      return found(await store.apiKeys.setRateLimit(id, rateLimit), id);
     },
 
     /** Revokes a key (admins only); revoking twice is not an error. Cached checks end within 5 s. */
     async revoke(caller: Caller, id: number): Promise<ApiKey> {
       requireAdmin(caller, 'revoke API keys');
-      const key = await store.apiKeys.revoke(id);
-      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
-      return key;
+      return found(await store.apiKeys.revoke(id), id);
     },
 
     /**
@@ -106,16 +93,8 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
      * first admin user; with none configured and no key at all, a key is issued and returned to be shown
      * once.
      */
-    async bootstrap(adminApiKey: string | undefined, adminUserId: number): Promise<string | undefined> {
-      if (adminApiKey) {
-        await store.apiKeys.ensure(adminUserId, 'admin', hashKey(adminApiKey));
-        return undefined;
-      }
-      if ((await store.apiKeys.count()) > 0) return undefined;
-      const secret = newSecret();
-      await store.apiKeys.insert(adminUserId, 'admin', hashKey(secret));
-      return secret;
-    },
+    bootstrap: (adminApiKey: string | undefined, adminUserId: number): Promise<string | undefined> =>
+      bootstrapKey(store.apiKeys, adminApiKey, adminUserId),
 
     /** Issues a key without a caller, for the start-up seed only. */
     async issueForSeed(userId: number, role: Role): Promise<string> {
@@ -124,4 +103,33 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
       return secret;
     },
   };
+}
+
+function callerOf(key: ApiKey): Caller {
+  return {
+    userId: key.userId,
+    role: key.role,
+    apiKeyId: key.id,
+    ...(key.rateLimit === null ? {} : { rateLimit: key.rateLimit }),
+  };
+}
+
+function found(key: ApiKey | undefined, id: number): ApiKey {
+  if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
+  return key;
+}
+
+async function bootstrapKey(
+  keys: Store['apiKeys'],
+  adminApiKey: string | undefined,
+  adminUserId: number,
+): Promise<string | undefined> {
+  if (adminApiKey) {
+    await keys.ensure(adminUserId, 'admin', hashKey(adminApiKey));
+    return undefined;
+  }
+  if ((await keys.count()) > 0) return undefined;
+  const secret = newSecret();
+  await keys.insert(adminUserId, 'admin', hashKey(secret));
+  return secret;
 }

@@ -37,28 +37,11 @@ export interface OrderPlacementDeps {
  * held across the reservation calls.
  */
 export function createOrderPlacement({ store, inventory, requestTimeoutMs }: OrderPlacementDeps) {
-  async function linesFor(caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> {
-    if (input.draftId !== undefined) {
-      const draft = await store.drafts.get(input.draftId);
-      if (!draft || !canSee(caller, draft.userId) || draft.userId !== userId) {
-        throw new DomainError('DRAFT_NOT_FOUND', `There is no order draft ${input.draftId}.`);
-      }
-      if (draft.status === 'ORDERED') {
-        throw new DomainError(
-          'DRAFT_ALREADY_ORDERED',
-          `Draft ${draft.id} was already placed as order ${draft.orderId}.`,
-        );
-      }
-      return draft.items.map(({ productId, sku, quantity, unitPrice, amount }) => ({
-        productId,
-        sku,
-        quantity,
-        unitPrice,
-        amount,
-      }));
-    }
-    return priceLines(store, input.items ?? []);
-  }
+  const linesFor = (caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> =>
+    input.draftId !== undefined
+      ? draftLines(store, caller, input.draftId, userId)
+      : priceLines(store, input.items ?? []);
+  const compensate = (orderId: number) => release(inventory, orderId);
 
   /** Reserves every line, or releases what was reserved and rethrows (no transaction spans the calls). */
   async function reserveAll(orderId: number, lines: NewOrder['items'], deadline: number, signal?: AbortSignal) {
@@ -71,13 +54,6 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       await compensate(orderId);
       throw asTimeout(error, deadline);
     }
-  }
-
-  /** Best-effort release with a short budget of its own; what it misses expires (RESERVATION_TTL_MS). */
-  async function compensate(orderId: number): Promise<void> {
-    await inventory
-      .release({ orderId: String(orderId) }, { timeoutMs: 1000, signal: AbortSignal.timeout(1000) })
-      .catch(() => undefined);
   }
 
   /** Places an order: reserve every line, then write the order; all or nothing. */
@@ -93,10 +69,7 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       const order = await store.orders.get(earlier);
       if (order && order.userId === userId) return order;
     }
-    const user = await store.users.get(userId);
-    if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
-    const shippingAddress = input.shippingAddress ?? user.address;
-    if (!shippingAddress) throw invalidInput('shippingAddress', 'is required: the user has no address on file');
+    const shippingAddress = await shippingAddressOf(store, userId, input.shippingAddress);
     const items = await linesFor(caller, input, userId);
 
     const orderId = await store.orders.allocateId();
@@ -130,6 +103,45 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       throw error;
     }
   };
+}
+
+/** The lines of a draft of the user, not yet placed. */
+async function draftLines(
+  store: OrderPlacementStore,
+  caller: Caller,
+  draftId: number,
+  userId: number,
+): Promise<NewOrder['items']> {
+  const draft = await store.drafts.get(draftId);
+  if (!draft || !canSee(caller, draft.userId) || draft.userId !== userId) {
+    throw new DomainError('DRAFT_NOT_FOUND', `There is no order draft ${draftId}.`);
+  }
+  if (draft.status === 'ORDERED') {
+    throw new DomainError('DRAFT_ALREADY_ORDERED', `Draft ${draft.id} was already placed as order ${draft.orderId}.`);
+  }
+  return draft.items.map(({ productId, sku, quantity, unitPrice, amount }) => ({
+    productId,
+    sku,
+    quantity,
+    unitPrice,
+    amount,
+  }));
+}
+
+/** The address given, or the user's address on file. */
+async function shippingAddressOf(store: OrderPlacementStore, userId: number, given: Address | undefined) {
+  const user = await store.users.get(userId);
+  if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
+  const shippingAddress = given ?? user.address;
+  if (!shippingAddress) throw invalidInput('shippingAddress', 'is required: the user has no address on file');
+  return shippingAddress;
+}
+
+/** Best-effort release with a short budget of its own; what it misses expires (RESERVATION_TTL_MS). */
+async function release(inventory: InventoryPort, orderId: number): Promise<void> {
+  await inventory
+    .release({ orderId: String(orderId) }, { timeoutMs: 1000, signal: AbortSignal.timeout(1000) })
+    .catch(() => undefined);
 }
 
 /** Prices lines at today's prices; lines of the same product are merged. */

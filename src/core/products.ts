@@ -21,14 +21,14 @@ export const PRODUCT_SORT_FIELDS = ['id', 'name'] as const;
 /** The catalog rules: anyone reads products, admins create them, users rate them. */
 export type ProductService = ReturnType<typeof createProductService>;
 
-/** Creates the product service. */
-export function createProductService({
-  store,
-  cursors,
-}: {
+/** What the product service reads and writes. */
+export interface ProductServiceDeps {
   store: Pick<Store, 'products' | 'ratings'>;
   cursors: CursorCodec;
-}) {
+}
+
+/** Creates the product service. */
+export function createProductService({ store, cursors }: ProductServiceDeps) {
   async function product(id: number): Promise<Product> {
     const found = await store.products.get(id);
     if (!found) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${id}.`);
@@ -65,11 +65,7 @@ export function createProductService({
         { name: input.name, sku: input.sku, price: input.price, imageUrl: input.imageUrl ?? null },
         input.stock ?? 0,
       );
-      if (created === 'sku-taken') {
-        throw new DomainError('SKU_TAKEN', `Another product has the SKU ${input.sku}.`, [
-          { in: 'body', name: '/sku', message: 'is taken by another product' },
-        ]);
-      }
+      if (created === 'sku-taken') throw skuTaken(input.sku);
       return created;
     },
 
@@ -102,4 +98,10 @@ export function createProductService({
       return rating;
     },
   };
+}
+
+function skuTaken(sku: string): DomainError {
+  return new DomainError('SKU_TAKEN', `Another product has the SKU ${sku}.`, [
+    { in: 'body', name: '/sku', message: 'is taken by another product' },
+  ]);
 }

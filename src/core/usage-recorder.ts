@@ -51,28 +51,10 @@ export function createUsageRecorder({
   now = () => new Date(),
 }: UsageRecorderOptions): UsageRecorder {
   let buffer = new Map<string, UsageCount>();
-  const clientsByKey = new Map<number, Set<string>>();
-  let clientsDay = '';
   let dropped = 0;
   let flushing: Promise<void> = Promise.resolve();
 
-  const clientFor = (apiKeyId: number, client: string, day: string): string => {
-    if (day !== clientsDay) {
-      clientsByKey.clear();
-      clientsDay = day;
-    }
-    let seen = clientsByKey.get(apiKeyId);
-    if (!seen) {
-      // The key table is bounded too: a flood of keys starts the per-key sets afresh.
-      if (clientsByKey.size >= maxEntries) clientsByKey.clear();
-      seen = new Set();
-      clientsByKey.set(apiKeyId, seen);
-    }
-    if (seen.has(client)) return client;
-    if (seen.size >= maxClientsPerKey) return 'other';
-    seen.add(client);
-    return client;
-  };
+  const clientFor = clientTable(maxEntries, maxClientsPerKey);
 
   const write = async () => {
     const batch = [...buffer.values()];
@@ -131,5 +113,30 @@ export function createUsageRecorder({
     get dropped() {
       return dropped;
     },
+  };
+}
+
+/**
+ * The client names told apart per key and UTC day: at most `maxClientsPerKey` (the rest are `other`), for at
+ * most `maxKeys` keys (a flood of keys starts the per-key sets afresh).
+ */
+function clientTable(maxKeys: number, maxClientsPerKey: number) {
+  const clientsByKey = new Map<number, Set<string>>();
+  let clientsDay = '';
+  return (apiKeyId: number, client: string, day: string): string => {
+    if (day !== clientsDay) {
+      clientsByKey.clear();
+      clientsDay = day;
+    }
+    let seen = clientsByKey.get(apiKeyId);
+    if (!seen) {
+      if (clientsByKey.size >= maxKeys) clientsByKey.clear();
+      seen = new Set();
+      clientsByKey.set(apiKeyId, seen);
+    }
+    if (seen.has(client)) return client;
+    if (seen.size >= maxClientsPerKey) return 'other';
+    seen.add(client);
+    return client;
   };
 }

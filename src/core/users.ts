@@ -60,10 +60,7 @@ export function createUserService({ store, cursors }: { store: Pick<Store, 'user
         withTotal: input.withTotal,
         fetch: (after, limit) => store.users.list({ filters: {}, sort, limit, ...(after ? { after } : {}) }),
         count: () => store.users.count(),
-        keys: (user, keys) =>
-          keys.map(({ field }) =>
-            field === 'createdAt' ? user.createdAt.toISOString() : field === 'name' ? user.name : user.id,
-          ),
+        keys: userKeys,
       });
     },
 
@@ -90,19 +87,7 @@ export function createUserService({ store, cursors }: { store: Pick<Store, 'user
 
     /** Changes the given fields of a user (JSON Merge Patch). */
     update(caller: Caller, id: number, patch: UserPatch, ifMatchVersion?: number): Promise<User> {
-      return write(
-        caller,
-        id,
-        (user) => ({
-          name: patch.name ?? user.name,
-          email: patch.email ?? user.email,
-          phone: patch.phone === undefined ? user.phone : patch.phone,
-          address: patch.address === undefined ? user.address : patch.address,
-          nickname: patch.nickname === undefined ? user.nickname : patch.nickname,
-          marketingAgreed: patch.marketingAgreed ?? user.marketingAgreed,
-        }),
-        ifMatchVersion,
-      );
+      return write(caller, id, (user) => merged(user, patch), ifMatchVersion);
     },
 
     /** Deletes a user (admins, or the user themself) with their keys; a user with orders is kept. */
@@ -116,6 +101,23 @@ export function createUserService({ store, cursors }: { store: Pick<Store, 'user
       if (outcome === 'stale') throw stale(id);
     },
   };
+}
+
+function merged(user: User, patch: UserPatch): UserFields {
+  return {
+    name: patch.name ?? user.name,
+    email: patch.email ?? user.email,
+    phone: patch.phone === undefined ? user.phone : patch.phone,
+    address: patch.address === undefined ? user.address : patch.address,
+    nickname: patch.nickname === undefined ? user.nickname : patch.nickname,
+    marketingAgreed: patch.marketingAgreed ?? user.marketingAgreed,
+  };
+}
+
+function userKeys(user: User, keys: ReturnType<typeof parseSort>): Array<string | number> {
+  return keys.map(({ field }) =>
+    field === 'createdAt' ? user.createdAt.toISOString() : field === 'name' ? user.name : user.id,
+  );
 }
 
 function fieldsOf(input: UserInput): UserFields {

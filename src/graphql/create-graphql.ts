@@ -6,15 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { unauthenticated } from '../core/caller.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import type { ErrorCode } from '../core/errors.js';
 import type { Caller, Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
@@ -27,7 +24,9 @@ import { useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
 import { useIntrospectionSwitch } from './use-introspection-switch.js';
+import { useLimits } from './use-limits.js';
 import { useOperationMetrics } from './use-operation-metrics.js';
+import { usePersisted } from './use-persisted.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
 import { startTimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
@@ -87,59 +86,10 @@ export async function createGraphQL({
     resolvers: withTimeout(withBrownouts(resolvers as never, registry, core.brownouts)) as never,
   });
 
-  const reject = (code: ErrorCode) => [
-    (context: ValidationContext | null, error: GraphQLError) => {
-      const refusal = new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } });
-      // The token limit is checked while parsing, before a validation context exists: refuse by throwing.
-      if (!context) throw refusal;
-      context.reportError(refusal);
-    },
-  ];
-
   const plugins: Array<Plugin<Context>> = [
-    EnvelopArmorPlugin({
-      maxDepth: { n: settings.maxDepth, propagateOnRejection: false, onReject: reject('DEPTH_LIMIT') },
-      costLimit: { maxCost: settings.maxCost, propagateOnRejection: false, onReject: reject('COST_LIMIT') },
-      maxAliases: { n: settings.maxAliases, propagateOnRejection: false, onReject: reject('ALIAS_LIMIT') },
-      maxTokens: { n: settings.maxTokens, propagateOnRejection: false, onReject: reject('TOKEN_LIMIT') },
-      maxDirectives: { n: 50, propagateOnRejection: false, onReject: reject('DIRECTIVE_LIMIT') },
-      // Field suggestions stay on: the schema is public.
-      blockFieldSuggestion: { enabled: false },
-    }) as Plugin<Context>,
+    useLimits(settings) as Plugin<Context>,
     useRejectNulCharacters() as Plugin<Context>,
-    usePersistedOperations<Context>({
-      getPersistedOperation: (key) => manifest[key] ?? null,
-      allowArbitraryOperations: !settings.persistedOnly,
-      extractPersistedOperationId: (params, request) => {
-        const documentId =
-          (params as { documentId?: unknown }).documentId ?? new URL(request.url).searchParams.get('documentId');
-        if (typeof documentId === 'string') return documentId;
-        const hash = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery
-          ?.sha256Hash;
-        return typeof hash === 'string' ? hash : null;
-      },
-      customErrors: {
-        notFound: {
-          message: 'Unknown persisted operation.',
-          extensions: {
-            code: 'PERSISTED_QUERY_NOT_FOUND' satisfies ErrorCode,
-            http: { status: httpStatusOf.PERSISTED_QUERY_NOT_FOUND },
-          },
-        },
-        persistedQueryOnly: {
-          message: 'Only persisted operations are accepted here.',
-          extensions: {
-            code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode,
-            http: { status: httpStatusOf.PERSISTED_QUERY_ONLY },
-          },
-        },
-        keyNotFound: {
-          message: 'Send documentId or a persisted query hash.',
-          // A request that names no document at all is malformed (400), not a refused document (403).
-          extensions: { code: 'PERSISTED_QUERY_ONLY' satisfies ErrorCode, http: { status: 400 } },
-        },
-      },
-    }),
+    usePersisted<Context>(manifest, settings.persistedOnly),
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
     useIntrospectionSwitch(settings.introspection) as Plugin<Context>,

@@ -20,35 +20,9 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  let poolStats: (() => PoolStats | undefined) | undefined;
-  const poolGauge = (name: string, help: string, pick: (stats: PoolStats) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const stats = poolStats?.();
-        if (stats) this.set(pick(stats));
-      },
-    });
-  let rateLimiterMode: (() => 'memory' | 'redis' | 'degraded') | undefined;
-  new Gauge({
-    name: 'rate_limit_store_degraded',
-    help: 'Whether rate budgets fell back to per-instance memory because Redis (REDIS_URL) is unreachable.',
-    registers: [registry],
-    collect() {
-      this.set(rateLimiterMode?.() === 'degraded' ? 1 : 0);
-    },
-  });
-  poolGauge('db_pool_connections', 'Connections in the PostgreSQL pool (DATABASE_URL only).', (s) => s.total);
-  poolGauge('db_pool_idle_connections', 'Idle connections in the PostgreSQL pool.', (s) => s.idle);
-  poolGauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', (s) => s.waiting);
   return {
     registry,
-    /** Reports the database pool on every scrape (the composition root passes the pool's counts). */
-    watchPool(read: () => PoolStats | undefined) {
-      poolStats = read;
-    },
+    ...watchedGauges(registry),
     grpcHandled: new Counter({
       name: 'grpc_server_handled_total',
       help: 'gRPC calls completed on the internal port, by service, method and status code (as go-grpc-prometheus).',
@@ -68,10 +42,6 @@ export function createMetrics() {
       labelNames: ['interface'] as const,
       registers: [registry],
     }),
-    /** Reports the rate budget store on every scrape: 1 while Redis is configured but unreachable. */
-    watchRateLimiter(read: () => 'memory' | 'redis' | 'degraded') {
-      rateLimiterMode = read;
-    },
     httpRequests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by route (operationId where the contract names one) and status.',
@@ -104,5 +74,42 @@ export function createMetrics() {
       labelNames: ['item', 'kind'] as const,
       registers: [registry],
     }),
+  };
+}
+
+/** Gauges read when /metrics is scraped: the database pool and the rate budget store. */
+function watchedGauges(registry: Registry) {
+  let poolStats: (() => PoolStats | undefined) | undefined;
+  let rateLimiterMode: (() => 'memory' | 'redis' | 'degraded') | undefined;
+  const poolGauge = (name: string, help: string, pick: (stats: PoolStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = poolStats?.();
+        if (stats) this.set(pick(stats));
+      },
+    });
+  poolGauge('db_pool_connections', 'Connections in the PostgreSQL pool (DATABASE_URL only).', (s) => s.total);
+  poolGauge('db_pool_idle_connections', 'Idle connections in the PostgreSQL pool.', (s) => s.idle);
+  poolGauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', (s) => s.waiting);
+  new Gauge({
+    name: 'rate_limit_store_degraded',
+    help: 'Whether rate budgets fell back to per-instance memory because Redis (REDIS_URL) is unreachable.',
+    registers: [registry],
+    collect() {
+      this.set(rateLimiterMode?.() === 'degraded' ? 1 : 0);
+    },
+  });
+  return {
+    /** Reports the database pool on every scrape (the composition root passes the pool's counts). */
+    watchPool(read: () => PoolStats | undefined) {
+      poolStats = read;
+    },
+    /** Reports the rate budget store on every scrape: 1 while Redis is configured but unreachable. */
+    watchRateLimiter(read: () => 'memory' | 'redis' | 'degraded') {
+      rateLimiterMode = read;
+    },
   };
 }

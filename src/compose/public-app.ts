@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
@@ -70,12 +70,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
       routeOf: (c) => c.get('route') ?? staticRoute(c.req.path),
     }),
   );
-  app.get('/metrics', async (c) => {
-    const caller = await callerFromAuthorization(deps.core, c.req.header('authorization'));
-    if (!caller || caller === 'invalid') return unauthenticatedResponse(c, caller ? 'wrong-key' : 'missing');
-    if (caller.role !== 'admin') return catalogProblem(c, 'FORBIDDEN', 'Only admins may read /metrics.');
-    return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
-  });
+  app.get('/metrics', metricsEndpoint(deps));
   app.route('/health', healthRoutes(deps.healthChecks, deps.degradations));
   app.route('/problems', problemPages(deps.grpcCodeName));
   app.route(
@@ -92,22 +87,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
     ...signalDeps(deps),
   });
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
-    const clientName = clientOf(c.req.header('user-agent'));
-    const rateExchange: RateExchange | undefined = deps.rateBudget ? { clientAddress: clientAddressOf(c) } : undefined;
-    const context = { clientName, ...(rateExchange ? { rateExchange } : {}) };
-    const node = c.env as Partial<HttpBindings> | undefined;
-    const response =
-      node?.incoming && node.outgoing
-        ? await yoga.handleNodeRequestAndResponse(node.incoming, node.outgoing, context)
-        : await yoga.fetch(c.req.raw, context);
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    Object.assign(headers, rateExchange?.headers);
-    return c.body(await response.text(), response.status as 200, headers);
-  });
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', graphqlEndpoint(yoga, deps.rateBudget !== undefined));
   app.all('/graphql', (c) =>
     catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
   );
@@ -133,6 +113,36 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     );
   });
   return app;
+}
+
+/** `/metrics` in the Prometheus text format, for admins. */
+function metricsEndpoint({ core, metrics }: HttpAppDeps): Handler {
+  return async (c) => {
+    const caller = await callerFromAuthorization(core, c.req.header('authorization'));
+    if (!caller || caller === 'invalid') return unauthenticatedResponse(c, caller ? 'wrong-key' : 'missing');
+    if (caller.role !== 'admin') return catalogProblem(c, 'FORBIDDEN', 'Only admins may read /metrics.');
+    return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
+  };
+}
+
+/** Hands a request to Yoga (on the Node request and response when served by Node) and returns its answer. */
+function graphqlEndpoint(yoga: Awaited<ReturnType<typeof createGraphQL>>, withRateBudget: boolean): Handler {
+  return async (c) => {
+    const clientName = clientOf(c.req.header('user-agent'));
+    const rateExchange: RateExchange | undefined = withRateBudget ? { clientAddress: clientAddressOf(c) } : undefined;
+    const context = { clientName, ...(rateExchange ? { rateExchange } : {}) };
+    const node = c.env as Partial<HttpBindings> | undefined;
+    const response =
+      node?.incoming && node.outgoing
+        ? await yoga.handleNodeRequestAndResponse(node.incoming, node.outgoing, context)
+        : await yoga.fetch(c.req.raw, context);
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    Object.assign(headers, rateExchange?.headers);
+    return c.body(await response.text(), response.status as 200, headers);
+  };
 }
 
 const EXPOSED_HEADERS = [

@@ -1,4 +1,5 @@
-import type { KeysetQuery, OrderFilters, Store } from '../core/ports.js';
+import type { Order } from '../core/model.js';
+import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports.js';
 import type { Database, Queryable } from './database.js';
 import { releaseHeld } from './inventory-store.js';
 import { pageSql } from './keyset.js';
@@ -58,78 +59,13 @@ export function orderStore(db: Database): Store['orders'] {
     },
     insert(order) {
       return db
-        .transaction(async (tx) => {
-          await tx.query(
-            `INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code)
-           VALUES ($1, $2, 'PENDING', $3, $4, $5, $6)`,
-            [order.id, order.userId, order.amount, order.shippingAddress, order.note, order.couponCode],
-          );
-          for (const item of order.items) {
-            await tx.query(
-              `INSERT INTO order_items (order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
-             VALUES ($1, $2, $3, $4, $5, $6)`,
-              [order.id, item.productId, item.sku, item.quantity, item.unitPrice, item.amount],
-            );
-          }
-          if (order.draftId !== undefined) {
-            const consumed = await tx.query(
-              `UPDATE order_drafts SET status = 'ORDERED', order_id = $2 WHERE id = $1 AND status = 'OPEN' RETURNING id`,
-              [order.draftId, order.id],
-            );
-            // The draft is consumed in the order's own transaction, so two placements of one draft cannot both win.
-            if (consumed.length === 0) throw new DraftTaken();
-          }
-          // The order exists now: its reservations no longer expire.
-          await tx.query(`UPDATE reservations SET expires_at = NULL WHERE order_id = $1 AND state = 'HELD'`, [
-            order.id,
-          ]);
-          return (await loadOrder(tx, order.id)) as NonNullable<Awaited<ReturnType<typeof loadOrder>>>;
-        })
+        .transaction((tx) => insertOrder(tx, order))
         .catch((error: unknown) => {
           if (error instanceof DraftTaken) return 'draft-already-ordered' as const;
           throw error;
         });
     },
-    change(change) {
-      return db.transaction(async (tx) => {
-        const updated = await tx.query(
-          `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
-                  updated_at = date_trunc('milliseconds', now()), version = version + 1
-            WHERE id = $1 AND version = $2 RETURNING id`,
-          [change.orderId, change.version, change.status, change.shippingAddress, change.note, change.couponCode],
-        );
-        if (updated.length === 0) return 'stale' as const;
-        if (change.shipment) {
-          const { status, create } = change.shipment;
-          const stamps = `shipped_at = CASE WHEN $2 IN ('SHIPPED', 'DELIVERED') THEN COALESCE(shipped_at, date_trunc('milliseconds', now())) END,
-                          delivered_at = CASE WHEN $2 = 'DELIVERED' THEN date_trunc('milliseconds', now()) END`;
-          if (create)
-            await tx.query(`INSERT INTO shipments (order_id, status) VALUES ($1, 'PREPARING')`, [change.orderId]);
-          await tx.query(`UPDATE shipments SET status = $2, ${stamps} WHERE order_id = $1`, [change.orderId, status]);
-        }
-        if (change.cancellation) {
-          await tx.query('INSERT INTO cancellations (order_id, reason, refund_minor) VALUES ($1, $2, $3)', [
-            change.orderId,
-            change.cancellation.reason,
-            change.cancellation.refundAmount,
-          ]);
-        }
-        if (change.reservations === 'release') await releaseHeld(tx, change.orderId);
-        if (change.reservations === 'consume') {
-          const consumed = await tx.query(
-            `UPDATE reservations SET state = 'CONSUMED' WHERE order_id = $1 AND state = 'HELD' RETURNING sku, quantity`,
-            [change.orderId],
-          );
-          for (const row of consumed) {
-            await tx.query('UPDATE stock SET on_hand = on_hand - $2, reserved = reserved - $2 WHERE sku = $1', [
-              row.sku,
-              row.quantity,
-            ]);
-          }
-        }
-        return (await loadOrder(tx, change.orderId)) as NonNullable<Awaited<ReturnType<typeof loadOrder>>>;
-      });
-    },
+    change: (change) => db.transaction((tx) => changeOrder(tx, change)),
     delete(id, version) {
       return db.transaction(async (tx) => {
         const deleted = await tx.query('DELETE FROM orders WHERE id = $1 AND version = $2 RETURNING id', [id, version]);
@@ -180,6 +116,72 @@ export function draftStore(db: Database): Store['drafts'] {
       return toDraft(rows[0] as Record<string, unknown>);
     },
   };
+}
+
+/** Writes a new order and its items, consumes its draft, and keeps its reservations from expiring. */
+async function insertOrder(tx: Queryable, order: NewOrder): Promise<Order> {
+  await tx.query(
+    `INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code)
+   VALUES ($1, $2, 'PENDING', $3, $4, $5, $6)`,
+    [order.id, order.userId, order.amount, order.shippingAddress, order.note, order.couponCode],
+  );
+  for (const item of order.items) {
+    await tx.query(
+      `INSERT INTO order_items (order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+      [order.id, item.productId, item.sku, item.quantity, item.unitPrice, item.amount],
+    );
+  }
+  if (order.draftId !== undefined) {
+    const consumed = await tx.query(
+      `UPDATE order_drafts SET status = 'ORDERED', order_id = $2 WHERE id = $1 AND status = 'OPEN' RETURNING id`,
+      [order.draftId, order.id],
+    );
+    // The draft is consumed in the order's own transaction, so two placements of one draft cannot both win.
+    if (consumed.length === 0) throw new DraftTaken();
+  }
+  // The order exists now: its reservations no longer expire.
+  await tx.query(`UPDATE reservations SET expires_at = NULL WHERE order_id = $1 AND state = 'HELD'`, [order.id]);
+  return (await loadOrder(tx, order.id)) as Order;
+}
+
+/** Applies a change: the order row (at its version), its shipment, its cancellation, its reservations. */
+async function changeOrder(tx: Queryable, change: OrderChange): Promise<Order | 'stale'> {
+  const updated = await tx.query(
+    `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
+            updated_at = date_trunc('milliseconds', now()), version = version + 1
+      WHERE id = $1 AND version = $2 RETURNING id`,
+    [change.orderId, change.version, change.status, change.shippingAddress, change.note, change.couponCode],
+  );
+  if (updated.length === 0) return 'stale' as const;
+  if (change.shipment) {
+    const { status, create } = change.shipment;
+    const stamps = `shipped_at = CASE WHEN $2 IN ('SHIPPED', 'DELIVERED') THEN COALESCE(shipped_at, date_trunc('milliseconds', now())) END,
+                    delivered_at = CASE WHEN $2 = 'DELIVERED' THEN date_trunc('milliseconds', now()) END`;
+    if (create) await tx.query(`INSERT INTO shipments (order_id, status) VALUES ($1, 'PREPARING')`, [change.orderId]);
+    await tx.query(`UPDATE shipments SET status = $2, ${stamps} WHERE order_id = $1`, [change.orderId, status]);
+  }
+  if (change.cancellation) {
+    await tx.query('INSERT INTO cancellations (order_id, reason, refund_minor) VALUES ($1, $2, $3)', [
+      change.orderId,
+      change.cancellation.reason,
+      change.cancellation.refundAmount,
+    ]);
+  }
+  if (change.reservations === 'release') await releaseHeld(tx, change.orderId);
+  if (change.reservations === 'consume') {
+    const consumed = await tx.query(
+      `UPDATE reservations SET state = 'CONSUMED' WHERE order_id = $1 AND state = 'HELD' RETURNING sku, quantity`,
+      [change.orderId],
+    );
+    for (const row of consumed) {
+      await tx.query('UPDATE stock SET on_hand = on_hand - $2, reserved = reserved - $2 WHERE sku = $1', [
+        row.sku,
+        row.quantity,
+      ]);
+    }
+  }
+  return (await loadOrder(tx, change.orderId)) as Order;
 }
 
 class DraftTaken extends Error {}

@@ -1,5 +1,5 @@
 import type { CallerUsage, Notice, UsageCount, UsagePort, UsageTotal } from '../core/usage-port.js';
-import type { Database } from './database.js';
+import type { Database, Queryable } from './database.js';
 
 /** Deprecation usage in PostgreSQL: additive upserts, so any number of instances can write at once. */
 export function usageStore(db: Database): UsagePort {
@@ -8,33 +8,8 @@ export function usageStore(db: Database): UsagePort {
       // Rows are written in key order, so two instances flushing overlapping batches lock in the same order.
       const rows = [...counts].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
       await db.transaction(async (tx) => {
-        if (rows.length > 0) {
-          await tx.query(
-            `INSERT INTO deprecation_usage (item, day, api_key_id, client, kind, count, first_seen, last_seen)
-             SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::bigint[],
-                                  $7::timestamptz[], $8::timestamptz[])
-             ON CONFLICT (item, day, api_key_id, client, kind) DO UPDATE SET
-               count = deprecation_usage.count + EXCLUDED.count,
-               first_seen = LEAST(deprecation_usage.first_seen, EXCLUDED.first_seen),
-               last_seen = GREATEST(deprecation_usage.last_seen, EXCLUDED.last_seen)`,
-            [
-              rows.map((row) => row.item),
-              rows.map((row) => row.day),
-              rows.map((row) => row.apiKeyId),
-              rows.map((row) => row.client),
-              rows.map((row) => row.kind),
-              rows.map((row) => row.count),
-              rows.map((row) => row.firstSeen.toISOString()),
-              rows.map((row) => row.lastSeen.toISOString()),
-            ],
-          );
-        }
-        await tx.query(
-          `INSERT INTO deprecation_recorders (instance, day, flushes, last_flush_at) VALUES ($1, $2::date, 1, $3)
-           ON CONFLICT (instance, day) DO UPDATE SET flushes = deprecation_recorders.flushes + 1,
-             last_flush_at = GREATEST(deprecation_recorders.last_flush_at, EXCLUDED.last_flush_at)`,
-          [flush.instance, flush.at.toISOString().slice(0, 10), flush.at.toISOString()],
-        );
+        if (rows.length > 0) await addCounts(tx, rows);
+        await countFlush(tx, flush);
       });
     },
 
@@ -67,20 +42,7 @@ export function usageStore(db: Database): UsagePort {
           ORDER BY u.api_key_id, u.client, u.day`,
         [item, sinceDay],
       );
-      return rows.map(
-        (row): CallerUsage => ({
-          item: row.item as string,
-          day: row.day as string,
-          apiKeyId: Number(row.api_key_id),
-          client: row.client as string,
-          kind: row.kind as CallerUsage['kind'],
-          count: Number(row.count),
-          firstSeen: new Date(row.first_seen as string),
-          lastSeen: new Date(row.last_seen as string),
-          ownerName: (row.owner_name as string | null) ?? null,
-          ownerEmail: (row.owner_email as string | null) ?? null,
-        }),
-      );
+      return rows.map(toCallerUsage);
     },
 
     async addNotices(notices, recordedBy) {
@@ -106,16 +68,66 @@ export function usageStore(db: Database): UsagePort {
           WHERE item = $1 ORDER BY notified_at, id`,
         [item],
       );
-      return rows.map(
-        (row): Notice => ({
-          item: row.item as string,
-          apiKeyId: Number(row.api_key_id),
-          channel: row.channel as string,
-          note: (row.note as string | null) ?? null,
-          notifiedAt: new Date(row.notified_at as string),
-        }),
-      );
+      return rows.map(toNotice);
     },
+  };
+}
+
+/** Adds counts to the daily rows (additive upserts). */
+async function addCounts(tx: Queryable, rows: UsageCount[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO deprecation_usage (item, day, api_key_id, client, kind, count, first_seen, last_seen)
+     SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::bigint[],
+                          $7::timestamptz[], $8::timestamptz[])
+     ON CONFLICT (item, day, api_key_id, client, kind) DO UPDATE SET
+       count = deprecation_usage.count + EXCLUDED.count,
+       first_seen = LEAST(deprecation_usage.first_seen, EXCLUDED.first_seen),
+       last_seen = GREATEST(deprecation_usage.last_seen, EXCLUDED.last_seen)`,
+    [
+      rows.map((row) => row.item),
+      rows.map((row) => row.day),
+      rows.map((row) => row.apiKeyId),
+      rows.map((row) => row.client),
+      rows.map((row) => row.kind),
+      rows.map((row) => row.count),
+      rows.map((row) => row.firstSeen.toISOString()),
+      rows.map((row) => row.lastSeen.toISOString()),
+    ],
+  );
+}
+
+/** Counts the flush of an instance on its day: the evidence that the day was measured. */
+async function countFlush(tx: Queryable, flush: { instance: string; at: Date }): Promise<void> {
+  await tx.query(
+    `INSERT INTO deprecation_recorders (instance, day, flushes, last_flush_at) VALUES ($1, $2::date, 1, $3)
+     ON CONFLICT (instance, day) DO UPDATE SET flushes = deprecation_recorders.flushes + 1,
+       last_flush_at = GREATEST(deprecation_recorders.last_flush_at, EXCLUDED.last_flush_at)`,
+    [flush.instance, flush.at.toISOString().slice(0, 10), flush.at.toISOString()],
+  );
+}
+
+function toCallerUsage(row: Record<string, unknown>): CallerUsage {
+  return {
+    item: row.item as string,
+    day: row.day as string,
+    apiKeyId: Number(row.api_key_id),
+    client: row.client as string,
+    kind: row.kind as CallerUsage['kind'],
+    count: Number(row.count),
+    firstSeen: new Date(row.first_seen as string),
+    lastSeen: new Date(row.last_seen as string),
+    ownerName: (row.owner_name as string | null) ?? null,
+    ownerEmail: (row.owner_email as string | null) ?? null,
+  };
+}
+
+function toNotice(row: Record<string, unknown>): Notice {
+  return {
+    item: row.item as string,
+    apiKeyId: Number(row.api_key_id),
+    channel: row.channel as string,
+    note: (row.note as string | null) ?? null,
+    notifiedAt: new Date(row.notified_at as string),
   };
 }
 

@@ -1,7 +1,10 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { oversized, sourcesUnder } from '../scripts/code-size.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -40,5 +43,31 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     const { code, output } = await depcruise('src');
     expect(output).toContain('no dependency violations found');
     expect(code).toBe(0);
+  });
+});
+
+describe('size rule (scripts/code-size.ts, in npm run lint)', () => {
+  it('finds a file over 250 lines and a function over 80, by name and line', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'code-size-'));
+    const body = Array.from({ length: 85 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+    writeFileSync(path.join(folder, 'long.ts'), `export const x = 1;\nexport function long() {\n${body}\n}\n`);
+    writeFileSync(
+      path.join(folder, 'big.ts'),
+      Array.from({ length: 251 }, (_, i) => `export const c${i} = ${i};`).join('\n'),
+    );
+    const found = oversized(sourcesUnder(folder)).map(({ file, what, line, lines }) => ({
+      file: path.basename(file),
+      what,
+      line,
+      lines,
+    }));
+    expect(found).toEqual([
+      { file: 'big.ts', what: 'file', line: 1, lines: 251 },
+      { file: 'long.ts', what: 'function long', line: 2, lines: 87 },
+    ]);
+  });
+
+  it('holds for the source tree', () => {
+    expect(oversized(sourcesUnder(path.join(root, 'src')))).toEqual([]);
   });
 });

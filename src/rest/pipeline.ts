@@ -4,6 +4,7 @@
  * authenticate (401), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
  * validation against the contract (400 with every violation), deprecation signals and brownouts (410),
  * then the operation's handler. Domain errors thrown by any step become problem documents in `onError`.
+ * Variables are read with `c.get`: Hono's `c.var` copies every variable into a new object on each read.
  */
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
@@ -82,7 +83,7 @@ export function authenticate(contract: RestContract, core: Core): Step {
   return async function authenticateCaller(c, next) {
     const caller = await callerOfRequest(c, core);
     if (caller === 'invalid') return unauthenticatedResponse(c, 'wrong-key');
-    const { security } = contract.operation(c.var.operation.operationId);
+    const { security } = contract.operation(c.get('operation').operationId);
     const open = Array.isArray(security) && security.length === 0;
     if (!caller && !open) return unauthenticatedResponse(c, 'missing');
     c.set('restCaller', caller ?? undefined);
@@ -93,7 +94,7 @@ export function authenticate(contract: RestContract, core: Core): Step {
 /** The query by the operation's rules: an unknown or repeated parameter is 400. */
 export function readQueryParameters(contract: RestContract): Step {
   return async function readQueryString(c, next) {
-    c.set('query', readQuery(c.var.operation.search, contract, c.var.operation.operationId));
+    c.set('query', readQuery(c.get('operation').search, contract, c.get('operation').operationId));
     await next();
   };
 }
@@ -101,10 +102,10 @@ export function readQueryParameters(contract: RestContract): Step {
 /** The JSON body (415, 413, malformed JSON), and no NUL character in the query or the body. */
 export function readRequestBody(contract: RestContract): Step {
   return async function readJsonBody(c, next) {
-    const { requestBody } = contract.operation(c.var.operation.operationId);
+    const { requestBody } = contract.operation(c.get('operation').operationId);
     const body = await readBody(c, requestBody as { content?: Record<string, unknown> } | undefined);
     if (body instanceof Response) return body;
-    rejectNulCharacters(c.var.query, body);
+    rejectNulCharacters(c.get('query'), body);
     c.set('body', body);
     await next();
   };
@@ -113,9 +114,14 @@ export function readRequestBody(contract: RestContract): Step {
 /** Every violation of the operation's schemas is one 400; a path id out of range names nothing (404). */
 export function validateRequest(contract: RestContract): Step {
   return async function validateAgainstContract(c, next) {
-    const { operationId, rawParams, pathname } = c.var.operation;
+    const { operationId, rawParams, pathname } = c.get('operation');
     const header = (name: string) => c.req.header(name);
-    const validation = contract.validate(operationId, { rawParams, query: c.var.query, header, body: c.var.body });
+    const validation = contract.validate(operationId, {
+      rawParams,
+      query: c.get('query'),
+      header,
+      body: c.get('body'),
+    });
     if (!validation.valid) {
       const error = validationError((validation.errors ?? []) as AjvError[]);
       if (error.violations?.some((violation) => violation.in === 'path')) {
@@ -142,13 +148,14 @@ export interface DeprecationStepOptions {
  */
 export function deprecationSignals({ deprecations, brownouts, metrics, recorder }: DeprecationStepOptions): Step {
   return async function signalDeprecations(c, next) {
-    const { operationId } = c.var.operation;
-    const { query, body } = c.var;
+    const { operationId } = c.get('operation');
+    const query = c.get('query');
+    const body = c.get('body');
     const uses = deprecations.requestUses(operationId, { query, headers: c.req.raw.headers, body });
     const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
     const received = deprecations.responseUses(operationId, include);
     if (uses.length === 0 && received.length === 0) return next();
-    const apiKeyId = c.var.restCaller?.apiKeyId ?? 0;
+    const apiKeyId = c.get('restCaller')?.apiKeyId ?? 0;
     const client = clientOf(c.req.header('user-agent'));
     const count = (found: ItemUse[]) => {
       for (const { item, kind } of found) {
@@ -195,16 +202,16 @@ function brownoutResponse(
 /** The operation's handler, given what the steps read. */
 export function dispatch(handlers: Record<string, Handler>): MiddlewareHandler<RestEnv> {
   return function handleOperation(c) {
-    const { operationId, params } = c.var.operation;
+    const { operationId, params } = c.get('operation');
     // Every operation of the contract has a handler: createRestApp checks that at start.
     const handler = handlers[operationId] as Handler;
     return handler({
       c,
       operationId,
       params,
-      query: c.var.query,
-      body: c.var.body,
-      caller: c.var.restCaller,
+      query: c.get('query'),
+      body: c.get('body'),
+      caller: c.get('restCaller'),
       header: (name) => c.req.header(name),
     });
   };

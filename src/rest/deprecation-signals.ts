@@ -38,7 +38,10 @@ interface OperationItems {
 /** The REST deprecation signals of one contract. */
 export interface RestDeprecations {
   /** Items the request uses: its operation, parameters and body members. */
-  requestUses(operationId: string, sent: { query: Record<string, string>; headers: Headers; body: unknown }): ItemUse[];
+  requestUses(
+    operationId: string,
+    sent: { query: Record<string, string>; header(name: string): string | undefined; body: unknown },
+  ): ItemUse[];
   /** Items a 2xx answer carries (properties of its schemas), with `include` deciding replacement uses. */
   responseUses(operationId: string, include: Set<string>): ItemUse[];
   /** The operations a request of which can use the item (so can be refused in its brownout windows). */
@@ -54,18 +57,15 @@ export function restDeprecations(registry: DeprecationRegistry, document: Json):
     document,
   );
   return {
-    requestUses(operationId, { query, headers, body }) {
+    requestUses(operationId, { query, header, body }) {
       const entry = byOperation.get(operationId);
       if (!entry) return [];
       const uses: ItemUse[] = entry.operation.map((item) => ({ item, kind: 'use' }));
-      for (const name of Object.keys(query)) {
-        const item = entry.parameters.get(`query:${name}`);
-        if (item) uses.push({ item, kind: 'use' });
+      // The operation's few registered parameters are looked up, not every parameter the request sent.
+      for (const [key, item] of entry.parameters) {
+        const sent = key.startsWith('query:') ? Object.hasOwn(query, key.slice(6)) : header(key.slice(7)) !== undefined;
+        if (sent) uses.push({ item, kind: 'use' });
       }
-      headers.forEach((_, name) => {
-        const item = entry.parameters.get(`header:${name}`);
-        if (item) uses.push({ item, kind: 'use' });
-      });
       for (const { path, item } of entry.body) {
         if (present(body, path)) uses.push({ item, kind: 'use' });
       }

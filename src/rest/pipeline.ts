@@ -151,7 +151,7 @@ export function deprecationSignals({ deprecations, brownouts, metrics, recorder 
     const { operationId } = c.get('operation');
     const query = c.get('query');
     const body = c.get('body');
-    const uses = deprecations.requestUses(operationId, { query, headers: c.req.raw.headers, body });
+    const uses = deprecations.requestUses(operationId, { query, header: (name) => c.req.header(name), body });
     const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
     const received = deprecations.responseUses(operationId, include);
     if (uses.length === 0 && received.length === 0) return next();

@@ -3,19 +3,24 @@
  * one target, so that `node --cpu-prof --import tsx scripts/bench/profile.ts <target>` records where the
  * time goes. Targets: rest-id, rest-page, graphql-page, grpc-getstock, bare-id, bare-page.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import pg from 'pg';
 import { pino } from 'pino';
 import { GetStockRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/main.js';
 import { createPgDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { baselinePool, startBareRest } from './baselines.js';
 import { loadDataset } from './dataset.js';
 import { h2load, wrk } from './load.js';
 
+// The server as it ships (tsc's output in dist/), as `npm run bench` measures it.
+execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+const root = path.resolve(import.meta.dirname, '../..');
+const { startServer } = (await import(path.join(root, 'dist/src/server.js'))) as typeof import('../../src/server.js');
+const { loadConfig } = (await import(path.join(root, 'dist/src/config.js'))) as typeof import('../../src/config.js');
 const target = process.argv[2] ?? 'rest-id';
 const seconds = Number(process.env.DURATION ?? 10);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

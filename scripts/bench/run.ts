@@ -34,8 +34,7 @@ import {
   Inventory,
   ReserveRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { loadConfig } from '../../src/config.js';
-import { type RunningServer, startServer } from '../../src/main.js';
+import type { RunningServer } from '../../src/server.js';
 import { createPgDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import {
@@ -77,6 +76,12 @@ const rows: Row[] = [];
 const notes: string[] = [];
 
 requireTools('wrk', 'h2load');
+// The server as it ships: `npm start` runs tsc's output in dist/, not the tsx-transpiled source (whose
+// helpers, such as esbuild's keepNames wrappers, run on every closure a request creates).
+execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+const root = path.resolve(import.meta.dirname, '../..');
+const { startServer } = (await import(path.join(root, 'dist/src/server.js'))) as typeof import('../../src/server.js');
+const { loadConfig } = (await import(path.join(root, 'dist/src/config.js'))) as typeof import('../../src/config.js');
 const setup = await createPgDatabase(url, { schema });
 await migrate(setup);
 const loadStarted = performance.now();

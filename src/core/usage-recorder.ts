@@ -55,6 +55,7 @@ export function createUsageRecorder({
   let flushing: Promise<void> = Promise.resolve();
 
   const clientFor = clientTable(maxEntries, maxClientsPerKey);
+  const dayOf = utcDays();
 
   const write = async () => {
     const batch = [...buffer.values()];
@@ -93,7 +94,7 @@ export function createUsageRecorder({
     record({ item, apiKeyId, client, kind = 'use' }) {
       const at = now();
       const key = apiKeyId ?? 0;
-      const day = at.toISOString().slice(0, 10);
+      const day = dayOf(at.getTime());
       merge({
         item,
         apiKeyId: key,
@@ -138,5 +139,21 @@ function clientTable(maxKeys: number, maxClientsPerKey: number) {
     if (seen.size >= maxClientsPerKey) return 'other';
     seen.add(client);
     return client;
+  };
+}
+
+/** The UTC day (YYYY-MM-DD) of a time, formatted once per day rather than on every use. */
+function utcDays(): (time: number) => string {
+  const DAY_MS = 86_400_000;
+  let start = 0;
+  let end = -1;
+  let name = '';
+  return (time) => {
+    if (time < start || time >= end) {
+      start = time - (((time % DAY_MS) + DAY_MS) % DAY_MS);
+      end = start + DAY_MS;
+      name = new Date(start).toISOString().slice(0, 10);
+    }
+    return name;
   };
 }

@@ -53,7 +53,7 @@ interface OperationParameters {
   lists: Set<string>;
   /** Query parameters by name. */
   queryByName: Map<string, DeclaredParameter>;
-  /** Header parameter names, in lower case. */
+  /** Header parameter names in lower case, and `content-type`: the headers validation reads. */
   headers: string[];
 }
 
@@ -117,7 +117,7 @@ function indexed(operation: Operation): OperationParameters {
     query: new Set(query.map((p) => p.name)),
     lists: new Set(query.filter((p) => p.schema?.type === 'array').map((p) => p.name)),
     queryByName: new Map(query.map((p) => [p.name, p])),
-    headers: declared.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+    headers: [...declared.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()), 'content-type'],
   };
 }
 
@@ -132,14 +132,15 @@ function validate(
   { rawParams, query, header, body }: RequestParts,
 ): { valid: boolean; errors: unknown[] } {
   const parsedQuery: Record<string, unknown> = { ...query };
-  for (const [name, value] of Object.entries(query)) {
+  for (const name in query) {
+    const value = query[name] as string;
     const parameter = declared?.queryByName.get(name);
     if (!value || !parameter) continue;
     if (parameter.explode === false) parsedQuery[name] = value.replace(/%2C/g, ',').split(',');
     else if (parameter.schema?.type === 'array') parsedQuery[name] = [value];
   }
   const headers: Record<string, string> = {};
-  for (const name of [...(declared?.headers ?? []), 'content-type']) {
+  for (const name of declared?.headers ?? ['content-type']) {
     const value = header(name);
     if (value !== undefined) headers[name] = value;
   }

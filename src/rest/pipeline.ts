@@ -163,21 +163,23 @@ export function deprecationSignals({ deprecations, brownouts, metrics, recorder 
         recorder?.record({ item: item.id, apiKeyId, client, kind });
       }
     };
-    const refused = brownoutResponse(c, brownouts, [...uses, ...received], count);
+    // Watched items are only counted: no brownout window and no signal header can concern them.
+    const deprecated = uses.some(isDeprecated) || received.some(isDeprecated);
+    const refused = deprecated ? brownoutResponse(c, brownouts, [...uses, ...received], count) : undefined;
     if (refused) return refused;
     count(uses);
     await next();
-    if (c.res.status >= 200 && c.res.status < 300) {
-      count(received);
-      for (const [name, value] of Object.entries(signalHeaders([...uses, ...received], brownouts.announced))) {
-        c.res.headers.set(name, value);
-      }
-    } else {
-      for (const [name, value] of Object.entries(signalHeaders(uses, brownouts.announced)))
-        c.res.headers.set(name, value);
+    const succeeded = c.res.status >= 200 && c.res.status < 300;
+    if (succeeded) count(received);
+    if (!deprecated) return;
+    const signalled = succeeded ? [...uses, ...received] : uses;
+    for (const [name, value] of Object.entries(signalHeaders(signalled, brownouts.announced))) {
+      c.res.headers.set(name, value);
     }
   };
 }
+
+const isDeprecated = (use: ItemUse) => use.item.status === 'deprecated';
 
 /**
  * `410 BROWNOUT` when the request uses (or its answer would carry) a deprecated item in a running brownout

@@ -59,6 +59,7 @@ export function acceptable(accept = '*/*'): boolean {
  * like any other, not a property of Object.prototype. Throws UNKNOWN_PARAMETER naming the others.
  */
 export function readQuery(search: string, contract: RestContract, operationId: string): Record<string, string> {
+  if (search === '' || search === '?') return {};
   const sent = new Map<string, string>();
   const repeated = new Set<string>();
   const lists = contract.listParameters(operationId);

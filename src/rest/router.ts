@@ -18,6 +18,8 @@ export type RouteMatch =
 
 interface PathRoute {
   pattern: RegExp;
+  /** The names of its path parameters (the pattern's named groups). */
+  names: string[];
   methods: Map<string, string>;
   /** Static paths (e.g. `/v1/users/me`) win over templated ones (`/v1/users/{userId}`). */
   staticSegments: number;
@@ -31,22 +33,35 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 export function createRouter(asWritten: Record<string, unknown>): (method: string, pathname: string) => RouteMatch {
   const routesFor = groupedRoutes(buildRoutes(asWritten));
   return (method, pathname) => {
-    const candidates = routesFor(pathname).filter((route) => route.pattern.test(pathname));
-    if (candidates.length === 0) return { kind: 'not-found' };
     const verb = method === 'HEAD' ? 'GET' : method;
-    for (const route of candidates) {
+    // One pass, most static route first: the first route that matches and takes the method wins; routes
+    // that match without taking it make a 405.
+    const withoutMethod: PathRoute[] = [];
+    for (const route of routesFor(pathname)) {
+      const found = route.pattern.exec(pathname);
+      if (!found) continue;
       const operationId = route.methods.get(verb);
-      if (!operationId) continue;
-      const groups = route.pattern.exec(pathname)?.groups ?? {};
-      const params = Object.fromEntries(
-        Object.entries(groups).map(([name, value]) => [name, /^[0-9]+$/.test(value) ? Number(value) : value]),
-      );
-      const rawParams = Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, decoded(value)]));
-      return { kind: 'operation', operationId, params, rawParams };
+      if (operationId) return operationMatch(operationId, route.names, found.groups ?? {});
+      withoutMethod.push(route);
     }
-    const allow = [...new Set(candidates.flatMap((route) => [...route.methods.keys()]))];
+    if (withoutMethod.length === 0) return { kind: 'not-found' };
+    const allow = [...new Set(withoutMethod.flatMap((route) => [...route.methods.keys()]))];
     return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
   };
+}
+
+const DIGITS = /^[0-9]+$/;
+
+function operationMatch(operationId: string, names: string[], groups: Record<string, string>): RouteMatch {
+  const params: Record<string, number | string> = {};
+  const rawParams: Record<string, string> = {};
+  for (const name of names) {
+    const value = groups[name] as string;
+    const numeric = DIGITS.test(value);
+    params[name] = numeric ? Number(value) : value;
+    rawParams[name] = numeric ? value : decoded(value);
+  }
+  return { kind: 'operation', operationId, params, rawParams };
 }
 
 /** One route per path template, static paths first. */
@@ -70,7 +85,8 @@ function buildRoutes(document: Record<string, unknown>): PathRoute[] {
       if (operationId) methods.set(method.toUpperCase(), operationId);
     }
     const prefix = segments.slice(0, 2).some((s) => s.startsWith('{')) ? undefined : prefixOf(template);
-    routes.push({ pattern, methods, staticSegments: segments.filter((s) => !s.startsWith('{')).length, prefix });
+    const names = segments.filter((s) => s.startsWith('{')).map((s) => s.slice(1, -1));
+    routes.push({ pattern, names, methods, staticSegments: segments.filter((s) => !s.startsWith('{')).length, prefix });
   }
   return routes.sort((a, b) => b.staticSegments - a.staticSegments);
 }

@@ -75,7 +75,10 @@ export function createOrderReads(deps: OrderReadDeps) {
   };
 }
 
-/** An order the caller may see; another user's order is "not found", so that ids cannot be probed (docs/decisions.md §4). */
+/**
+ * An order the caller may see; another user's order is "not found", so that ids cannot be probed
+ * (docs/decisions.md §4).
+ */
 export async function visibleOrder(orders: OrderStore, caller: Caller, id: number): Promise<Order> {
   const order = await orders.get(id);
   if (!order || !canSee(caller, order.userId)) throw new DomainError('ORDER_NOT_FOUND', `There is no order ${id}.`);

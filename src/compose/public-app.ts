@@ -21,6 +21,7 @@ import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
 import { readRestContract } from '../rest/contract.js';
 import { createRestApp } from '../rest/create-rest-app.js';
+import { problemOnError } from '../rest/pipeline.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -97,21 +98,14 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     createRestApp({
       contract: await readRestContract(deps.projectRoot),
       core: deps.core,
-      logger: deps.logger,
       metrics: deps.metrics,
       ...signalDeps(deps),
     }),
   );
   app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
-  app.onError((error, c) => {
-    // Internals stay in the log, tied to the request id the client received.
-    deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-    return catalogProblem(
-      c,
-      'INTERNAL',
-      'The server failed to answer; the request id identifies the failure in the logs.',
-    );
-  });
+  // Domain errors of the REST steps become problem documents where they are thrown; anything else is
+  // logged with the request id the client received and answered 500.
+  app.onError(problemOnError(deps.logger));
   return app;
 }
 

@@ -4,7 +4,6 @@
  * the one error catalog.
  */
 import { Hono } from 'hono';
-import type { Logger } from 'pino';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
@@ -17,7 +16,6 @@ import {
   deprecationSignals,
   dispatch,
   negotiate,
-  problemOnError,
   type RestEnv,
   readQueryParameters,
   readRequestBody,
@@ -33,7 +31,6 @@ export interface RestAppDeps {
   /** The loaded contract (./contract.ts: `readRestContract` or `loadRestContract`). */
   contract: RestContract;
   core: Core;
-  logger: Logger;
   metrics: Metrics;
   /** Deprecated and watched items (generated/deprecations.json); none when absent. */
   registry?: DeprecationRegistry;
@@ -41,11 +38,15 @@ export interface RestAppDeps {
   recorder?: UsageRecorder;
 }
 
-/** Builds the `/v1` app. */
+/**
+ * Builds the `/v1` app. Mount it on an app whose `onError` is `problemOnError` (./pipeline.ts), as the
+ * composer does: errors thrown by a step are then answered where they are thrown, so the steps around it
+ * see the problem's status. (An error handler of the `/v1` app itself would make Hono wrap each of its
+ * steps in a new compose on every request.)
+ */
 export function createRestApp({
   contract,
   core,
-  logger,
   metrics,
   registry = { items: [] },
   recorder,
@@ -57,7 +58,6 @@ export function createRestApp({
   }
   const deprecations = restDeprecations(registry, contract.definition);
   const app = new Hono<RestEnv>();
-  app.onError(problemOnError(logger));
   app.all(
     '*',
     routeRequests(contract),

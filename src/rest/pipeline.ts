@@ -220,7 +220,7 @@ export function dispatch(handlers: Record<string, Handler>): MiddlewareHandler<R
 }
 
 /** Domain errors as problem documents; anything else is logged with the request id and answered 500. */
-export function problemOnError(logger: Logger): ErrorHandler<RestEnv> {
+export function problemOnError(logger: Logger): ErrorHandler {
   return (error, c) => {
     if (error instanceof DomainError) return catalogProblem(c, error.code, error.detail, error.violations);
     logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');

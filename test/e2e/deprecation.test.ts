@@ -7,6 +7,7 @@ import { docsRoutes } from '../../src/http/docs-routes.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { readRestContract } from '../../src/rest/contract.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
+import { problemOnError } from '../../src/rest/pipeline.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
 import { makeAdmin } from '../support/fixtures.js';
@@ -33,13 +34,13 @@ beforeAll(async () => {
   adminKey = (await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' })).secret;
   app = new Hono();
   app.use('*', requestId());
+  app.onError(problemOnError(pino({ level: 'silent' })));
   app.route('/docs', await docsRoutes(fixture.registry));
   app.route(
     '/v1',
     createRestApp({
       contract: await readRestContract(fixture.root),
       core,
-      logger: pino({ level: 'silent' }),
       metrics,
       registry: fixture.registry,
       recorder,

@@ -14,6 +14,7 @@ import '../../src/http/context-variables.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { readRestContract } from '../../src/rest/contract.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
+import { problemOnError } from '../../src/rest/pipeline.js';
 import { expectContract, see } from '../support/contract.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin } from '../support/fixtures.js';
@@ -45,7 +46,9 @@ beforeAll(async () => {
     routes.push(c.get('route') ?? 'none');
   });
   const contract = await readRestContract(root);
-  app.route('/v1', createRestApp({ contract, core, logger: pino({ level: 'silent' }), metrics: createMetrics() }));
+  const logger = pino({ level: 'silent' });
+  app.onError(problemOnError(logger));
+  app.route('/v1', createRestApp({ contract, core, metrics: createMetrics() }));
 });
 afterAll(() => database?.close());
 

@@ -68,6 +68,15 @@ describe('REST deprecation signals, read from the registry', () => {
     expect(html).toMatch(/rest\.listProducts[\s\S]*?sunset <time datetime="2027-06-30">/);
   });
 
+  it('marks an error answer of a deprecated operation too, when the handler refuses it', async () => {
+    // A cursor that does not decode is refused by the core inside the handler, after the deprecation step.
+    const refused = await app.request('/v1/products?cursor=not-a-cursor');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe('INVALID_CURSOR');
+    expect(refused.headers.get('deprecation')).toBe(`@${Date.UTC(2026, 10, 1) / 1000}`);
+    expect(refused.headers.get('link')).toContain('/docs/deprecations#rest.listProducts>');
+  });
+
   it('marks a request that sends a deprecated parameter, and only that request', async () => {
     const used = await app.request('/v1/orders?hasCoupon=true', { headers: auth() });
     expect(used.status).toBe(200);

@@ -1,5 +1,6 @@
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
+import { mergePatch } from './merge-patch.js';
 import type { Address, Cancellation, Order, Shipment, ShipmentStatus } from './model.js';
 import { shipmentOf, visibleOrder } from './order-reads.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
@@ -92,23 +93,16 @@ export function createOrderChanges(orders: OrderStore) {
       await visibleOrder(orders, caller, orderId);
       requireAdmin(caller, 'change shipments');
       const shipment = await shipmentOf(orders, orderId);
-      const updated = await orders.updateShipment(orderId, {
-        carrier: patch.carrier === undefined ? shipment.carrier : patch.carrier,
-        trackingNumber: patch.trackingNumber === undefined ? shipment.trackingNumber : patch.trackingNumber,
-      });
+      const { carrier, trackingNumber } = shipment;
+      const updated = await orders.updateShipment(orderId, mergePatch({ carrier, trackingNumber }, patch));
       if (!updated) throw new DomainError('SHIPMENT_NOT_FOUND', `Order ${orderId} has no shipment yet.`);
       return updated;
     },
   };
 }
 
-function merged(order: Order, patch: OrderPatch): WritableState {
-  return {
-    status: patch.status ?? order.status,
-    shippingAddress: patch.shippingAddress ?? order.shippingAddress,
-    note: patch.note === undefined ? order.note : patch.note,
-    couponCode: patch.couponCode === undefined ? order.couponCode : patch.couponCode,
-  };
+function merged({ status, shippingAddress, note, couponCode }: Order, patch: OrderPatch): WritableState {
+  return mergePatch<WritableState>({ status, shippingAddress, note, couponCode }, patch);
 }
 
 /** Moves an order to its next state: the version check, the state machine, and what the move does. */

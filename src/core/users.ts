@@ -1,6 +1,7 @@
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
+import { mergePatch } from './merge-patch.js';
 import type { Address, User } from './model.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
 import type { Store, UserFields } from './ports.js';
@@ -104,14 +105,8 @@ export function createUserService({ store, cursors }: { store: Pick<Store, 'user
 }
 
 function merged(user: User, patch: UserPatch): UserFields {
-  return {
-    name: patch.name ?? user.name,
-    email: patch.email ?? user.email,
-    phone: patch.phone === undefined ? user.phone : patch.phone,
-    address: patch.address === undefined ? user.address : patch.address,
-    nickname: patch.nickname === undefined ? user.nickname : patch.nickname,
-    marketingAgreed: patch.marketingAgreed ?? user.marketingAgreed,
-  };
+  const { name, email, phone, address, nickname, marketingAgreed } = user;
+  return mergePatch<UserFields>({ name, email, phone, address, nickname, marketingAgreed }, patch);
 }
 
 function userKeys(user: User, keys: ReturnType<typeof parseSort>): Array<string | number> {

@@ -1,7 +1,7 @@
 import type { Core } from '../core/index.js';
 import { toMinor } from '../core/money.js';
 import { apiKeyJson, pageJson, productJson, ratingJson } from './mappers.js';
-import { callerOf, listInput } from './request.js';
+import { callerOf, listInput, pathId } from './request.js';
 import { createOptions, type Handler, json, noContent, replayHeader, type Schemas } from './respond.js';
 
 /** Products, ratings and API keys. */
@@ -28,16 +28,16 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
     },
 
     async getProduct(request) {
-      return json(request.c, 200, productJson(await core.products.get(request.params.productId as number)));
+      return json(request.c, 200, productJson(await core.products.get(pathId(request, 'productId'))));
     },
 
     async getProductRating(request) {
-      return json(request.c, 200, await core.products.rating(request.params.productId as number));
+      return json(request.c, 200, await core.products.rating(pathId(request, 'productId')));
     },
 
     async putMyRating(request) {
       const body = request.body as Schemas['MyRatingPut'];
-      const productId = request.params.productId as number;
+      const productId = pathId(request, 'productId');
       const { rating, created } = await core.products.rate(callerOf(request), productId, body);
       return created
         ? json(request.c, 201, ratingJson(rating), { Location: `/v1/products/${productId}/ratings/me` })
@@ -57,7 +57,7 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
 
     async updateApiKey(request) {
       const body = request.body as Schemas['ApiKeyPatch'];
-      const id = request.params.apiKeyId as number;
+      const id = pathId(request, 'apiKeyId');
       // Merge Patch: an absent member changes nothing, `null` clears the key's own budget.
       const apiKey =
         body.rateLimit === undefined
@@ -67,7 +67,7 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
     },
 
     async revokeApiKey(request) {
-      await core.apiKeys.revoke(callerOf(request), request.params.apiKeyId as number);
+      await core.apiKeys.revoke(callerOf(request), pathId(request, 'apiKeyId'));
       return noContent(request.c);
     },
   };

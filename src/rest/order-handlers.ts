@@ -6,11 +6,12 @@ import type { ListInput } from '../core/paging.js';
 import { etagOf, orderJson, pageJson } from './mappers.js';
 import {
   callerOf,
-  ifMatchVersion,
+  ifMatchOf,
   includes,
   listInput,
   type OrderConditions,
   orderFilters,
+  pathId,
   type RestRequest,
 } from './request.js';
 import {
@@ -35,7 +36,7 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
     json(request.c, 200, orderView(request, order), { ETag: etagOf(order.version) });
 
   async function currentOrderForWrite(request: RestRequest, body: Record<string, unknown>) {
-    const order = await core.orders.get(callerOf(request), orderId(request));
+    const order = await core.orders.get(callerOf(request), pathId(request, 'orderId'));
     checkReadOnly(body, { ...orderJson(order, { amountDetail: true, vatRate: core.vatRate }) }, ORDER_READ_ONLY);
   }
 
@@ -74,7 +75,7 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
     },
 
     async getOrder(request) {
-      const order = await core.orders.get(callerOf(request), orderId(request));
+      const order = await core.orders.get(callerOf(request), pathId(request, 'orderId'));
       return conditionalGet(request, order.version, () => orderView(request, order));
     },
 
@@ -83,9 +84,9 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
       await currentOrderForWrite(request, body);
       const order = await core.orders.replace(
         callerOf(request),
-        orderId(request),
+        pathId(request, 'orderId'),
         replacementOf(body),
-        version(request),
+        ifMatchOf(request),
       );
       return orderResponse(request, order);
     },
@@ -93,12 +94,17 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
     async updateOrder(request) {
       const body = request.body as Schemas['OrderPatch'] & Record<string, unknown>;
       await currentOrderForWrite(request, body);
-      const order = await core.orders.update(callerOf(request), orderId(request), patchOf(body), version(request));
+      const order = await core.orders.update(
+        callerOf(request),
+        pathId(request, 'orderId'),
+        patchOf(body),
+        ifMatchOf(request),
+      );
       return orderResponse(request, order);
     },
 
     async deleteOrder(request) {
-      await core.orders.remove(callerOf(request), orderId(request), version(request));
+      await core.orders.remove(callerOf(request), pathId(request, 'orderId'), ifMatchOf(request));
       return noContent(request.c);
     },
   };
@@ -141,6 +147,3 @@ function searchPaging({ sort, cursor, size, withTotal }: Schemas['OrderSearch'])
     ...(withTotal !== undefined ? { withTotal } : {}),
   };
 }
-
-const orderId = (request: RestRequest) => request.params.orderId as number;
-const version = (request: RestRequest) => ifMatchVersion(request.header('if-match'));

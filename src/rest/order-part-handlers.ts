@@ -1,17 +1,13 @@
 import type { Core } from '../core/index.js';
 import { cancellationJson, draftJson, orderItemJson, pageJson, shipmentJson } from './mappers.js';
-import { callerOf, listInput } from './request.js';
+import { callerOf, listInput, pathId } from './request.js';
 import { createOptions, type Handler, json, replayHeader, type Schemas } from './respond.js';
 
 /** What hangs off an order (items, shipment, cancellation) and order drafts. */
 export function createOrderPartHandlers(core: Core): Record<string, Handler> {
   return {
     async listOrderItems(request) {
-      const page = await core.orders.itemPage(
-        callerOf(request),
-        request.params.orderId as number,
-        listInput(request.query),
-      );
+      const page = await core.orders.itemPage(callerOf(request), pathId(request, 'orderId'), listInput(request.query));
       return json(request.c, 200, pageJson(page, orderItemJson));
     },
 
@@ -19,7 +15,7 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
       return json(
         request.c,
         200,
-        orderItemJson(await core.orders.item(callerOf(request), request.params.orderItemId as number)),
+        orderItemJson(await core.orders.item(callerOf(request), pathId(request, 'orderItemId'))),
       );
     },
 
@@ -27,13 +23,13 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
       return json(
         request.c,
         200,
-        shipmentJson(await core.orders.shipment(callerOf(request), request.params.orderId as number)),
+        shipmentJson(await core.orders.shipment(callerOf(request), pathId(request, 'orderId'))),
       );
     },
 
     async updateShipment(request) {
       const body = request.body as Schemas['ShipmentPatch'];
-      const shipment = await core.orders.updateShipment(callerOf(request), request.params.orderId as number, {
+      const shipment = await core.orders.updateShipment(callerOf(request), pathId(request, 'orderId'), {
         ...('carrier' in body ? { carrier: body.carrier ?? null } : {}),
         ...('trackingNumber' in body ? { trackingNumber: body.trackingNumber ?? null } : {}),
       });
@@ -42,7 +38,7 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
 
     async createCancellation(request) {
       const body = (request.body ?? {}) as Schemas['CancellationCreate'];
-      const orderId = request.params.orderId as number;
+      const orderId = pathId(request, 'orderId');
       const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
       const { result, replayed } = await core.creates.cancelOrder(callerOf(request), input, createOptions(request));
       return json(request.c, 201, cancellationJson(result), {
@@ -55,7 +51,7 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
       return json(
         request.c,
         200,
-        cancellationJson(await core.orders.cancellation(callerOf(request), request.params.orderId as number)),
+        cancellationJson(await core.orders.cancellation(callerOf(request), pathId(request, 'orderId'))),
       );
     },
 
@@ -73,11 +69,7 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
     },
 
     async getOrderDraft(request) {
-      return json(
-        request.c,
-        200,
-        draftJson(await core.drafts.get(callerOf(request), request.params.draftId as number)),
-      );
+      return json(request.c, 200, draftJson(await core.drafts.get(callerOf(request), pathId(request, 'draftId'))));
     },
   };
 }

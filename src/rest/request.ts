@@ -23,6 +23,16 @@ export function callerOf(request: RestRequest): Caller {
   return requireCaller(request.caller);
 }
 
+/** A path id: the router has already matched it as a positive integer. */
+export function pathId(request: RestRequest, name: string): number {
+  return request.params[name] as number;
+}
+
+/** The version the request's `If-Match` names (`ifMatchVersion`). */
+export function ifMatchOf(request: RestRequest): number | undefined {
+  return ifMatchVersion(request.header('if-match'));
+}
+
 /** The paging parameters every list takes. */
 export function listInput(query: Record<string, string>): ListInput {
   return {

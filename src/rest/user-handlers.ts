@@ -1,7 +1,7 @@
 import type { Core } from '../core/index.js';
 import type { User } from '../core/model.js';
 import { etagOf, pageJson, userJson } from './mappers.js';
-import { callerOf, ifMatchVersion, listInput, type RestRequest } from './request.js';
+import { callerOf, ifMatchOf, listInput, pathId, type RestRequest } from './request.js';
 import {
   address,
   checkReadOnly,
@@ -22,7 +22,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
     json(request.c, 200, userJson(user), { ETag: etagOf(user.version) });
 
   async function currentUserForWrite(request: RestRequest, body: Record<string, unknown>) {
-    const user = await core.users.get(callerOf(request), request.params.userId as number);
+    const user = await core.users.get(callerOf(request), pathId(request, 'userId'));
     checkReadOnly(body, { ...userJson(user) }, USER_READ_ONLY);
   }
 
@@ -49,7 +49,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
     },
 
     async getUser(request) {
-      const user = await core.users.get(callerOf(request), request.params.userId as number);
+      const user = await core.users.get(callerOf(request), pathId(request, 'userId'));
       return conditionalGet(request, user.version, () => userJson(user));
     },
 
@@ -58,9 +58,9 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
       await currentUserForWrite(request, body);
       const user = await core.users.replace(
         callerOf(request),
-        request.params.userId as number,
+        pathId(request, 'userId'),
         replacementOf(body),
-        ifMatchVersion(request.header('if-match')),
+        ifMatchOf(request),
       );
       return userResponse(request, user);
     },
@@ -70,19 +70,15 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
       await currentUserForWrite(request, body);
       const user = await core.users.update(
         callerOf(request),
-        request.params.userId as number,
+        pathId(request, 'userId'),
         patchOf(body),
-        ifMatchVersion(request.header('if-match')),
+        ifMatchOf(request),
       );
       return userResponse(request, user);
     },
 
     async deleteUser(request) {
-      await core.users.remove(
-        callerOf(request),
-        request.params.userId as number,
-        ifMatchVersion(request.header('if-match')),
-      );
+      await core.users.remove(callerOf(request), pathId(request, 'userId'), ifMatchOf(request));
       return noContent(request.c);
     },
   };

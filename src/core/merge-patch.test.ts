@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { mergePatch } from './merge-patch.js';
 
 describe('mergePatch (RFC 7396 over flat fields)', () => {
-  const current = { note: 'leave at the door', couponCode: 'WELCOME', status: 'PENDING' };
+  const current: { note: string | null; couponCode: string | null; status: string } = {
+    note: 'leave at the door',
+    couponCode: 'WELCOME',
+    status: 'PENDING',
+  };
 
   it('keeps what the patch leaves out, replaces what it gives, and clears with null', () => {
     expect(mergePatch(current, { status: 'PAID', note: null })).toEqual({

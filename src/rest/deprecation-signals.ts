@@ -14,6 +14,7 @@ import {
   signalOf,
 } from '../core/deprecation-registry.js';
 import type { UsageKind } from '../core/usage-port.js';
+import { atPointer } from './json-pointer.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,9 +29,17 @@ interface BodyItem {
   item: RegistryItem;
 }
 
+interface ParameterItem {
+  /** `query`, `header` or `path` (a path parameter is part of every request of its operation). */
+  in: string;
+  /** As sent: a header name in lower case. */
+  name: string;
+  item: RegistryItem;
+}
+
 interface OperationItems {
   operation: RegistryItem[];
-  parameters: Map<string, RegistryItem>;
+  parameters: ParameterItem[];
   body: BodyItem[];
   response: RegistryItem[];
 }
@@ -62,9 +71,11 @@ export function restDeprecations(registry: DeprecationRegistry, document: Json):
       if (!entry) return [];
       const uses: ItemUse[] = entry.operation.map((item) => ({ item, kind: 'use' }));
       // The operation's few registered parameters are looked up, not every parameter the request sent.
-      for (const [key, item] of entry.parameters) {
-        const sent = key.startsWith('query:') ? Object.hasOwn(query, key.slice(6)) : header(key.slice(7)) !== undefined;
-        if (sent) uses.push({ item, kind: 'use' });
+      for (const parameter of entry.parameters) {
+        const sent =
+          (parameter.in === 'query' && Object.hasOwn(query, parameter.name)) ||
+          (parameter.in === 'header' && header(parameter.name) !== undefined);
+        if (sent) uses.push({ item: parameter.item, kind: 'use' });
       }
       for (const { path, item } of entry.body) {
         if (present(body, path)) uses.push({ item, kind: 'use' });
@@ -75,7 +86,7 @@ export function restDeprecations(registry: DeprecationRegistry, document: Json):
       const uses = (entry: OperationItems) =>
         [
           ...entry.operation,
-          ...entry.parameters.values(),
+          ...entry.parameters.map((parameter) => parameter.item),
           ...entry.body.map((body) => body.item),
           ...entry.response,
         ].some((item) => item.id === id);
@@ -114,12 +125,16 @@ function indexOperations(rest: RegistryItem[], document: Json): Map<string, Oper
 
 /** The items one operation can use: itself, its parameters, its body members, its 2xx answers' properties. */
 function operationItems(rest: RegistryItem[], operationId: string, operation: Json, reach: Reachability) {
-  const entry: OperationItems = { operation: [], parameters: new Map(), body: [], response: [] };
+  const entry: OperationItems = { operation: [], parameters: [], body: [], response: [] };
   for (const item of rest) {
     const match = item.match as RestMatch;
     if (match.on === 'operation' && match.operationId === operationId) entry.operation.push(item);
     if (match.on === 'parameter' && match.operationId === operationId) {
-      entry.parameters.set(`${match.in}:${match.in === 'header' ? match.name.toLowerCase() : match.name}`, item);
+      entry.parameters.push({
+        in: match.in,
+        name: match.in === 'header' ? match.name.toLowerCase() : match.name,
+        item,
+      });
     }
     if (match.on === 'body' && match.operationId === operationId) entry.body.push({ path: match.path, item });
   }
@@ -147,11 +162,7 @@ function reachability(rest: RegistryItem[], document: Json): Reachability {
     const match = item.match as RestMatch;
     if (match.on === 'property') properties.set(`${match.schema}.${match.path.join('.')}`, item);
   }
-  const resolve = (ref: string): Json =>
-    ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce<Json>((node, key) => (node[key] ?? {}) as Json, document);
+  const resolve = (ref: string): Json => atPointer(document, ref);
   const reachable = (schema: Json, path: string[], owner: string | undefined, seen: Set<string>): BodyItem[] => {
     if (path.length > 8) return [];
     if (typeof schema.$ref === 'string') {

@@ -94,7 +94,8 @@ export function authenticate(contract: RestContract, core: Core): Step {
 /** The query by the operation's rules: an unknown or repeated parameter is 400. */
 export function readQueryParameters(contract: RestContract): Step {
   return async function readQueryString(c, next) {
-    c.set('query', readQuery(c.get('operation').search, contract, c.get('operation').operationId));
+    const { search, operationId } = c.get('operation');
+    c.set('query', readQuery(search, contract, operationId));
     await next();
   };
 }

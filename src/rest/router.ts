@@ -4,6 +4,8 @@
  * a string path parameter with a pattern (the deprecation item id) matches that pattern.
  */
 
+import { atPointer } from './json-pointer.js';
+
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */
 export type RouteMatch =
   | {
@@ -36,15 +38,16 @@ export function createRouter(asWritten: Record<string, unknown>): (method: strin
     const verb = method === 'HEAD' ? 'GET' : method;
     // One pass, most static route first: the first route that matches and takes the method wins; routes
     // that match without taking it make a 405.
-    const withoutMethod: PathRoute[] = [];
+    let withoutMethod: PathRoute[] | undefined;
     for (const route of routesFor(pathname)) {
       const found = route.pattern.exec(pathname);
       if (!found) continue;
       const operationId = route.methods.get(verb);
       if (operationId) return operationMatch(operationId, route.names, found.groups ?? {});
+      if (!withoutMethod) withoutMethod = [];
       withoutMethod.push(route);
     }
-    if (withoutMethod.length === 0) return { kind: 'not-found' };
+    if (!withoutMethod) return { kind: 'not-found' };
     const allow = [...new Set(withoutMethod.flatMap((route) => [...route.methods.keys()]))];
     return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
   };
@@ -102,24 +105,20 @@ function groupedRoutes(routes: PathRoute[]): (pathname: string) => PathRoute[] {
     if (!route.prefix) continue;
     byPrefix.set(route.prefix, [...(byPrefix.get(route.prefix) ?? []), route]);
   }
-  return (pathname) => {
-    const own = byPrefix.get(prefixOf(pathname));
-    if (!own) return anyPrefix;
-    return anyPrefix.length === 0 ? own : [...own, ...anyPrefix].sort((a, b) => b.staticSegments - a.staticSegments);
-  };
+  // Templates with a parameter in the first two segments can match any path: merged in once, in order.
+  for (const [prefix, own] of byPrefix) {
+    byPrefix.set(
+      prefix,
+      [...own, ...anyPrefix].sort((a, b) => b.staticSegments - a.staticSegments),
+    );
+  }
+  return (pathname) => byPrefix.get(prefixOf(pathname)) ?? anyPrefix;
 }
 
 /** The patterns of the string path parameters of a path item. */
 function textualPathParameters(document: Record<string, unknown>, pathItem: Record<string, unknown>) {
   const resolve = (node: Record<string, unknown>): Record<string, unknown> =>
-    typeof node.$ref === 'string'
-      ? resolve(
-          node.$ref
-            .replace(/^#\//, '')
-            .split('/')
-            .reduce<Record<string, unknown>>((at, key) => (at[key] ?? {}) as Record<string, unknown>, document),
-        )
-      : node;
+    typeof node.$ref === 'string' ? resolve(atPointer(document, node.$ref)) : node;
   const found = new Map<string, string>();
   const operations = Object.values(pathItem).filter((value) => typeof value === 'object' && value !== null);
   const all = [pathItem, ...operations].flatMap(

@@ -16,12 +16,11 @@ import { type HealthCheck, healthRoutes } from '../http/health-routes.js';
 import '../http/context-variables.js';
 import { clientOf, type Metrics } from '../http/metrics.js';
 import { observeRequests } from '../http/observe-requests.js';
-import { catalogProblem } from '../http/problem.js';
+import { catalogProblem, problemOnError } from '../http/problem.js';
 import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
 import { readRestContract } from '../rest/contract.js';
 import { createRestApp } from '../rest/create-rest-app.js';
-import { problemOnError } from '../rest/pipeline.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {

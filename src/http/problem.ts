@@ -1,6 +1,7 @@
-import type { Context } from 'hono';
+import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
+import type { Logger } from 'pino';
+import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
 import { httpStatusOf } from './http-status.js';
 
 declare module 'hono' {
@@ -77,4 +78,20 @@ export function catalogProblem(
     { status: httpStatusOf[code], code, title: spec.title, detail, ...(errors ? { errors } : {}) },
     retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(retryAfter) },
   );
+}
+
+/**
+ * The public app's error handler: a domain error thrown by any route (the REST steps throw theirs) becomes
+ * its problem document where it was thrown; anything else is logged with the request id and answered 500.
+ */
+export function problemOnError(logger: Logger): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof DomainError) return catalogProblem(c, error.code, error.detail, error.violations);
+    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+    return catalogProblem(
+      c,
+      'INTERNAL',
+      'The server failed to answer; the request id identifies the failure in the logs.',
+    );
+  };
 }

@@ -39,7 +39,7 @@ export interface RestAppDeps {
 }
 
 /**
- * Builds the `/v1` app. Mount it on an app whose `onError` is `problemOnError` (./pipeline.ts), as the
+ * Builds the `/v1` app. Mount it on an app whose `onError` is `problemOnError` (src/http/problem.ts), as the
  * composer does: errors thrown by a step are then answered where they are thrown, so the steps around it
  * see the problem's status. (An error handler of the `/v1` app itself would make Hono wrap each of its
  * steps in a new compose on every request.)

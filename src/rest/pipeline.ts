@@ -3,13 +3,12 @@
  * or hands what it read to the next step in a typed context variable: route (404/405), negotiate (406),
  * authenticate (401), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
  * validation against the contract (400 with every violation), deprecation signals and brownouts (410),
- * then the operation's handler. Domain errors thrown by any step become problem documents in `onError`.
+ * then the operation's handler. Domain errors thrown by any step become problem documents in the mounting
+ * app's `onError` (`problemOnError`, src/http/problem.ts).
  * Variables are read with `c.get`: Hono's `c.var` copies every variable into a new object on each read.
  */
-import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
-import type { Logger } from 'pino';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Caller } from '../core/caller.js';
-import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
@@ -217,18 +216,5 @@ export function dispatch(handlers: Record<string, Handler>): MiddlewareHandler<R
       caller: c.get('restCaller'),
       header: (name) => c.req.header(name),
     });
-  };
-}
-
-/** Domain errors as problem documents; anything else is logged with the request id and answered 500. */
-export function problemOnError(logger: Logger): ErrorHandler {
-  return (error, c) => {
-    if (error instanceof DomainError) return catalogProblem(c, error.code, error.detail, error.violations);
-    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-    return catalogProblem(
-      c,
-      'INTERNAL',
-      'The server failed to answer; the request id identifies the failure in the logs.',
-    );
   };
 }

@@ -17,13 +17,15 @@ import {
   ReserveReplySchema,
   ReserveRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { pgTypeParsers } from '../../src/store/database.js';
 
 /**
- * The floors the server is compared with: the same SQL through a `pg` pool of the same size (10), with
- * nothing else — no validation, auth, error mapping, logging or metrics.
+ * The floors the server is compared with: the same SQL through a `pg` pool of the same size (10) and with
+ * the server's type parsers (numbers, timestamps), with nothing else — no validation, auth, error mapping,
+ * logging or metrics.
  */
 export function baselinePool(url: string, schema: string) {
-  return new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  return new pg.Pool({ connectionString: url, max: 10, types: pgTypeParsers, options: `-c search_path=${schema}` });
 }
 
 const ITEMS = 'SELECT * FROM order_items WHERE order_id = ANY($1::bigint[]) ORDER BY order_id, id';

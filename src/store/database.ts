@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import postgresDate from 'postgres-date';
 import { DomainError } from '../core/errors.js';
 
 /** Something that runs one parameterized SQL statement. */
@@ -21,10 +22,31 @@ export interface Database extends Queryable {
 
 const INT8 = 20;
 const NUMERIC = 1700;
+const TIMESTAMP = 1114;
+const TIMESTAMPTZ = 1184;
 
 // Counts and bigint ids fit in a double here (ids from sequences, money in minor units below 2^53), so both
 // drivers hand them out as numbers; pg's default is strings, PGlite's is numbers.
 const toNumber = (value: string) => Number(value);
+// postgres-date is CommonJS (`module.exports = parseDate`) while its types declare a default export, so the
+// default import is the function at run time but not to the compiler.
+const parseTimestamp = postgresDate as unknown as (value: string) => Date | number | null;
+const toTimestamp = (value: string) => parseTimestamp(value);
+
+/**
+ * The type parsers of a server connection: numbers as above, and timestamps by postgres-date 2 (the
+ * parser of pg-types 4), which reads PostgreSQL's text form about 2.7 times faster than the regular
+ * expressions of pg 8's postgres-date 1, with the same results (offsets, BC years, infinity). A page of
+ * orders carries dozens of timestamps. The embedded database uses the same timestamp parser, so both
+ * give the same instants (PGlite's own reads years 0-99 as 1900-1999).
+ */
+export const pgTypeParsers = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8 || oid === NUMERIC) return toNumber;
+    if ((oid === TIMESTAMPTZ || oid === TIMESTAMP) && format !== 'binary') return toTimestamp;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
 
 /**
  * Opens the embedded database: in memory when `dataDir` is undefined or `memory://`, else persisted in
@@ -33,7 +55,7 @@ const toNumber = (value: string) => Number(value);
  */
 export async function createPgliteDatabase(dataDir?: string): Promise<Database> {
   const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
-    parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
+    parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [TIMESTAMP]: toTimestamp, [TIMESTAMPTZ]: toTimestamp },
   });
   return {
     kind: 'pglite',
@@ -94,10 +116,6 @@ export async function createPgDatabase(
   url: string,
   { schema, max = 10, connectTimeoutMs = 5000 }: PgDatabaseOptions = {},
 ): Promise<Database> {
-  const types = {
-    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format),
-  };
   if (schema) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -110,7 +128,7 @@ export async function createPgDatabase(
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    types,
+    types: pgTypeParsers,
     connectionTimeoutMillis: connectTimeoutMs,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });

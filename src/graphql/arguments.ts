@@ -28,7 +28,7 @@ export const address = (input: { zipCode: string; line1: string; line2?: string 
   line2: input.line2 ?? null,
 });
 
-/** A create's request options: the mutation's `idempotencyKey` argument and the request's abort signal. */
+/** A create's request options: the mutation's `idempotencyKey` argument and the time budget's abort signal. */
 export function createOptions(context: GraphQLContext, idempotencyKey: string | null | undefined): CreateOptions {
-  return { idempotencyKey: idempotencyKey ?? undefined, signal: context.signal };
+  return { idempotencyKey: idempotencyKey ?? undefined, signal: context.timeBudget.signal };
 }

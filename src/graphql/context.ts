@@ -2,15 +2,16 @@ import DataLoader from 'dataloader';
 import { unauthenticated } from '../core/caller.js';
 import type { Caller, Core } from '../core/index.js';
 import type { Cancellation, Order, OrderHead, OrderItem, Product, Shipment, User } from '../core/model.js';
+import type { TimeBudget } from './use-time-budget.js';
 
-/** Per-request state of a GraphQL operation: the caller, the batch loaders and the time-out signal. */
+/** Per-request state of a GraphQL operation: the caller, the batch loaders and the time budget. */
 export interface GraphQLContext {
   core: Core;
   /** The authenticated caller, or null for an anonymous request (product fields only). */
   caller: Caller | null;
   loaders: Loaders;
-  /** Aborted when the operation's time budget runs out. */
-  signal: AbortSignal;
+  /** The operation's time budget; its `signal` is aborted when the budget runs out. */
+  timeBudget: TimeBudget;
 }
 
 /** Batch loaders: every nested fetch of one request becomes one statement per kind. */

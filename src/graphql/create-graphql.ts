@@ -29,7 +29,7 @@ import { useOperationMetrics } from './use-operation-metrics.js';
 import { usePersisted } from './use-persisted.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
-import { startTimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
+import { TimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
 
 /** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
 export interface GraphQLSettings {
@@ -63,7 +63,7 @@ interface ServerContext {
   rateExchange?: RateExchange;
 }
 
-type Context = GraphQLContext & { timer?: NodeJS.Timeout; clientName: string; rateExchange?: RateExchange };
+type Context = GraphQLContext & { clientName: string; rateExchange?: RateExchange };
 
 /** Builds the Yoga instance; mount it with `app.on(['GET','POST','OPTIONS'], '/graphql', …)`. */
 export async function createGraphQL({
@@ -132,7 +132,7 @@ export async function createGraphQL({
         core,
         caller,
         loaders: createLoaders(core, caller),
-        ...startTimeBudget(settings.timeoutMs),
+        timeBudget: new TimeBudget(settings.timeoutMs),
         clientName: clientName ?? 'unknown',
         ...(rateExchange ? { rateExchange } : {}),
       };

@@ -3,32 +3,62 @@ import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../core/errors.js';
 
-/** What the time budget adds to the context: the signal resolvers give up on, and its timer. */
-export interface TimeBudgetContext {
-  signal: AbortSignal;
-  timer?: NodeJS.Timeout;
+/**
+ * An operation's execution time budget (docs/decisions.md §5), started when its context is built. When it
+ * runs out, resolvers still pending give up with a TIMEOUT error and later ones do not start. The abort
+ * signal (for the core's cancellable work, such as a create waiting on its idempotency key) is made only
+ * when something asks for it: an AbortController costs more than the rest of the budget, and a query
+ * rarely needs one.
+ */
+export class TimeBudget {
+  /** The TIMEOUT error, once the budget has run out. */
+  expired: GraphQLError | undefined;
+  readonly #timer: NodeJS.Timeout;
+  #controller: AbortController | undefined;
+  #expiry: Promise<never> | undefined;
+  #fail: ((error: GraphQLError) => void) | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#timer = setTimeout(() => this.#expire(timeoutMs), timeoutMs);
+    this.#timer.unref();
+  }
+
+  /** Aborted, with the TIMEOUT error as its reason, when the budget runs out. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      // Every pending piece of work may listen on this one signal.
+      setMaxListeners(0, this.#controller.signal);
+      if (this.expired) this.#controller.abort(this.expired);
+    }
+    return this.#controller.signal;
+  }
+
+  /** A resolver's pending value, or the TIMEOUT error if the budget runs out first. */
+  race<T>(value: Promise<T>): Promise<T> {
+    this.#expiry ??= new Promise<never>((_, reject) => {
+      this.#fail = reject;
+    });
+    return Promise.race([value, this.#expiry]);
+  }
+
+  /** Ends the budget when execution ends: nothing is aborted after that. */
+  end() {
+    clearTimeout(this.#timer);
+  }
+
+  #expire(timeoutMs: number) {
+    this.expired = new GraphQLError(`The operation ran longer than ${timeoutMs} ms and was stopped.`, {
+      extensions: { code: 'TIMEOUT' satisfies ErrorCode },
+    });
+    this.#controller?.abort(this.expired);
+    this.#fail?.(this.expired);
+  }
 }
 
-/**
- * The execution time budget (docs/decisions.md §5), started when an operation's context is built: a
- * signal that aborts with a TIMEOUT error after `timeoutMs`. Resolvers wrapped by `withTimeout` give up
- * on it; `useTimeBudget` ends the timer when execution ends.
- */
-export function startTimeBudget(timeoutMs: number): Required<TimeBudgetContext> {
-  const controller = new AbortController();
-  // Every pending resolver listens on this one signal; a 100-item list has hundreds at once.
-  setMaxListeners(0, controller.signal);
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        new GraphQLError(`The operation ran longer than ${timeoutMs} ms and was stopped.`, {
-          extensions: { code: 'TIMEOUT' satisfies ErrorCode },
-        }),
-      ),
-    timeoutMs,
-  );
-  timer.unref();
-  return { signal: controller.signal, timer };
+/** What the time budget adds to the context. */
+export interface TimeBudgetContext {
+  timeBudget: TimeBudget;
 }
 
 /** Ends an operation's time budget when its execution ends. */
@@ -37,7 +67,7 @@ export function useTimeBudget(): Plugin {
     onExecute({ args }) {
       return {
         onExecuteDone() {
-          clearTimeout((args.contextValue as Partial<TimeBudgetContext>).timer);
+          (args.contextValue as Partial<TimeBudgetContext>).timeBudget?.end();
         },
       };
     },
@@ -56,19 +86,15 @@ export function withTimeout<T extends Record<string, Record<string, unknown>>>(m
       (wrapped[type] as Record<string, unknown>)[field] =
         typeof resolver === 'function'
           ? (parent: unknown, args: unknown, context: TimeBudgetContext, info: unknown) => {
-              if (context.signal.aborted) throw context.signal.reason;
+              const budget = context.timeBudget;
+              if (budget.expired) throw budget.expired;
               const value = (resolver as GraphQLFieldResolver<unknown, TimeBudgetContext>)(
                 parent,
                 args,
                 context,
                 info as never,
               );
-              if (!(value instanceof Promise)) return value;
-              return new Promise((resolve, reject) => {
-                const onAbort = () => reject(context.signal.reason);
-                context.signal.addEventListener('abort', onAbort, { once: true });
-                value.then(resolve, reject).finally(() => context.signal.removeEventListener('abort', onAbort));
-              });
+              return value instanceof Promise ? budget.race(value) : value;
             }
           : resolver;
     }

@@ -49,10 +49,15 @@ const connectionFields = <T>() => ({
   // Relay's form of the same page: each item with the cursor that continues after it.
   edges: (parent: ConnectionParent<T>) =>
     parent.page.items.map((node) => ({ node, cursor: cursorOf(parent.page, node) ?? '' })),
+  // The cursors are signed (an HMAC each), so they are made only when the document selects them.
   pageInfo: (parent: ConnectionParent<T>) => ({
-    endCursor: parent.page.nextCursor ?? cursorOf(parent.page, parent.page.items.at(-1)),
+    get endCursor() {
+      return parent.page.nextCursor ?? cursorOf(parent.page, parent.page.items.at(-1));
+    },
     hasNextPage: parent.page.hasNext,
-    startCursor: cursorOf(parent.page, parent.page.items[0]),
+    get startCursor() {
+      return cursorOf(parent.page, parent.page.items[0]);
+    },
     hasPreviousPage: parent.after,
   }),
   totalCount: (parent: ConnectionParent<T>) => parent.totalCount(),

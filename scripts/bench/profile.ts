@@ -28,6 +28,7 @@ const { startServer } = (await import(path.join(root, 'dist/src/server.js'))) as
 const { loadConfig } = (await import(path.join(root, 'dist/src/config.js'))) as typeof import('../../src/config.js');
 const target = process.argv[2] ?? 'rest-id';
 const seconds = Number(process.env.DURATION ?? 10);
+const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `prof_${randomBytes(4).toString('hex')}`;
 const adminKey = `prof-admin-${randomBytes(12).toString('hex')}`;
@@ -55,17 +56,17 @@ const query =
 const bare = target.startsWith('bare') ? await startBareRest(baselinePool(url, schema)) : undefined;
 try {
   const run = {
-    'bare-id': () => wrk(bare?.url ?? '', { path: 'random-order', headers }, { seconds, connections: 32 }),
-    'bare-page': () => wrk(bare?.url ?? '', { path: '/v1/orders?size=20', headers }, { seconds, connections: 32 }),
-    'rest-id': () => wrk(server.httpUrl, { path: 'random-order', headers }, { seconds, connections: 32 }),
-    'rest-page': () => wrk(server.httpUrl, { path: '/v1/orders?size=20', headers }, { seconds, connections: 32 }),
+    'bare-id': () => wrk(bare?.url ?? '', { path: 'random-order', headers }, { seconds, connections }),
+    'bare-page': () => wrk(bare?.url ?? '', { path: '/v1/orders?size=20', headers }, { seconds, connections }),
+    'rest-id': () => wrk(server.httpUrl, { path: 'random-order', headers }, { seconds, connections }),
+    'rest-page': () => wrk(server.httpUrl, { path: '/v1/orders?size=20', headers }, { seconds, connections }),
     'graphql-page': () =>
-      wrk(server.httpUrl, { path: '/graphql', headers, body: JSON.stringify({ query }) }, { seconds, connections: 32 }),
+      wrk(server.httpUrl, { path: '/graphql', headers, body: JSON.stringify({ query }) }, { seconds, connections }),
     'graphql-typename': () =>
       wrk(
         server.httpUrl,
         { path: '/graphql', headers, body: JSON.stringify({ query: '{ __typename }' }) },
-        { seconds, connections: 32 },
+        { seconds, connections },
       ),
     'grpc-getstock': () =>
       h2load(
@@ -76,23 +77,36 @@ try {
       ),
   }[target];
   if (!run) throw new Error(`unknown target ${target}`);
-  // PROFILE=off measures the CPU per request without the profiler's own cost.
-  const session = process.env.PROFILE === 'off' ? undefined : new Session();
+  // PROFILE=off measures the CPU per request without the profiler's own cost; PROFILE=heap samples
+  // allocations instead of CPU (a .heapprofile: where garbage is made).
+  const mode = process.env.PROFILE ?? 'cpu';
+  const session = mode === 'off' ? undefined : new Session();
   session?.connect();
-  await session?.post('Profiler.enable');
-  await session?.post('Profiler.start');
+  if (mode === 'heap')
+    await session?.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  else if (session) {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
   const cpuBefore = process.cpuUsage();
   const measured = await run();
   const cpu = process.cpuUsage(cpuBefore);
-  // CPU time of this process per request: steadier than throughput on a shared machine.
+  // CPU time of this process per request (all its threads, the garbage collector's too): steadier than
+  // throughput on a shared machine.
   const perRequest = (cpu.user + cpu.system) / (measured.rps * seconds);
   console.log(target, { ...measured, cpuMicrosPerRequest: Math.round(perRequest) });
   if (session) {
-    const { profile } = await session.post('Profiler.stop');
+    const { profile } =
+      mode === 'heap' ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
     const dir = path.resolve(process.env.PROFILE_DIR ?? 'profiles');
+    const file = path.join(dir, `${target}.${mode === 'heap' ? 'heapprofile' : 'cpuprofile'}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, `${target}.cpuprofile`), JSON.stringify(profile));
-    console.log(`profile: ${path.join(dir, `${target}.cpuprofile`)}`);
+    await writeFile(file, JSON.stringify(profile));
+    console.log(`profile: ${file}`);
   }
 } finally {
   bare?.close();

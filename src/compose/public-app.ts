@@ -1,7 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import { type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
@@ -12,6 +11,7 @@ import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
 import { contractsRoutes } from '../http/contracts-routes.js';
 import { docsRoutes } from '../http/docs-routes.js';
+import { addEdgeHeaders, answer, requestIdAndEdgeHeaders } from '../http/edge-headers.js';
 import { type HealthCheck, healthRoutes } from '../http/health-routes.js';
 import '../http/context-variables.js';
 import { clientOf, type Metrics } from '../http/metrics.js';
@@ -56,10 +56,10 @@ export interface HttpAppDeps {
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
   if (deps.track) app.use('*', deps.track);
-  app.use('*', requestId());
-  app.use('*', async (c, next) => {
+  app.use('*', requestIdAndEdgeHeaders());
+  app.use('*', (c, next) => {
     c.set('publicBaseUrl', deps.publicBaseUrl);
-    await next();
+    return next();
   });
   app.use('*', corsPolicy());
   app.use(
@@ -134,7 +134,7 @@ function graphqlEndpoint(yoga: Awaited<ReturnType<typeof createGraphQL>>, withRa
       headers[name] = value;
     });
     Object.assign(headers, rateExchange?.headers);
-    return c.body(await response.text(), response.status as 200, headers);
+    return answer(c, await response.text(), response.status, headers);
   };
 }
 
@@ -156,9 +156,10 @@ const EXPOSED_HEADERS = [
 /**
  * One CORS policy for the whole server (Yoga's own is off). Credentials travel in the Authorization
  * header, never in cookies, so any origin may call; the headers clients need are exposed. Preflights are
- * Hono's `cors`; on every other request the two headers are added after the handler, because touching
- * `c.res` before it (as `cors` does) makes Hono rebuild the handler's response as a web-stream Response,
- * which @hono/node-server then writes in several syscalls instead of one.
+ * Hono's `cors`; every other answer carries the two headers as edge headers (src/http/edge-headers.ts),
+ * written with the answer. (Hono's `cors` sets them on `c.res` before the handler, which makes Hono
+ * rebuild the handler's response as a web-stream Response that @hono/node-server writes in several
+ * syscalls instead of one.)
  */
 function corsPolicy(): MiddlewareHandler {
   const preflight = cors({
@@ -167,11 +168,11 @@ function corsPolicy(): MiddlewareHandler {
     exposeHeaders: EXPOSED_HEADERS.split(','),
     maxAge: 600,
   });
-  return async function applyCors(c, next) {
+  const headers = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED_HEADERS };
+  return function applyCors(c, next) {
     if (c.req.method === 'OPTIONS') return preflight(c, next);
-    await next();
-    c.res.headers.set('Access-Control-Allow-Origin', '*');
-    c.res.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    addEdgeHeaders(c, headers);
+    return next();
   };
 }
 

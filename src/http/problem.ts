@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
+import { answer } from './edge-headers.js';
 import { httpStatusOf } from './http-status.js';
 
 declare module 'hono' {
@@ -50,11 +50,7 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     requestId: c.get('requestId'),
     ...(input.errors ? { errors: input.errors } : {}),
   };
-  // Through the context, so that headers set by middleware (X-Request-Id) are kept.
-  return c.body(JSON.stringify(body), input.status as ContentfulStatusCode, {
-    ...headers,
-    'content-type': 'application/problem+json',
-  });
+  return answer(c, JSON.stringify(body), input.status, { ...headers, 'content-type': 'application/problem+json' });
 }
 
 /** Codes whose cause passes by itself: the answer says when to retry (RFC 9110 §10.2.3). */

@@ -9,6 +9,7 @@ import {
   restPoints,
 } from '../core/rate-budget.js';
 import { callerOfRequest } from './bearer.js';
+import { addEdgeHeaders } from './edge-headers.js';
 import type { Metrics } from './metrics.js';
 import { catalogProblem } from './problem.js';
 
@@ -60,7 +61,7 @@ export function rateBudget({ core, limiter, policy, metrics }: RateBudgetOptions
         { ...headers, 'Retry-After': String(charge.retryAfterSeconds) },
       );
     }
+    addEdgeHeaders(c, headers);
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
 }

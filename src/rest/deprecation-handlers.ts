@@ -113,8 +113,9 @@ export function createDeprecationHandlers(core: Core): Record<string, Handler> {
         endsAt: new Date(input.endsAt),
         ...(input.note !== undefined ? { note: input.note } : {}),
       });
-      request.c.header('Location', `/v1/brownouts/${window.id}`);
-      return json(request.c, 201, brownoutJson(window, core.brownouts.now()));
+      return json(request.c, 201, brownoutJson(window, core.brownouts.now()), {
+        Location: `/v1/brownouts/${window.id}`,
+      });
     },
 
     async getBrownout(request) {

@@ -5,6 +5,7 @@ import type { CreateOptions } from '../core/creates.js';
 import { canonicalJson } from '../core/cursor.js';
 import { DomainError, type Violation } from '../core/errors.js';
 import type { Address } from '../core/model.js';
+import { answer } from '../http/edge-headers.js';
 import { etagOf } from './mappers.js';
 import { noneMatchHits, type RestRequest } from './request.js';
 
@@ -16,10 +17,10 @@ export type Handler = (request: RestRequest) => Promise<Response>;
 
 /** A JSON response. */
 export const json = (c: Context, status: ContentfulStatusCode, body: unknown, headers: Record<string, string> = {}) =>
-  c.body(JSON.stringify(body), status, { ...headers, 'content-type': 'application/json' });
+  answer(c, JSON.stringify(body), status, { ...headers, 'content-type': 'application/json' });
 
 /** An empty 204. */
-export const noContent = (c: Context) => c.body(null, 204);
+export const noContent = (c: Context) => answer(c, null, 204, {});
 
 /** `Idempotent-Replayed: true` on a replayed create. */
 export const replayHeader = (replayed: boolean): Record<string, string> =>
@@ -33,7 +34,7 @@ export function createOptions(request: RestRequest): CreateOptions {
 /** Answers 304 when `If-None-Match` names the current ETag, else the representation with its ETag. */
 export function conditionalGet(request: RestRequest, version: number, body: () => unknown): Response {
   const etag = etagOf(version);
-  if (noneMatchHits(request.header('if-none-match'), etag)) return request.c.body(null, 304, { ETag: etag });
+  if (noneMatchHits(request.header('if-none-match'), etag)) return answer(request.c, null, 304, { ETag: etag });
   return json(request.c, 200, body(), { ETag: etag });
 }
 

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
+import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { problemOnError } from '../../src/http/problem.js';
 import { readRestContract } from '../../src/rest/contract.js';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const admin = await makeAdmin(database.store);
   adminKey = (await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' })).secret;
   app = new Hono();
-  app.use('*', requestId());
+  app.use('*', requestIdAndEdgeHeaders());
   app.onError(problemOnError(pino({ level: 'silent' })));
   app.route('/docs', await docsRoutes(fixture.registry));
   app.route(

@@ -281,3 +281,53 @@ describe.runIf(requires(redisUrl, 'rate budgets shared through Redis', 'set REDI
     });
   },
 );
+
+describe('the headers every answer carries', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await start({});
+  });
+
+  it('puts the request id, CORS and (under /v1) RateLimit on answers of every kind, each once', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+    const answers = {
+      'REST 200': await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth }),
+      'REST 404 problem': await checkedFetch(server.httpUrl, '/v1/orders/999999', { headers: auth }),
+      'REST 401 problem': await checkedFetch(server.httpUrl, '/v1/orders', {
+        headers: { authorization: 'Bearer nope' },
+      }),
+      'REST 201': await checkedFetch(server.httpUrl, '/v1/users', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Eda', email: `eda-${randomBytes(4).toString('hex')}@example.com` }),
+      }),
+      GraphQL: await graphql(server, ADMIN_KEY, '{ me { id } }'),
+      health: await checkedFetch(server.httpUrl, '/health'),
+      'unknown path': await checkedFetch(server.httpUrl, '/no-such-thing'),
+    };
+    for (const [kind, { status, headers }] of Object.entries(answers)) {
+      expect(status, kind).toBeLessThan(500);
+      expect(headers.get('x-request-id'), kind).toMatch(UUID);
+      expect(headers.get('access-control-allow-origin'), kind).toBe('*');
+      expect(headers.get('access-control-expose-headers'), kind).toMatch(/^ETag,Location,X-Request-Id,/);
+    }
+    for (const kind of ['REST 200', 'REST 404 problem', 'REST 401 problem', 'REST 201'] as const) {
+      // The wrong key is charged as anonymous, by address: a budget of its own.
+      expect(answers[kind].headers.get('ratelimit-policy'), kind).toMatch(/^"default";q=\d+;w=60$/);
+      expect(answers[kind].headers.get('ratelimit'), kind).toMatch(/^"default";r=\d+;t=\d+$/);
+    }
+    expect(answers['REST 201'].headers.get('location')).toMatch(/^\/v1\/users\/\d+$/);
+    expect(answers['REST 404 problem'].body).toMatchObject({
+      requestId: answers['REST 404 problem'].headers.get('x-request-id'),
+    });
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const sent = async (id: string) =>
+      (await fetch(`${server.httpUrl}/v1/products`, { headers: { 'x-request-id': id } })).headers.get('x-request-id');
+    expect(await sent('trace-abc_123=')).toBe('trace-abc_123=');
+    expect(await sent('has spaces')).toMatch(UUID);
+    expect(await sent('x'.repeat(256))).toMatch(UUID);
+  });
+});

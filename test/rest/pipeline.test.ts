@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/core/ports.js';
+import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
 import '../../src/http/context-variables.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { problemOnError } from '../../src/http/problem.js';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const admin = await makeAdmin(database.store);
   adminKey = (await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' })).secret;
   app = new Hono();
-  app.use('*', requestId());
+  app.use('*', requestIdAndEdgeHeaders());
   app.use('*', async (c, next) => {
     await next();
     routes.push(c.get('route') ?? 'none');

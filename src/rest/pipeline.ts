@@ -6,8 +6,10 @@
  * then the operation's handler. Domain errors thrown by any step become problem documents in the mounting
  * app's `onError` (`problemOnError`, src/http/problem.ts).
  * Variables are read with `c.get`: Hono's `c.var` copies every variable into a new object on each read.
+ * A step with nothing to do after the handler is a plain function that returns `next()`, not an async
+ * one awaiting it: each async step costs every request a suspended frame and its promises.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
@@ -47,11 +49,12 @@ export interface RestVariables {
 
 /** The Hono environment of the `/v1` app. */
 export type RestEnv = { Variables: RestVariables };
-type Step = MiddlewareHandler<RestEnv>;
+/** A step: answers a refusal at once, or hands the request on and returns what `next()` returns. */
+export type Step = (c: Context<RestEnv>, next: Next) => Response | ReturnType<Next> | Promise<Response | undefined>;
 
 /** Matches the path and method against the contract's routes: 404 or 405 (with `Allow`) otherwise. */
 export function routeRequests(contract: RestContract): Step {
-  return async function route(c, next) {
+  return function route(c, next) {
     const { pathname, search } = splitUrl(c.req.url);
     const match = contract.match(c.req.method, pathname);
     if (match.kind === 'not-found') return catalogProblem(c, 'NOT_FOUND', `There is nothing at ${pathname}.`);
@@ -63,17 +66,17 @@ export function routeRequests(contract: RestContract): Step {
     const { operationId, params, rawParams } = match;
     c.set('operation', { operationId, params, rawParams, pathname, search });
     c.set('route', operationId);
-    await next();
+    return next();
   };
 }
 
 /** 406 unless `Accept` allows JSON or problem+JSON. */
 export function negotiate(): Step {
-  return async function negotiateMediaType(c, next) {
+  return function negotiateMediaType(c, next) {
     if (!acceptable(c.req.header('accept'))) {
       return catalogProblem(c, 'NOT_ACCEPTABLE', `This API answers ${PRODUCED.join(' or ')}.`);
     }
-    await next();
+    return next();
   };
 }
 
@@ -92,28 +95,42 @@ export function authenticate(contract: RestContract, core: Core): Step {
 
 /** The query by the operation's rules: an unknown or repeated parameter is 400. */
 export function readQueryParameters(contract: RestContract): Step {
-  return async function readQueryString(c, next) {
+  return function readQueryString(c, next) {
     const { search, operationId } = c.get('operation');
     c.set('query', readQuery(search, contract, operationId));
-    await next();
+    return next();
   };
 }
 
 /** The JSON body (415, 413, malformed JSON), and no NUL character in the query or the body. */
 export function readRequestBody(contract: RestContract): Step {
-  return async function readJsonBody(c, next) {
+  return function readJsonBody(c, next) {
     const { requestBody } = contract.operation(c.get('operation').operationId);
-    const body = await readBody(c, requestBody as { content?: Record<string, unknown> } | undefined);
-    if (body instanceof Response) return body;
-    rejectNulCharacters(c.get('query'), body);
-    c.set('body', body);
-    await next();
+    if (!requestBody) {
+      rejectNulCharacters(c.get('query'), undefined);
+      return next();
+    }
+    return readThenHandOn(c, next, requestBody as { content?: Record<string, unknown> });
   };
+}
+
+/** Reads the body of an operation that takes one, then hands the request on. */
+async function readThenHandOn(
+  c: Context<RestEnv>,
+  next: Next,
+  requestBody: { content?: Record<string, unknown> },
+): Promise<Response | undefined> {
+  const body = await readBody(c, requestBody);
+  if (body instanceof Response) return body;
+  rejectNulCharacters(c.get('query'), body);
+  c.set('body', body);
+  await next();
+  return undefined;
 }
 
 /** Every violation of the operation's schemas is one 400; a path id out of range names nothing (404). */
 export function validateRequest(contract: RestContract): Step {
-  return async function validateAgainstContract(c, next) {
+  return function validateAgainstContract(c, next) {
     const { operationId, rawParams, pathname } = c.get('operation');
     const header = (name: string) => c.req.header(name);
     const validation = contract.validate(operationId, {
@@ -129,7 +146,7 @@ export function validateRequest(contract: RestContract): Step {
       }
       throw error;
     }
-    await next();
+    return next();
   };
 }
 
@@ -146,37 +163,48 @@ export interface DeprecationStepOptions {
  * brownout window of one answers `410 BROWNOUT` before the handler; otherwise the uses are counted per
  * caller and a 2xx answer carries the signals (`Deprecation`, `Sunset`, `Link`, `Brownout`).
  */
-export function deprecationSignals({ deprecations, brownouts, metrics, recorder }: DeprecationStepOptions): Step {
-  return async function signalDeprecations(c, next) {
+export function deprecationSignals(options: DeprecationStepOptions): Step {
+  return function signalDeprecations(c, next) {
     const { operationId } = c.get('operation');
     const query = c.get('query');
     const body = c.get('body');
-    const uses = deprecations.requestUses(operationId, { query, header: (name) => c.req.header(name), body });
+    const uses = options.deprecations.requestUses(operationId, { query, header: (name) => c.req.header(name), body });
     const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
-    const received = deprecations.responseUses(operationId, include);
+    const received = options.deprecations.responseUses(operationId, include);
     if (uses.length === 0 && received.length === 0) return next();
-    const apiKeyId = c.get('restCaller')?.apiKeyId ?? 0;
-    const client = clientOf(c.req.header('user-agent'));
-    const count = (found: ItemUse[]) => {
-      for (const { item, kind } of found) {
-        metrics.deprecatedUsage.inc({ item: item.id, kind });
-        recorder?.record({ item: item.id, apiKeyId, client, kind });
-      }
-    };
-    // Watched items are only counted: no brownout window and no signal header can concern them.
-    const deprecated = uses.some(isDeprecated) || received.some(isDeprecated);
-    const refused = deprecated ? brownoutResponse(c, brownouts, [...uses, ...received], count) : undefined;
-    if (refused) return refused;
-    count(uses);
-    await next();
-    const succeeded = c.res.status >= 200 && c.res.status < 300;
-    if (succeeded) count(received);
-    if (!deprecated) return;
-    const signalled = succeeded ? [...uses, ...received] : uses;
-    for (const [name, value] of Object.entries(signalHeaders(signalled, brownouts.announced))) {
-      c.res.headers.set(name, value);
+    return countAndSignal(c, next, options, uses, received);
+  };
+}
+
+/** The deprecation step of a request that uses (or whose answer would carry) registered items. */
+async function countAndSignal(
+  c: Context<RestEnv>,
+  next: Next,
+  { brownouts, metrics, recorder }: DeprecationStepOptions,
+  uses: ItemUse[],
+  received: ItemUse[],
+): Promise<Response | undefined> {
+  const apiKeyId = c.get('restCaller')?.apiKeyId ?? 0;
+  const client = clientOf(c.req.header('user-agent'));
+  const count = (found: ItemUse[]) => {
+    for (const { item, kind } of found) {
+      metrics.deprecatedUsage.inc({ item: item.id, kind });
+      recorder?.record({ item: item.id, apiKeyId, client, kind });
     }
   };
+  // Watched items are only counted: no brownout window and no signal header can concern them.
+  const deprecated = uses.some(isDeprecated) || received.some(isDeprecated);
+  const refused = deprecated ? brownoutResponse(c, brownouts, [...uses, ...received], count) : undefined;
+  if (refused) return refused;
+  count(uses);
+  await next();
+  const succeeded = c.res.status >= 200 && c.res.status < 300;
+  if (succeeded) count(received);
+  if (!deprecated) return;
+  const signalled = succeeded ? [...uses, ...received] : uses;
+  for (const [name, value] of Object.entries(signalHeaders(signalled, brownouts.announced))) {
+    c.res.headers.set(name, value);
+  }
 }
 
 const isDeprecated = (use: ItemUse) => use.item.status === 'deprecated';

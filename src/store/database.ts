@@ -101,6 +101,11 @@ function asUnavailable(error: unknown): unknown {
   return unavailable;
 }
 
+const rowsOf = <Row>(result: { rows: Row[] }) => result.rows;
+const rethrowUnavailable = (error: unknown): never => {
+  throw asUnavailable(error);
+};
+
 /** Options of a server connection. */
 export interface PgDatabaseOptions {
   /** Use this schema (tests give each file its own); created when missing. */
@@ -137,13 +142,8 @@ export async function createPgDatabase(
   });
   return {
     kind: 'postgres',
-    async query(sql, params) {
-      try {
-        return (await pool.query(sql, params)).rows;
-      } catch (error) {
-        throw asUnavailable(error);
-      }
-    },
+    // A promise chain rather than an async function: one frame fewer on every statement.
+    query: (sql, params) => pool.query(sql, params).then(rowsOf, rethrowUnavailable),
     async transaction(work) {
       let client: pg.PoolClient;
       try {

@@ -90,6 +90,7 @@ try {
     });
   else if (session) {
     await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL_US ?? 1000) });
     await session.post('Profiler.start');
   }
   const cpuBefore = process.cpuUsage();

@@ -36,7 +36,7 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
      * the use as the user's `lastLoginAt`, at most once a minute.
      */
     async authenticate(secret: string): Promise<Caller> {
-      const cacheKey = hashKey(secret).toString('base64url');
+      const cacheKey = hash('sha256', secret, 'base64url');
       let caller = verified.get(cacheKey);
       if (!caller) {
         const key = await store.apiKeys.findActive(hashKey(secret));

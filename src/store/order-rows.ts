@@ -72,7 +72,8 @@ export async function withItems(db: Queryable, rows: OrderRow[]): Promise<Order[
     list.push(item);
     byOrder.set(item.orderId, list);
   }
-  return rows.map((row) => ({ ...toOrderHead(row), items: byOrder.get(row.id) ?? [] }));
+  // Object.assign adds the items to the fresh head; a spread would copy the head into another object.
+  return rows.map((row) => Object.assign(toOrderHead(row), { items: byOrder.get(row.id) ?? [] }));
 }
 
 /** Maps a shipment row. */

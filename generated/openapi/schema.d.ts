@@ -1756,7 +1756,7 @@ export interface components {
          * @example 1
          */
         "Retry-After": number;
-        /** @description Identifies this request in the server's logs; the caller's own value is echoed when it sends one. */
+        /** @description Identifies this request in the server's logs. The caller's own `X-Request-Id` is echoed when it is 1 to 255 characters of letters, digits, `_`, `-` and `=`; otherwise (or when none is sent) the server makes a new UUID. */
         "X-Request-Id": string;
         /** @description The URL of the created resource. */
         Location: string;

@@ -42,9 +42,10 @@ export function orderJson(order: Order, includes: OrderIncludes): Schemas['Order
     userId: order.userId,
     items: order.items.map(orderItemJson),
     amount: fromMinor(order.amount),
-    ...(split
-      ? { amountDetail: { supply: fromMinor(split.supply), vat: fromMinor(split.vat), total: fromMinor(split.total) } }
-      : {}),
+    // Left undefined (so left out of the JSON) unless asked for: one object shape either way.
+    amountDetail: split
+      ? { supply: fromMinor(split.supply), vat: fromMinor(split.vat), total: fromMinor(split.total) }
+      : undefined,
     status: order.status,
     shippingAddress: { ...order.shippingAddress, line2: order.shippingAddress.line2 ?? null },
     note: order.note,

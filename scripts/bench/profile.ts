@@ -99,7 +99,8 @@ try {
   // CPU time of this process per request (all its threads, the garbage collector's too): steadier than
   // throughput on a shared machine.
   const perRequest = (cpu.user + cpu.system) / (measured.rps * seconds);
-  console.log(target, { ...measured, cpuMicrosPerRequest: Math.round(perRequest) });
+  const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
+  console.log(target, { ...measured, cpuMicrosPerRequest: Math.round(perRequest), rssMiB });
   if (session) {
     const { profile } =
       mode === 'heap' ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');

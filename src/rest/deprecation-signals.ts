@@ -73,6 +73,7 @@ export function restDeprecations(registry: DeprecationRegistry, document: Json):
       // The operation's few registered parameters are looked up, not every parameter the request sent.
       for (const parameter of entry.parameters) {
         const sent =
+          parameter.in === 'path' ||
           (parameter.in === 'query' && Object.hasOwn(query, parameter.name)) ||
           (parameter.in === 'header' && header(parameter.name) !== undefined);
         if (sent) uses.push({ item: parameter.item, kind: 'use' });

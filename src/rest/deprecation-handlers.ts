@@ -2,7 +2,7 @@
 import { type BrownoutWindow, windowState } from '../core/brownouts.js';
 import type { CallerReport, ItemReport } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
-import { callerOf } from './request.js';
+import { callerOf, pathId } from './request.js';
 import { type Handler, json, type Schemas } from './respond.js';
 
 const iso = (date: Date) => date.toISOString();
@@ -119,12 +119,12 @@ export function createDeprecationHandlers(core: Core): Record<string, Handler> {
     },
 
     async getBrownout(request) {
-      const window = await core.brownouts.get(callerOf(request), Number(request.params.brownoutId));
+      const window = await core.brownouts.get(callerOf(request), pathId(request, 'brownoutId'));
       return json(request.c, 200, brownoutJson(window, core.brownouts.now()));
     },
 
     async cancelBrownout(request) {
-      const window = await core.brownouts.cancel(callerOf(request), Number(request.params.brownoutId));
+      const window = await core.brownouts.cancel(callerOf(request), pathId(request, 'brownoutId'));
       return json(request.c, 200, brownoutJson(window, core.brownouts.now()));
     },
 

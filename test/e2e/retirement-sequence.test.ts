@@ -126,7 +126,11 @@ async function admin(method: string, pathname: string, body?: unknown) {
       ...(body ? { body: JSON.stringify(body) } : {}),
     }),
   );
-  return { status: seen.status, body: (await expectContract(method, url, seen, fixtureContract)) as any };
+  return {
+    status: seen.status,
+    headers: seen.headers,
+    body: (await expectContract(method, url, seen, fixtureContract)) as any,
+  };
 }
 
 /** Moves the clock one day at a time to `until`, letting the usage recorder flush each day. */
@@ -209,6 +213,22 @@ describe('the retirement sequence', () => {
     at(iso(end));
     expect((await listProducts()).status).toBe(200);
     expect((await adjustWithReason()).error).toBeUndefined();
+
+    // A window is read by id and cancelled: it stays, cancelled, and no longer announced.
+    const later = { startsAt: iso(end + 8 * DAY), endsAt: iso(end + 8 * DAY + 60_000) };
+    const scheduled = await admin('POST', '/v1/brownouts', { item: 'rest.listProducts', ...later });
+    const id = scheduled.body.id;
+    expect(scheduled.headers.get('location')).toBe(`/v1/brownouts/${id}`);
+    expect(await admin('GET', `/v1/brownouts/${id}`)).toMatchObject({ status: 200, body: { id, state: 'announced' } });
+    expect((await listProducts()).headers.get('brownout')).toBe(`${later.startsAt}/${later.endsAt}`);
+    const cancelled = await admin('POST', `/v1/brownouts/${id}/cancellation`);
+    expect(cancelled).toMatchObject({ status: 200, body: { id, state: 'cancelled', cancelledAt: iso(end) } });
+    expect(await admin('GET', `/v1/brownouts/${id}`)).toMatchObject({ status: 200, body: { state: 'cancelled' } });
+    expect((await listProducts()).headers.get('brownout')).toBeNull();
+    expect(await admin('GET', '/v1/brownouts/999999')).toMatchObject({
+      status: 404,
+      body: { code: 'BROWNOUT_NOT_FOUND' },
+    });
   });
 
   it('exports zero use of a retired item and passes its removal; keeps an item still in use overdue and refuses it', async () => {

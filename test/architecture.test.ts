@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -69,5 +69,29 @@ describe('size rule (scripts/code-size.ts, in npm run lint)', () => {
 
   it('holds for the source tree', () => {
     expect(oversized(sourcesUnder(path.join(root, 'src')))).toEqual([]);
+  });
+});
+
+describe('answers made with answer() (src/http/edge-headers.ts)', () => {
+  // A header set with Hono's c.header() before answer() would be dropped, so nothing on those paths sets one.
+  const setsHeader = /\bc\.header\(\s*['"`][^'"`]+['"`]\s*,/;
+
+  it('the check finds a header set through the context', () => {
+    expect(setsHeader.test("request.c.header('Location', location);")).toBe(true);
+    expect(setsHeader.test("c.header('Cache-Control', 'no-store')")).toBe(true);
+    expect(setsHeader.test("request.header('if-match')")).toBe(false);
+    expect(setsHeader.test("c.req.header('accept')")).toBe(false);
+  });
+
+  it('REST and the problem documents set no header through the context', () => {
+    const files = [
+      ...sourcesUnder(path.join(root, 'src/rest')),
+      path.join(root, 'src/http/problem.ts'),
+      path.join(root, 'src/http/bearer.ts'),
+      path.join(root, 'src/http/rate-budget.ts'),
+    ];
+    expect(files.length).toBeGreaterThan(10);
+    const offenders = files.filter((file) => setsHeader.test(readFileSync(file, 'utf8')));
+    expect(offenders.map((file) => path.relative(root, file))).toEqual([]);
   });
 });

@@ -31,7 +31,10 @@ export function addEdgeHeaders(c: Context, headers: Record<string, string>) {
 
 /**
  * An answer of the public port: the body, the status and the handler's headers, with the request's edge
- * headers, in one plain header object that @hono/node-server writes as it is.
+ * headers, in one plain header object that @hono/node-server writes as it is. Give every header in
+ * `headers`: one set earlier with Hono's `c.header()` is not carried (Hono keeps it where this cannot see
+ * it). REST answers and problem documents are made here, so nothing on their path calls `c.header()`
+ * (test/architecture.test.ts checks it).
  */
 export function answer(c: Context, body: string | null, status: number, headers: Record<string, string>): Response {
   const edge = c.get('edgeHeaders') as EdgeHeaders | undefined;

@@ -3,11 +3,16 @@
  * handler (Hono's `ContextVariableMap`): no module-level maps keyed by requests.
  */
 import type { Caller } from '../core/caller.js';
+import type { EdgeHeaders } from './edge-headers.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
     /** PUBLIC_BASE_URL, when set: the origin of problem `type` URLs. */
     publicBaseUrl: string | undefined;
+    /** The request id: the client's `X-Request-Id` when well-formed, else a new UUID (src/http/edge-headers.ts). */
+    requestId: string;
+    /** Headers every answer of the request carries: see `addEdgeHeaders` in src/http/edge-headers.ts. */
+    edgeHeaders: EdgeHeaders;
     /** The request's caller, resolved once (the rate budget and REST both ask): see src/http/bearer.ts. */
     caller: Promise<Caller | null | 'invalid'>;
     /** The bounded route label of metrics and logs: the REST operationId, once the REST router matched. */

@@ -2,18 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 
 /** The headers the edge middleware gathered for a request's answer, and the last answer made with them. */
-interface EdgeHeaders {
+export interface EdgeHeaders {
   headers: Record<string, string>;
   answered?: Response;
-}
-
-declare module 'hono' {
-  interface ContextVariableMap {
-    /** The request id: the client's `X-Request-Id` when well-formed, else a new UUID. */
-    requestId: string;
-    /** Headers every answer of the request carries: see `addEdgeHeaders`. */
-    edgeHeaders: EdgeHeaders;
-  }
 }
 
 /** A client's request id is kept when it is 1 to 255 letters, digits, `_`, `-` or `=` (as hono/request-id). */

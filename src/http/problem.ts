@@ -4,13 +4,6 @@ import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../co
 import { answer } from './edge-headers.js';
 import { httpStatusOf } from './http-status.js';
 
-declare module 'hono' {
-  interface ContextVariableMap {
-    /** PUBLIC_BASE_URL, when set: the address clients reach this server at, for problem `type` URIs. */
-    publicBaseUrl: string | undefined;
-  }
-}
-
 /** The page of a code under `/problems/` (`ORDER_NOT_FOUND` -> `order-not-found`). */
 export const problemSlug = (code: string) => code.toLowerCase().replaceAll('_', '-');
 

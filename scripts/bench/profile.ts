@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
@@ -21,11 +22,19 @@ import { baselinePool, startBareRest } from './baselines.js';
 import { loadDataset } from './dataset.js';
 import { h2load, wrk } from './load.js';
 
-// The server as it ships (tsc's output in dist/), as `npm run bench` measures it.
-execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+// The server as it ships (tsc's output in dist/), as `npm run bench` measures it; or `DIST`, a copy of
+// dist/ inside the checkout (as scripts/bench/ab.ts takes), to profile an earlier build.
 const root = path.resolve(import.meta.dirname, '../..');
-const { startServer } = (await import(path.join(root, 'dist/src/server.js'))) as typeof import('../../src/server.js');
-const { loadConfig } = (await import(path.join(root, 'dist/src/config.js'))) as typeof import('../../src/config.js');
+const dist = path.resolve(process.env.DIST ?? path.join(root, 'dist'));
+if (!process.env.DIST) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+const { startServer } = (await import(path.join(dist, 'src/server.js'))) as typeof import('../../src/server.js');
+const { loadConfig } = (await import(path.join(dist, 'src/config.js'))) as typeof import('../../src/config.js');
+/** CPU time of this process's main thread (user and system, µs) from /proc: the JavaScript thread alone. */
+function mainThreadMicros(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
 const target = process.argv[2] ?? 'rest-id';
 const seconds = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
@@ -55,7 +64,7 @@ const query =
   '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
 const bare = target.startsWith('bare') ? await startBareRest(baselinePool(url, schema)) : undefined;
 try {
-  const run = {
+  const runFor = (seconds: number) => ({
     'bare-id': () => wrk(bare?.url ?? '', { path: 'random-order', headers }, { seconds, connections }),
     'bare-page': () => wrk(bare?.url ?? '', { path: '/v1/orders?size=20', headers }, { seconds, connections }),
     'rest-id': () => wrk(server.httpUrl, { path: 'random-order', headers }, { seconds, connections }),
@@ -75,8 +84,12 @@ try {
         toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' })),
         { seconds },
       ),
-  }[target];
+  });
+  const run = runFor(seconds)[target as keyof ReturnType<typeof runFor>];
   if (!run) throw new Error(`unknown target ${target}`);
+  // A warm-up first (`WARMUP` seconds, default 3), as the bench does: JIT, caches and pools settle.
+  const warmup = Number(process.env.WARMUP ?? 3);
+  if (warmup > 0) await runFor(warmup)[target as keyof ReturnType<typeof runFor>]();
   // PROFILE=off measures the CPU per request without the profiler's own cost; PROFILE=heap samples
   // allocations instead of CPU (a .heapprofile: where garbage is made).
   const mode = process.env.PROFILE ?? 'cpu';
@@ -94,13 +107,21 @@ try {
     await session.post('Profiler.start');
   }
   const cpuBefore = process.cpuUsage();
+  const mainBefore = mainThreadMicros();
   const measured = await run();
   const cpu = process.cpuUsage(cpuBefore);
+  const mainThread = mainThreadMicros() - mainBefore;
   // CPU time of this process per request (all its threads, the garbage collector's too): steadier than
   // throughput on a shared machine.
   const perRequest = (cpu.user + cpu.system) / (measured.rps * seconds);
   const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
-  console.log(target, { ...measured, cpuMicrosPerRequest: Math.round(perRequest), rssMiB });
+  const requests = measured.rps * seconds;
+  console.log(target, {
+    ...measured,
+    cpuMicrosPerRequest: Math.round(perRequest),
+    mainThreadMicrosPerRequest: Math.round(mainThread / requests),
+    rssMiB,
+  });
   if (session) {
     const { profile } =
       mode === 'heap' ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');

@@ -9,6 +9,7 @@ import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
+import { chain } from '../http/chain.js';
 import { contractsRoutes } from '../http/contracts-routes.js';
 import { docsRoutes } from '../http/docs-routes.js';
 import { addEdgeHeaders, answer, requestIdAndEdgeHeaders } from '../http/edge-headers.js';
@@ -55,20 +56,27 @@ export interface HttpAppDeps {
  */
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
-  if (deps.track) app.use('*', deps.track);
-  app.use('*', requestIdAndEdgeHeaders());
-  app.use('*', (c, next) => {
-    c.set('publicBaseUrl', deps.publicBaseUrl);
-    return next();
-  });
-  app.use('*', corsPolicy());
+  const onError = problemOnError(deps.logger);
+  // The edge of every route, in order, run as one chain (src/http/chain.ts).
   app.use(
     '*',
-    observeRequests({
-      logger: deps.logger,
-      metrics: deps.metrics,
-      routeOf: (c) => c.get('route') ?? staticRoute(c.req.path),
-    }),
+    chain(
+      [
+        ...(deps.track ? [deps.track] : []),
+        requestIdAndEdgeHeaders(),
+        (c, next) => {
+          c.set('publicBaseUrl', deps.publicBaseUrl);
+          return next();
+        },
+        corsPolicy(),
+        observeRequests({
+          logger: deps.logger,
+          metrics: deps.metrics,
+          routeOf: (c) => c.get('route') ?? staticRoute(c.req.path),
+        }),
+      ],
+      onError,
+    ),
   );
   app.get('/metrics', metricsEndpoint(deps));
   app.route('/health', healthRoutes(deps.healthChecks, deps.degradations));
@@ -91,7 +99,6 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.all('/graphql', (c) =>
     catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
   );
-  if (deps.rateBudget) app.use('/v1/*', rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }));
   app.route(
     '/v1',
     createRestApp({
@@ -99,12 +106,16 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
       core: deps.core,
       metrics: deps.metrics,
       ...signalDeps(deps),
+      ...(deps.rateBudget
+        ? { admission: rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }) }
+        : {}),
+      onError,
     }),
   );
   app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
   // Domain errors of the REST steps become problem documents where they are thrown; anything else is
   // logged with the request id the client received and answered 500.
-  app.onError(problemOnError(deps.logger));
+  app.onError(onError);
   return app;
 }
 

@@ -3,10 +3,11 @@
  * (./pipeline.ts) in order, then the operation's handler. Domain errors become problem documents through
  * the one error catalog.
  */
-import { Hono } from 'hono';
+import { type ErrorHandler, Hono, type MiddlewareHandler } from 'hono';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
+import { chain } from '../http/chain.js';
 import type { Metrics } from '../http/metrics.js';
 import type { RestContract } from './contract.js';
 import { restDeprecations } from './deprecation-signals.js';
@@ -36,13 +37,15 @@ export interface RestAppDeps {
   registry?: DeprecationRegistry;
   /** Where uses of those items are counted per caller. */
   recorder?: UsageRecorder;
+  /** Answers an error a step throws, at that step (`problemOnError`, src/http/problem.ts). */
+  onError: ErrorHandler;
+  /** A step before the pipeline, on every request under `/v1` (the rate budget, which charges 404s too). */
+  admission?: MiddlewareHandler;
 }
 
 /**
- * Builds the `/v1` app. Mount it on an app whose `onError` is `problemOnError` (src/http/problem.ts), as the
- * composer does: errors thrown by a step are then answered where they are thrown, so the steps around it
- * see the problem's status. (An error handler of the `/v1` app itself would make Hono wrap each of its
- * steps in a new compose on every request.)
+ * Builds the `/v1` app: the steps run as one chain (src/http/chain.ts), each error answered by `onError`
+ * where it is thrown, so the steps around it see the problem's status.
  */
 export function createRestApp({
   contract,
@@ -50,6 +53,8 @@ export function createRestApp({
   metrics,
   registry = { items: [] },
   recorder,
+  onError,
+  admission,
 }: RestAppDeps): Hono<RestEnv> {
   const handlers = createHandlers(core);
   for (const operation of contract.api.getOperations()) {
@@ -60,14 +65,20 @@ export function createRestApp({
   const app = new Hono<RestEnv>();
   app.all(
     '*',
-    routeRequests(contract),
-    negotiate(),
-    authenticate(contract, core),
-    readQueryParameters(contract),
-    readRequestBody(contract),
-    validateRequest(contract),
-    deprecationSignals({ deprecations, brownouts: core.brownouts, metrics, ...(recorder ? { recorder } : {}) }),
-    dispatch(handlers),
+    chain<RestEnv>(
+      [
+        ...(admission ? [admission] : []),
+        routeRequests(contract),
+        negotiate(),
+        authenticate(contract, core),
+        readQueryParameters(contract),
+        readRequestBody(contract),
+        validateRequest(contract),
+        deprecationSignals({ deprecations, brownouts: core.brownouts, metrics, ...(recorder ? { recorder } : {}) }),
+        dispatch(handlers),
+      ],
+      onError,
+    ),
   );
   return app;
 }

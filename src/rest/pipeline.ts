@@ -3,8 +3,9 @@
  * or hands what it read to the next step in a typed context variable: route (404/405), negotiate (406),
  * authenticate (401), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
  * validation against the contract (400 with every violation), deprecation signals and brownouts (410),
- * then the operation's handler. Domain errors thrown by any step become problem documents in the mounting
- * app's `onError` (`problemOnError`, src/http/problem.ts).
+ * then the operation's handler. They run as one chain (src/http/chain.ts): an error thrown by any step
+ * becomes a problem document where it is thrown (`problemOnError`, src/http/problem.ts), so the steps
+ * around it see the problem's status.
  * Variables are read with `c.get`: Hono's `c.var` copies every variable into a new object on each read.
  * A step with nothing to do after the handler is a plain function that returns `next()`, not an async
  * one awaiting it: each async step costs every request a suspended frame and its promises.

@@ -34,7 +34,8 @@ beforeAll(async () => {
   adminKey = (await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' })).secret;
   app = new Hono();
   app.use('*', requestIdAndEdgeHeaders());
-  app.onError(problemOnError(pino({ level: 'silent' })));
+  const onError = problemOnError(pino({ level: 'silent' }));
+  app.onError(onError);
   app.route('/docs', await docsRoutes(fixture.registry));
   app.route(
     '/v1',
@@ -44,6 +45,7 @@ beforeAll(async () => {
       metrics,
       registry: fixture.registry,
       recorder,
+      onError,
     }),
   );
 });

@@ -46,9 +46,9 @@ beforeAll(async () => {
     routes.push(c.get('route') ?? 'none');
   });
   const contract = await readRestContract(root);
-  const logger = pino({ level: 'silent' });
-  app.onError(problemOnError(logger));
-  app.route('/v1', createRestApp({ contract, core, metrics: createMetrics() }));
+  const onError = problemOnError(pino({ level: 'silent' }));
+  app.onError(onError);
+  app.route('/v1', createRestApp({ contract, core, metrics: createMetrics(), onError }));
 });
 afterAll(() => database?.close());
 

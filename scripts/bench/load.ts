@@ -135,16 +135,29 @@ export async function h2load(
 }
 
 /**
- * Measures `ours` against `baseline` in alternating order (baseline, ours, ours, baseline), so a drift in
- * the machine's load over the run hits both sides alike; returns the mean of each side.
+ * Measures `ours` against `baseline` in alternating order (baseline, ours, ours, baseline), `rounds` times,
+ * so a drift in the machine's load over the run hits both sides alike. Returns each side's mean throughput
+ * and the median of its runs' p99s: one run's p99 on this shared machine can move by a fifth when a
+ * neighbour wakes up, and the median of four runs is not carried by one such run (with one round, the
+ * median of two is their mean).
  */
-export async function alternate(baseline: () => Promise<Measured>, ours: () => Promise<Measured>) {
+export async function alternate(baseline: () => Promise<Measured>, ours: () => Promise<Measured>, rounds = 1) {
   const sides = { baseline: [] as Measured[], ours: [] as Measured[] };
-  for (const side of ['baseline', 'ours', 'ours', 'baseline'] as const)
-    sides[side].push(await (side === 'baseline' ? baseline() : ours()));
-  const mean = (runs: Measured[]) => ({
+  for (let round = 0; round < rounds; round++)
+    for (const side of ['baseline', 'ours', 'ours', 'baseline'] as const)
+      sides[side].push(await (side === 'baseline' ? baseline() : ours()));
+  const summary = (runs: Measured[]) => ({
     rps: runs.reduce((sum, m) => sum + m.rps, 0) / runs.length,
-    p99ms: runs.reduce((sum, m) => sum + m.p99ms, 0) / runs.length,
+    p99ms: median(runs.map((m) => m.p99ms)),
   });
-  return { baseline: mean(sides.baseline), ours: mean(sides.ours) };
+  return { baseline: summary(sides.baseline), ours: summary(sides.ours) };
+}
+
+/** The median of a non-empty list (the mean of the two middle values for an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

@@ -18,11 +18,12 @@
  * 127.0.0.1:6379; the Redis row is skipped when it does not answer). Needs wrk and h2load
  * (Debian: apt-get install wrk nghttp2-client).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
@@ -279,8 +280,12 @@ try {
     });
   }
 
+  // From here on, child processes run asynchronously: a synchronous one would stop this process's event
+  // loop, and with it the servers in it, whose last requests of the previous row would wait out the pool's
+  // 5 s and answer 503.
+  const runChild = promisify(execFile);
   if (wants('paging')) {
-    const output = execFileSync('npx', ['tsx', path.join(import.meta.dirname, 'paging.ts')], {
+    const { stdout: output } = await runChild('npx', ['tsx', path.join(import.meta.dirname, 'paging.ts')], {
       encoding: 'utf8',
       env: { ...process.env, DATABASE_URL: url, ROUNDS: quick ? '30' : '200' },
     });
@@ -288,7 +293,7 @@ try {
   }
 
   if (wants('start')) {
-    execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+    await runChild('npm', ['run', '--silent', 'build']);
     const loadSeconds = quick ? 5 : 60;
     startFigures.push(await measureEmbeddedStart(adminKey, loadSeconds));
     startFigures.push(

@@ -154,7 +154,7 @@ export async function alternate(baseline: () => Promise<Measured>, ours: () => P
 }
 
 /** The median of a non-empty list (the mean of the two middle values for an even count). */
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1

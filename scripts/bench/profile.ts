@@ -7,28 +7,23 @@
  * It also prints the process's CPU time per request (the server, or the bare baseline, and the profiler).
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
-import pg from 'pg';
 import { pino } from 'pino';
 import { GetStockRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { createPgDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import { baselinePool, startBareRest } from './baselines.js';
-import { loadDataset } from './dataset.js';
 import { h2load, wrk } from './load.js';
+import { importBuild, scratchDataSet } from './scratch.js';
 
 // The server as it ships (tsc's output in dist/), as `npm run bench` measures it; or `DIST`, a copy of
 // dist/ inside the checkout (as scripts/bench/ab.ts takes), to profile an earlier build.
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = path.resolve(process.env.DIST ?? path.join(root, 'dist'));
 if (!process.env.DIST) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
-const { startServer } = (await import(path.join(dist, 'src/server.js'))) as typeof import('../../src/server.js');
-const { loadConfig } = (await import(path.join(dist, 'src/config.js'))) as typeof import('../../src/config.js');
+const { startServer, loadConfig } = await importBuild(dist);
 /** CPU time of this process's main thread (user and system, µs) from /proc: the JavaScript thread alone. */
 function mainThreadMicros(): number {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
@@ -39,30 +34,12 @@ const target = process.argv[2] ?? 'rest-id';
 const seconds = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `prof_${randomBytes(4).toString('hex')}`;
-const adminKey = `prof-admin-${randomBytes(12).toString('hex')}`;
-const setup = await createPgDatabase(url, { schema });
-await migrate(setup);
-await loadDataset(setup);
-await setup.close();
-const server = await startServer(
-  loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DATABASE_URL: url,
-    DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: adminKey,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_ADMIN: '1000000000',
-  }),
-  pino({ level: 'warn' }),
-);
-const headers = { authorization: `Bearer ${adminKey}` };
+const scratch = await scratchDataSet(url, 'prof');
+const server = await startServer(loadConfig(scratch.settings()), pino({ level: 'warn' }));
+const headers = { authorization: `Bearer ${scratch.adminKey}` };
 const query =
   '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
-const bare = target.startsWith('bare') ? await startBareRest(baselinePool(url, schema)) : undefined;
+const bare = target.startsWith('bare') ? await startBareRest(baselinePool(url, scratch.schema)) : undefined;
 try {
   const runFor = (seconds: number) => ({
     'bare-id': () => wrk(bare?.url ?? '', { path: 'random-order', headers }, { seconds, connections }),
@@ -134,9 +111,6 @@ try {
 } finally {
   bare?.close();
   await server.close();
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await scratch.drop();
 }
 process.exit(0);

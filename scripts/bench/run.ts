@@ -19,7 +19,6 @@
  * (Debian: apt-get install wrk nghttp2-client).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,7 +27,6 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { pino } from 'pino';
 import {
   GetStockRequestSchema,
@@ -36,8 +34,6 @@ import {
   ReserveRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { RunningServer } from '../../src/server.js';
-import { createPgDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import {
   baselinePool,
   startBareRest,
@@ -45,8 +41,8 @@ import {
   startConnectNodeInventory,
   startGrpcJsInventory,
 } from './baselines.js';
-import { loadDataset } from './dataset.js';
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
+import { importBuild, scratchDataSet } from './scratch.js';
 import { measureEmbeddedStart, measureStart, type StartFigures } from './startup.js';
 
 const quick = process.argv.includes('--quick');
@@ -59,9 +55,6 @@ const seconds = quick ? 2 : Number(process.env.DURATION ?? 8);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const schema = `bench_${randomBytes(4).toString('hex')}`;
-const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
-const auth = { authorization: `Bearer ${adminKey}` };
 
 /** One line of the table: ours against its baseline, and the target the ratio must reach. */
 interface Row {
@@ -82,34 +75,17 @@ requireTools('wrk', 'h2load');
 // helpers, such as esbuild's keepNames wrappers, run on every closure a request creates).
 execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 const root = path.resolve(import.meta.dirname, '../..');
-const { startServer } = (await import(path.join(root, 'dist/src/server.js'))) as typeof import('../../src/server.js');
-const { loadConfig } = (await import(path.join(root, 'dist/src/config.js'))) as typeof import('../../src/config.js');
-const setup = await createPgDatabase(url, { schema });
-await migrate(setup);
-const loadStarted = performance.now();
-await loadDataset(setup);
-await setup.close();
-console.log(
-  `${quick ? 'quick run' : 'full run'}: 100k orders loaded in ${Math.round(performance.now() - loadStarted)} ms`,
-);
+const { startServer, loadConfig } = await importBuild(path.join(root, 'dist'));
+const scratch = await scratchDataSet(url, 'bench');
+const { schema, adminKey } = scratch;
+const auth = { authorization: `Bearer ${adminKey}` };
+console.log(`${quick ? 'quick run' : 'full run'}: 100k orders loaded in ${Math.round(scratch.loadMs)} ms`);
 
 const servers: RunningServer[] = [];
 const scratchRoots: string[] = [];
 /** Starts the server in this process over the scratch schema, as served unless `overrides` say otherwise. */
 async function serve(overrides: Record<string, string> = {}, projectRoot?: string) {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DATABASE_URL: url,
-    DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: adminKey,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_ADMIN: '1000000000', // high enough never to refuse: every request still pays for the check
-    RATE_LIMIT_KEY_PREFIX: `bench-${schema}`,
-    ...overrides,
-  });
+  const config = loadConfig(scratch.settings(overrides));
   const server = await startServer(config, pino({ level: 'warn' }), projectRoot ? { projectRoot } : {});
   servers.push(server);
   return server;
@@ -315,14 +291,11 @@ try {
   for (const running of servers) await running.close();
   await pool.end();
   for (const scratch of scratchRoots) rmSync(scratch, { recursive: true, force: true });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await scratch.drop();
 }
 
 console.log(
-  `\n${seconds} s per load run, baseline and ours alternated (B, O, O, B; twice for the REST rows): mean throughput, median p99; wrk -t2 -c${connections}; h2load -c4 -m16\n`,
+  `\n${seconds} s per load run, baseline and ours alternated (B, O, O, B${quick ? '' : '; twice for the REST rows'}): mean throughput, median p99; wrk -t2 -c${connections}; h2load -c4 -m16\n`,
 );
 console.log(
   '| comparison | baseline | baseline req/s | p99 ms | ours req/s | p99 ms | ratio | target | p99 ratio | target |',

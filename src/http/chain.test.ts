@@ -61,6 +61,17 @@ describe('a chain of steps', () => {
     expect(await later.text()).toBe('later');
   });
 
+  it('keeps the answer already given when a step returns a Response after next(), as Hono does', async () => {
+    const response = await appOf([
+      async (_c, next) => {
+        await next();
+        return new Response('late', { status: 202 });
+      },
+    ]).request('/x');
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('route');
+  });
+
   it('answers an error where it is thrown, so the steps around it see the error’s answer', async () => {
     for (const failing of [
       () => {

@@ -15,6 +15,7 @@ import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
+import type { ChainStep } from '../http/chain.js';
 import { clientOf, type Metrics } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
 import type { RestContract } from './contract.js';
@@ -50,8 +51,8 @@ export interface RestVariables {
 
 /** The Hono environment of the `/v1` app. */
 export type RestEnv = { Variables: RestVariables };
-/** A step: answers a refusal at once, or hands the request on and returns what `next()` returns. */
-export type Step = (c: Context<RestEnv>, next: Next) => Response | ReturnType<Next> | Promise<Response | undefined>;
+/** A step of the chain: answers a refusal at once, or hands the request on and returns what `next()` returns. */
+type Step = ChainStep<RestEnv>;
 
 /** Matches the path and method against the contract's routes: 404 or 405 (with `Allow`) otherwise. */
 export function routeRequests(contract: RestContract): Step {

@@ -27,6 +27,8 @@ export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promi
     ...(process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : {}),
     ...(process.env.DATABASE_SCHEMA ? { schema: process.env.DATABASE_SCHEMA } : {}),
     dataDir: process.env.DATA_DIR ?? './data',
+    // A command runs a handful of statements once each: preparing them by name would gain nothing.
+    preparedStatements: 0,
   });
   try {
     return await work(db);

@@ -143,6 +143,7 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
     ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
     poolSize: config.DATABASE_POOL_SIZE,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     dataDir: config.DATA_DIR,
   });
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgresDate from 'postgres-date';
 import { DomainError } from '../core/errors.js';
+import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 
 /** Something that runs one parameterized SQL statement. */
 export interface Queryable {
@@ -114,12 +115,17 @@ export interface PgDatabaseOptions {
   max?: number;
   /** How long a request waits for a connection before DATABASE_UNAVAILABLE (default 5 s). */
   connectTimeoutMs?: number;
+  /**
+   * How many distinct statements run outside transactions are prepared by name on each connection
+   * (default 100; 0 runs every statement unnamed, as a pooler in transaction mode needs). See StatementNames.
+   */
+  preparedStatements?: number;
 }
 
 /** Connects to a PostgreSQL server through a `pg` pool. */
 export async function createPgDatabase(
   url: string,
-  { schema, max = 10, connectTimeoutMs = 5000 }: PgDatabaseOptions = {},
+  { schema, max = 10, connectTimeoutMs = 5000, preparedStatements = 100 }: PgDatabaseOptions = {},
 ): Promise<Database> {
   if (schema) {
     const admin = new pg.Client({ connectionString: url });
@@ -140,10 +146,21 @@ export async function createPgDatabase(
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on the next checkout.
   });
+  const names = new StatementNames(preparedStatements);
+  const unnamed = (sql: string, params?: unknown[]) => pool.query(sql, params).then(rowsOf, rethrowUnavailable);
   return {
     kind: 'postgres',
-    // A promise chain rather than an async function: one frame fewer on every statement.
-    query: (sql, params) => pool.query(sql, params).then(rowsOf, rethrowUnavailable),
+    // Promise chains rather than async functions: one frame fewer on every statement.
+    query(sql, params) {
+      const name = names.of(sql);
+      if (name === undefined) return unnamed(sql, params);
+      return pool.query({ name, text: sql, values: params }).then(rowsOf, (error: unknown) => {
+        if (!isStalePreparedStatement(error)) return rethrowUnavailable(error);
+        // A migration (of another instance, in a rolling deploy) changed a table under the prepared statements.
+        names.forget();
+        return unnamed(sql, params);
+      });
+    },
     async transaction(work) {
       let client: pg.PoolClient;
       try {

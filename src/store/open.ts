@@ -7,6 +7,8 @@ export interface DatabaseSettings {
   url?: string;
   schema?: string;
   poolSize?: number;
+  /** Statements prepared by name on each server connection (0: none); see createPgDatabase. */
+  preparedStatements?: number;
   dataDir: string;
 }
 
@@ -17,6 +19,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<{ db: Da
     db = await createPgDatabase(settings.url, {
       ...(settings.schema ? { schema: settings.schema } : {}),
       ...(settings.poolSize ? { max: settings.poolSize } : {}),
+      ...(settings.preparedStatements !== undefined ? { preparedStatements: settings.preparedStatements } : {}),
     });
   } else {
     if (settings.dataDir !== 'memory://') await mkdir(settings.dataDir, { recursive: true });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
@@ -21,7 +22,7 @@ afterAll(async () => {
 describe.runIf(requires(testDatabaseUrl, 'two server instances over one database', 'set TEST_DATABASE_URL'))(
   'several instances over one database',
   () => {
-    it('continue each other’s pages and replay each other’s idempotent creates', async () => {
+    beforeAll(async () => {
       for (let index = 0; index < 2; index++) {
         const config = loadConfig({
           PORT: '0',
@@ -34,6 +35,9 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
         });
         servers.push(await startServer(config, pino({ level: 'silent' })));
       }
+    });
+
+    it('continue each other’s pages and replay each other’s idempotent creates', async () => {
       const [first, second] = servers.map((server) => contractClient(server.httpUrl, ADMIN_KEY)) as [
         ReturnType<typeof contractClient>,
         ReturnType<typeof contractClient>,
@@ -62,5 +66,37 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
       expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
       expect(replayed.data?.id).toBe(created.data?.id);
     });
+
+    it('keep answering reads they prepared after another instance adds a column to the table (a rolling deploy)', async () => {
+      const client = contractClient((servers[0] as RunningServer).httpUrl, ADMIN_KEY);
+      const page = await client.GET('/v1/orders', { params: { query: { size: 1 } } });
+      const id = page.data?.items[0]?.id as number;
+      // Every pooled connection of the first instance prepares the statements of these reads.
+      await Promise.all(
+        Array.from({ length: 20 }, () => client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } })),
+      );
+      await alterOrders(`ALTER TABLE orders ADD COLUMN rollout_note text`);
+      try {
+        for (let index = 0; index < 20; index++) {
+          const read = await client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } });
+          expect(read.response.status).toBe(200);
+          expect(read.data?.id).toBe(id);
+        }
+        expect((await client.GET('/v1/orders', { params: { query: { size: 1 } } })).data?.items[0]?.id).toBe(id);
+      } finally {
+        await alterOrders('ALTER TABLE orders DROP COLUMN rollout_note');
+      }
+    });
   },
 );
+
+/** Changes the orders table from a connection of its own, as another instance's migration would. */
+async function alterOrders(sql: string) {
+  const client = new pg.Client({ connectionString: testDatabaseUrl, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Names for the statements a PostgreSQL pool runs, so that each connection parses and plans a statement
+ * once (a named prepared statement) and afterwards only binds and executes it. The server's parse and
+ * plan work is most of the cost of a short statement, and on a machine that hosts both the server and the
+ * API it is CPU the API does not get.
+ *
+ * The first `limit` distinct SQL texts are named, in the order they are first run; later ones run unnamed,
+ * so the statements a connection keeps stay bounded however many filter combinations clients send.
+ * Every SQL text of the store binds its values as parameters, so distinct texts are distinct shapes.
+ */
+export class StatementNames {
+  readonly #names = new Map<string, string>();
+  #generation = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** The name of `sql`, or undefined when it runs unnamed (the limit is reached, or naming is off). */
+  of(sql: string): string | undefined {
+    const known = this.#names.get(sql);
+    if (known !== undefined || this.#names.size >= this.limit) return known;
+    const name = `order_api_${this.#generation}_${this.#names.size}`;
+    this.#names.set(sql, name);
+    return name;
+  }
+
+  /**
+   * Forgets every name: each statement is prepared again, under a new name, on every connection. Called
+   * when the server no longer accepts a prepared statement (see `isStalePreparedStatement`).
+   */
+  forget(): void {
+    this.#generation += 1;
+    this.#names.clear();
+  }
+}
+
+/**
+ * Whether the server refused a prepared statement that no longer fits (the statement itself is fine):
+ * a migration changed the columns a `SELECT *` returns ("cached plan must not change result type",
+ * SQLSTATE 0A000), or the statement is gone from the connection (26000). The server raises both before
+ * executing anything, so running the statement again is safe.
+ */
+export function isStalePreparedStatement(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === '26000') return true;
+  return code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
+}

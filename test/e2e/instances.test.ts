@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
-import { dropSchema, testDatabaseUrl } from '../support/database.js';
+import { dropSchema, runInSchema, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
 
 // Spec §1 rule 2: any instance answers any request. Two servers over one PostgreSQL database (PGlite is
@@ -75,7 +74,8 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
       await Promise.all(
         Array.from({ length: 20 }, () => client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } })),
       );
-      await alterOrders(`ALTER TABLE orders ADD COLUMN rollout_note text`);
+      // Another instance's migration.
+      await runInSchema(schema, 'ALTER TABLE orders ADD COLUMN rollout_note text');
       try {
         for (let index = 0; index < 20; index++) {
           const read = await client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } });
@@ -84,19 +84,8 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
         }
         expect((await client.GET('/v1/orders', { params: { query: { size: 1 } } })).data?.items[0]?.id).toBe(id);
       } finally {
-        await alterOrders('ALTER TABLE orders DROP COLUMN rollout_note');
+        await runInSchema(schema, 'ALTER TABLE orders DROP COLUMN rollout_note');
       }
     });
   },
 );
-
-/** Changes the orders table from a connection of its own, as another instance's migration would. */
-async function alterOrders(sql: string) {
-  const client = new pg.Client({ connectionString: testDatabaseUrl, options: `-c search_path=${schema}` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}

@@ -5,10 +5,9 @@
  * TEST_DATABASE_URL (CI runs them); the embedded database has no pool and no named statements.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDatabase, type Database } from '../../src/store/database.js';
-import { dropSchema, testDatabaseUrl } from '../support/database.js';
+import { dropSchema, runInSchema, testDatabaseUrl } from '../support/database.js';
 
 const opened: { db: Database; schema: string }[] = [];
 
@@ -32,17 +31,6 @@ async function preparedTexts(db: Database): Promise<string[]> {
     tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time'),
   );
   return rows.map((row) => row.statement);
-}
-
-/** Runs one statement on the server from a connection of its own (another instance's migration). */
-async function fromElsewhere(schema: string, sql: string) {
-  const client = new pg.Client({ connectionString: testDatabaseUrl, options: `-c search_path=${schema}` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 afterEach(async () => {
@@ -80,7 +68,7 @@ describe.runIf(testDatabaseUrl)('statements prepared by name on the server', () 
   it('answers with the new columns after another instance migrates the table under a prepared SELECT *', async () => {
     const { db, schema } = await openOneConnection();
     await db.query(byId, [1]);
-    await fromElsewhere(schema, `ALTER TABLE things ADD COLUMN colour text NOT NULL DEFAULT 'red'`);
+    await runInSchema(schema, `ALTER TABLE things ADD COLUMN colour text NOT NULL DEFAULT 'red'`);
     expect(await db.query(byId, [1])).toEqual([{ id: 1, name: 'lamp', colour: 'red' }]);
     // Prepared again (the session that refused it is replaced by the pool): later runs are named, and succeed.
     expect(await db.query(byId, [2])).toEqual([{ id: 2, name: 'desk', colour: 'red' }]);

@@ -57,6 +57,17 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
+/** Runs one statement in a test schema from a connection of its own (as another instance would). */
+export async function runInSchema(schema: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * The database settings of a server a test starts (and of the commands it runs against that database): a
  * schema of its own on the test server, or an embedded database in a fresh directory. `remove` drops it.

@@ -91,7 +91,12 @@ export async function h2load(
   base: string,
   method: string,
   message: Uint8Array,
-  { seconds, connections = 4, streams = 16 }: { seconds: number; connections?: number; streams?: number },
+  {
+    seconds,
+    connections = 4,
+    streams = 16,
+    warmUpSeconds = 1,
+  }: { seconds: number; connections?: number; streams?: number; warmUpSeconds?: number },
 ) {
   const body = path.join(scratch, `grpc-${Math.random().toString(36).slice(2)}.bin`);
   const log = `${body}.log`;
@@ -102,7 +107,7 @@ export async function h2load(
       `-c${connections}`,
       `-m${streams}`,
       `-D${seconds}`,
-      '--warm-up-time=1',
+      ...(warmUpSeconds > 0 ? [`--warm-up-time=${warmUpSeconds}`] : []),
       '-d',
       body,
       '--log-file',

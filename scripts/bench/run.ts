@@ -1,5 +1,6 @@
 /**
- * One benchmark for all three interfaces (`npm run bench`, `npm run bench -- --quick` for about a minute).
+ * One benchmark for all three interfaces (`npm run bench`; `npm run bench -- --quick`, about two minutes of
+ * one-second loads, checks that every row runs).
  * Every figure is a ratio against a baseline measured in the same run, in alternating order, because this
  * machine is shared and its load drifts:
  *
@@ -53,7 +54,7 @@ const only = process.argv
   ?.slice('--only='.length)
   .split(',');
 const wants = (section: string) => !only || only.includes(section);
-const seconds = quick ? 2 : Number(process.env.DURATION ?? 8);
+const seconds = quick ? 1 : Number(process.env.DURATION ?? 8);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -104,6 +105,8 @@ function projectWithoutRegistry() {
   return scratch;
 }
 
+// h2load's own warm-up second before each measured run; a quick run goes without it.
+const grpcLoad = { seconds, warmUpSeconds: quick ? 0 : 1 };
 const http = (base: string, target: Parameters<typeof wrk>[1]) => () => wrk(base, target, { seconds, connections });
 const warm = async (...runs: Array<() => Promise<Measured>>) => {
   for (const run of runs) await run();
@@ -212,24 +215,24 @@ try {
       ['gRPC GetStock', 'inventory.v1.Inventory/GetStock', getStock],
       ['gRPC Reserve (idempotent retry)', 'inventory.v1.Inventory/Reserve', reserve],
     ] as const) {
-      const ours = () => h2load(server.grpcUrl, method, message, { seconds });
-      const baseline = () => h2load(grpcJs.url, method, message, { seconds });
+      const ours = () => h2load(server.grpcUrl, method, message, grpcLoad);
+      const baseline = () => h2load(grpcJs.url, method, message, grpcLoad);
       await warm(ours, baseline);
       rows.push({ label, baseline: '@grpc/grpc-js + pg', measured: await alternate(baseline, ours), target: 0.6 });
     }
     // The library's own floor: bare connect-node with the same SQL, against grpc-js and against ours.
     const floor = await startConnectNodeInventory(pool);
     const [label, method, message] = ['GetStock', 'inventory.v1.Inventory/GetStock', getStock] as const;
-    const bare = () => h2load(floor.url, method, message, { seconds });
+    const bare = () => h2load(floor.url, method, message, grpcLoad);
     rows.push({
       label: `gRPC ${label}: bare connect-node + pg`,
       baseline: '@grpc/grpc-js + pg',
-      measured: await alternate(() => h2load(grpcJs.url, method, message, { seconds }), bare),
+      measured: await alternate(() => h2load(grpcJs.url, method, message, grpcLoad), bare),
     });
     rows.push({
       label: `gRPC ${label}`,
       baseline: 'bare connect-node + pg',
-      measured: await alternate(bare, () => h2load(server.grpcUrl, method, message, { seconds })),
+      measured: await alternate(bare, () => h2load(server.grpcUrl, method, message, grpcLoad)),
       target: 0.9,
     });
     // Both libraries with a handler that reads nothing: what each costs per call on its own.
@@ -238,8 +241,8 @@ try {
       label: `gRPC ${label}, constant answer: bare connect-node`,
       baseline: '@grpc/grpc-js, constant answer',
       measured: await alternate(
-        () => h2load(grpcJsConstant.url, method, message, { seconds }),
-        () => h2load(connectConstant.url, method, message, { seconds }),
+        () => h2load(grpcJsConstant.url, method, message, grpcLoad),
+        () => h2load(connectConstant.url, method, message, grpcLoad),
       ),
     });
     await Promise.all([grpcJsConstant.close(), connectConstant.close(), floor.close()]);
@@ -290,14 +293,14 @@ try {
   if (wants('paging')) {
     const { stdout: output } = await runChild('npx', ['tsx', path.join(import.meta.dirname, 'paging.ts')], {
       encoding: 'utf8',
-      env: { ...process.env, DATABASE_URL: url, ROUNDS: quick ? '30' : '200' },
+      env: { ...process.env, DATABASE_URL: url, ROUNDS: quick ? '10' : '200' },
     });
     for (const line of output.split('\n').filter((text) => text.startsWith('sort '))) notes.push(`paging: ${line}`);
   }
 
   if (wants('start')) {
     await runChild('npm', ['run', '--silent', 'build']);
-    const loadSeconds = quick ? 5 : 60;
+    const loadSeconds = quick ? 2 : 60;
     startFigures.push(await measureEmbeddedStart(adminKey, loadSeconds));
     startFigures.push(
       await measureStart(

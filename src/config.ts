@@ -16,7 +16,11 @@ const environment = z.object({
     .regex(/^[a-z_][a-z0-9_]{0,62}$/)
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
-  DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(100),
+  DATABASE_PREPARED_STATEMENTS: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number (0 turns prepared statements off)')
+    .transform(Number)
+    .default(100),
   DATA_DIR: z.string().min(1).default('./data'),
   KEYS_FILE: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z

@@ -1,11 +1,13 @@
 /**
- * Names for the statements a PostgreSQL pool runs, so that each connection parses and plans a statement
- * once (a named prepared statement) and afterwards only binds and executes it. The server's parse and
- * plan work is most of the cost of a short statement, and on a machine that hosts both the server and the
- * API it is CPU the API does not get.
+ * Names for the statements a PostgreSQL pool runs, so that each connection parses a statement once (a
+ * named prepared statement) and afterwards only binds and executes it; PostgreSQL plans it by its plan
+ * cache's rules (for its values on the first five runs, then once for all values when that plan is
+ * estimated no dearer). The server's parse and plan work is most of the cost of a short statement, and on a
+ * machine that hosts both the server and the API it is CPU the API does not get.
  *
  * The first `limit` distinct SQL texts are named, in the order they are first run; later ones run unnamed,
- * so the statements a connection keeps stay bounded however many filter combinations clients send.
+ * so the statements a connection keeps stay bounded however many filter combinations clients send (a
+ * renewal, below, starts a new set; a connection that kept the old one keeps it until it closes).
  * Every SQL text of the store binds its values as parameters, so distinct texts are distinct shapes.
  */
 export class StatementNames {
@@ -35,12 +37,16 @@ export class StatementNames {
 
 /**
  * Whether the server refused a prepared statement that no longer fits (the statement itself is fine):
- * a migration changed the columns a `SELECT *` returns ("cached plan must not change result type",
- * SQLSTATE 0A000), or the statement is gone from the connection (26000). The server raises both before
- * executing anything, so running the statement again is safe.
+ * a migration changed the columns a `SELECT *` returns (0A000 from RevalidateCachedQuery: "cached plan must
+ * not change result type", whatever the server's language), the statement is gone from the connection
+ * (26000), or its name is taken there (42P05, behind a pooler that shares server connections). The server
+ * raises all three before executing anything, so running the statement again is safe.
  */
 export function isStalePreparedStatement(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === '26000') return true;
-  return code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
+  const { code, routine, message } = (error ?? {}) as { code?: unknown; routine?: unknown; message?: unknown };
+  if (code === '26000' || code === '42P05') return true;
+  return (
+    code === '0A000' &&
+    (routine === 'RevalidateCachedQuery' || /cached plan must not change result type/.test(String(message)))
+  );
 }

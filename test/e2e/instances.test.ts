@@ -68,8 +68,19 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
 
     it('keep answering reads they prepared after another instance adds a column to the table (a rolling deploy)', async () => {
       const client = contractClient((servers[0] as RunningServer).httpUrl, ADMIN_KEY);
-      const page = await client.GET('/v1/orders', { params: { query: { size: 1 } } });
-      const id = page.data?.items[0]?.id as number;
+      const me = await client.GET('/v1/users/me');
+      const product = await client.POST('/v1/products', {
+        body: { name: 'Rolling', sku: 'ROLLING-1', price: 5, stock: 9 },
+      });
+      const order = await client.POST('/v1/orders', {
+        body: {
+          userId: me.data?.id as number,
+          items: [{ productId: product.data?.id as number, quantity: 1 }],
+          shippingAddress: { zipCode: '1', line1: 'One Road' },
+        },
+      });
+      const id = order.data?.id as number;
+      expect(order.response.status).toBe(201);
       // Every pooled connection of the first instance prepares the statements of these reads.
       await Promise.all(
         Array.from({ length: 20 }, () => client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } })),

@@ -1,22 +1,24 @@
 /**
  * Statements prepared by name on a PostgreSQL server (DATABASE_PREPARED_STATEMENTS): each connection parses
- * and plans a statement once, within a bound, and a statement the server no longer accepts after a
- * migration is prepared again instead of failing requests. A server feature: these run with
- * TEST_DATABASE_URL (CI runs them); the embedded database has no pool and no named statements.
+ * a statement once, within a bound, and a statement the server no longer accepts after a migration is
+ * prepared again instead of failing requests. A server feature: these run with TEST_DATABASE_URL (CI runs
+ * them; the last test runs everywhere); the embedded database has no pool and no named statements.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDatabase, type Database } from '../../src/store/database.js';
+import { isStalePreparedStatement } from '../../src/store/statement-names.js';
 import { dropSchema, runInSchema, testDatabaseUrl } from '../support/database.js';
+import { requires } from '../support/requires.js';
 
 const opened: { db: Database; schema: string }[] = [];
 
-/** A database over a schema of its own with one pooled connection, so every statement meets the same session. */
-async function openOneConnection(preparedStatements?: number): Promise<{ db: Database; schema: string }> {
+/** A database over a schema of its own with `max` pooled connections (one: every statement meets the same session). */
+async function openOneConnection(preparedStatements?: number, max = 1): Promise<{ db: Database; schema: string }> {
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const db = await createPgDatabase(testDatabaseUrl as string, {
     schema,
-    max: 1,
+    max,
     ...(preparedStatements !== undefined ? { preparedStatements } : {}),
   });
   await db.exec('CREATE TABLE things (id bigint PRIMARY KEY, name text NOT NULL)');
@@ -40,7 +42,9 @@ afterEach(async () => {
   }
 });
 
-describe.runIf(testDatabaseUrl)('statements prepared by name on the server', () => {
+describe.runIf(
+  requires(testDatabaseUrl, 'statements prepared by name on a PostgreSQL server', 'set TEST_DATABASE_URL'),
+)('statements prepared by name on the server', () => {
   const byId = 'SELECT * FROM things WHERE id = $1';
 
   it('prepares a statement once per connection and runs it again by name', async () => {
@@ -75,11 +79,43 @@ describe.runIf(testDatabaseUrl)('statements prepared by name on the server', () 
     expect(await preparedTexts(db)).toEqual([byId]);
   });
 
+  it('renews every name after a refusal, so the connections that did not refuse it yet keep serving', async () => {
+    const { db, schema } = await openOneConnection(undefined, 2);
+    // pg_sleep keeps the first statement busy, so the second one takes the pool's other connection.
+    const slowById = 'SELECT *, pg_backend_pid() AS pid, pg_sleep(0.2)::text AS slept FROM things WHERE id = $1';
+    const pids = async (runs: number) =>
+      (await Promise.all(Array.from({ length: runs }, () => db.query<{ pid: number }>(slowById, [1])))).map(
+        (rows) => rows[0]?.pid,
+      );
+    const before = await pids(2);
+    expect(new Set(before).size).toBe(2);
+    await runInSchema(schema, 'ALTER TABLE things ADD COLUMN colour text');
+    await pids(1); // refused on one connection, which the pool replaces; answered on the other, unnamed
+    const after = await pids(2);
+    // The connection that was not refused runs the statement under its new name instead of being refused too.
+    expect(after.filter((pid) => before.includes(pid))).toHaveLength(1);
+  });
+
   it('prepares a statement again when the session lost it', async () => {
     const { db } = await openOneConnection();
     await db.query(byId, [1]);
     await db.exec('DEALLOCATE ALL');
     expect(await db.query(byId, [2])).toEqual([{ id: 2, name: 'desk' }]);
     expect(await db.query(byId, [1])).toEqual([{ id: 1, name: 'lamp' }]);
+  });
+});
+
+describe('a refused prepared statement', () => {
+  it('is recognised by its routine whatever the server language, and other errors are not', () => {
+    const changed = { code: '0A000', routine: 'RevalidateCachedQuery' };
+    expect(
+      isStalePreparedStatement({ ...changed, message: 'der gecachte Plan darf den Ergebnistyp nicht ändern' }),
+    ).toBe(true);
+    expect(isStalePreparedStatement({ code: '0A000', message: 'cached plan must not change result type' })).toBe(true);
+    expect(isStalePreparedStatement({ code: '0A000', routine: 'transformSelectStmt', message: 'not supported' })).toBe(
+      false,
+    );
+    expect(isStalePreparedStatement({ code: '23505', message: 'duplicate key' })).toBe(false);
+    expect(isStalePreparedStatement(undefined)).toBe(false);
   });
 });

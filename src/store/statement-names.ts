@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Names for the statements a PostgreSQL pool runs, so that each connection parses a statement once (a
  * named prepared statement) and afterwards only binds and executes it; PostgreSQL plans it by its plan
@@ -12,6 +14,9 @@
  */
 export class StatementNames {
   readonly #names = new Map<string, string>();
+  // Names of their own per process: behind a pooler that shares server connections between instances, one
+  // instance's name never runs another instance's statement (it is missing there, 26000, and runs again).
+  readonly #prefix = `order_api_${randomBytes(4).toString('hex')}`;
   #generation = 0;
 
   constructor(private readonly limit: number) {}
@@ -20,7 +25,7 @@ export class StatementNames {
   of(sql: string): string | undefined {
     const known = this.#names.get(sql);
     if (known !== undefined || this.#names.size >= this.limit) return known;
-    const name = `order_api_${this.#generation}_${this.#names.size}`;
+    const name = `${this.#prefix}_${this.#generation}_${this.#names.size}`;
     this.#names.set(sql, name);
     return name;
   }

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDatabase, type Database } from '../../src/store/database.js';
-import { isStalePreparedStatement } from '../../src/store/statement-names.js';
+import { isStalePreparedStatement, StatementNames } from '../../src/store/statement-names.js';
 import { dropSchema, runInSchema, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
 
@@ -117,5 +117,14 @@ describe('a refused prepared statement', () => {
     );
     expect(isStalePreparedStatement({ code: '23505', message: 'duplicate key' })).toBe(false);
     expect(isStalePreparedStatement(undefined)).toBe(false);
+  });
+});
+
+describe('statement names', () => {
+  it('differ between instances, so a pooler sharing server connections never runs one instance’s statement for another', () => {
+    const sql = 'SELECT * FROM orders WHERE id = $1';
+    const [one, other] = [new StatementNames(100), new StatementNames(100)];
+    expect(one.of(sql)).toBe(one.of(sql));
+    expect(one.of(sql)).not.toBe(other.of(sql));
   });
 });

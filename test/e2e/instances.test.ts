@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
-import { dropSchema, runInSchema, testDatabaseUrl } from '../support/database.js';
+import { dropSchema, runOnTestServer, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
 
 // Spec §1 rule 2: any instance answers any request. Two servers over one PostgreSQL database (PGlite is
@@ -86,7 +86,7 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
         Array.from({ length: 20 }, () => client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } })),
       );
       // Another instance's migration.
-      await runInSchema(schema, 'ALTER TABLE orders ADD COLUMN rollout_note text');
+      await runOnTestServer('ALTER TABLE orders ADD COLUMN rollout_note text', schema);
       try {
         for (let index = 0; index < 20; index++) {
           const read = await client.GET('/v1/orders/{orderId}', { params: { path: { orderId: id } } });
@@ -95,7 +95,7 @@ describe.runIf(requires(testDatabaseUrl, 'two server instances over one database
         }
         expect((await client.GET('/v1/orders', { params: { query: { size: 1 } } })).data?.items[0]?.id).toBe(id);
       } finally {
-        await runInSchema(schema, 'ALTER TABLE orders DROP COLUMN rollout_note');
+        await runOnTestServer('ALTER TABLE orders DROP COLUMN rollout_note', schema);
       }
     });
   },

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDatabase, type Database } from '../../src/store/database.js';
 import { isStalePreparedStatement, StatementNames } from '../../src/store/statement-names.js';
-import { dropSchema, runInSchema, testDatabaseUrl } from '../support/database.js';
+import { dropSchema, runOnTestServer, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
 
 const opened: { db: Database; schema: string }[] = [];
@@ -72,7 +72,7 @@ describe.runIf(
   it('answers with the new columns after another instance migrates the table under a prepared SELECT *', async () => {
     const { db, schema } = await openOneConnection();
     await db.query(byId, [1]);
-    await runInSchema(schema, `ALTER TABLE things ADD COLUMN colour text NOT NULL DEFAULT 'red'`);
+    await runOnTestServer(`ALTER TABLE things ADD COLUMN colour text NOT NULL DEFAULT 'red'`, schema);
     expect(await db.query(byId, [1])).toEqual([{ id: 1, name: 'lamp', colour: 'red' }]);
     // Prepared again (the session that refused it is replaced by the pool): later runs are named, and succeed.
     expect(await db.query(byId, [2])).toEqual([{ id: 2, name: 'desk', colour: 'red' }]);
@@ -89,7 +89,7 @@ describe.runIf(
       );
     const before = await pids(2);
     expect(new Set(before).size).toBe(2);
-    await runInSchema(schema, 'ALTER TABLE things ADD COLUMN colour text');
+    await runOnTestServer('ALTER TABLE things ADD COLUMN colour text', schema);
     await pids(1); // refused on one connection, which the pool replaces; answered on the other, unnamed
     const after = await pids(2);
     // The connection that was not refused runs the statement under its new name instead of being refused too.

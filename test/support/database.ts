@@ -47,19 +47,18 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
 
 /** Drops a test schema on the test server. */
 export async function dropSchema(schema: string): Promise<void> {
-  if (!testDatabaseUrl) return;
-  const client = new pg.Client({ connectionString: testDatabaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-  } finally {
-    await client.end();
-  }
+  if (testDatabaseUrl) await runOnTestServer(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
 }
 
-/** Runs one statement in a test schema from a connection of its own (as another instance would). */
-export async function runInSchema(schema: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl, options: `-c search_path=${schema}` });
+/**
+ * Runs one statement on the test server from a connection of its own (as another instance would), in
+ * `schema` when one is given.
+ */
+export async function runOnTestServer(sql: string, schema?: string): Promise<void> {
+  const client = new pg.Client({
+    connectionString: testDatabaseUrl,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
   await client.connect();
   try {
     await client.query(sql);

@@ -139,18 +139,25 @@ export async function h2load(
   return { rps, p99ms } satisfies Measured;
 }
 
+/** The order of one round of `alternate`: baseline, ours, ours, baseline. */
+export const ABBA = ['baseline', 'ours', 'ours', 'baseline'] as const;
+
 /**
- * Measures `ours` against `baseline` in alternating order (baseline, ours, ours, baseline), `rounds` times,
- * so a drift in the machine's load over the run hits both sides alike. Returns each side's mean throughput
- * and the median of its runs' p99s: one run's p99 on this shared machine can move by a fifth when a
- * neighbour wakes up, and the median of four runs is not carried by one such run (with one round, the
- * median of two is their mean).
+ * Measures `ours` against `baseline` in alternating order (by default baseline, ours, ours, baseline),
+ * `rounds` times, so a drift in the machine's load over the run hits both sides alike. Returns each side's
+ * mean throughput and the median of its runs' p99s: one run's p99 on this shared machine can move by a
+ * fifth when a neighbour wakes up, and the median of four runs is not carried by one such run (with one
+ * round, the median of two is their mean).
  */
-export async function alternate(baseline: () => Promise<Measured>, ours: () => Promise<Measured>, rounds = 1) {
+export async function alternate(
+  baseline: () => Promise<Measured>,
+  ours: () => Promise<Measured>,
+  rounds = 1,
+  order: ReadonlyArray<'baseline' | 'ours'> = ABBA,
+) {
   const sides = { baseline: [] as Measured[], ours: [] as Measured[] };
   for (let round = 0; round < rounds; round++)
-    for (const side of ['baseline', 'ours', 'ours', 'baseline'] as const)
-      sides[side].push(await (side === 'baseline' ? baseline() : ours()));
+    for (const side of order) sides[side].push(await (side === 'baseline' ? baseline() : ours()));
   const summary = (runs: Measured[]) => ({
     rps: runs.reduce((sum, m) => sum + m.rps, 0) / runs.length,
     p99ms: median(runs.map((m) => m.p99ms)),

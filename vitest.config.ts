@@ -10,9 +10,11 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // One migrated embedded database directory per run, which tests copy instead of creating their own.
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Each file boots its own embedded database (~700 MB, ~3 s); two at a time fits this 2-core machine.
+    // Each file opens its own embedded database (~700 MB); two at a time fits this 2-core machine.
     maxWorkers: 2,
   },
 });

@@ -88,13 +88,15 @@ async function main() {
     const quoted = `'${command.replaceAll("'", "'\\''")}'`;
     script.push(`printf '\\n$ %s\\n' ${quoted}`, rewrite(command), 'echo');
   }
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'readme-')), 'commands.sh');
+  const scriptDir = mkdtempSync(path.join(tmpdir(), 'readme-'));
+  const file = path.join(scriptDir, 'commands.sh');
   writeFileSync(file, `${script.join('\n')}\n`);
   const result = spawnSync('bash', [file], { cwd: root, stdio: 'inherit', timeout: 300_000 });
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
-  // A fresh clone is left as it was found.
-  if (dataDir === 'data') rmSync(path.join(root, 'data'), { recursive: true, force: true });
+  // A fresh clone is left as it was found, and so is the temporary directory.
+  rmSync(scriptDir, { recursive: true, force: true });
+  rmSync(dataDir === 'data' ? path.join(root, 'data') : dataDir, { recursive: true, force: true });
   if (result.status !== 0) {
     console.error(`\nREADME commands failed (exit ${result.status}); the last one printed is the one that failed.`);
     process.exit(1);

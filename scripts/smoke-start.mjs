@@ -6,12 +6,13 @@
  * exit 0. Plain Node with no dependencies, so it runs in a `--omit=dev` install.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const dir = path.resolve(process.argv[2] ?? '.');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'order-api-smoke-'));
+process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 const { DATABASE_URL: _url, ADMIN_API_KEY: _key, ...env } = process.env;
 const server = spawn(process.execPath, ['dist/src/main.js'], {
   cwd: dir,

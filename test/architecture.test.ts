@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { oversized, sourcesUnder } from '../scripts/code-size.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -55,6 +55,7 @@ describe('size rule (scripts/code-size.ts, in npm run lint)', () => {
       path.join(folder, 'big.ts'),
       Array.from({ length: 251 }, (_, i) => `export const c${i} = ${i};`).join('\n'),
     );
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
     const found = oversized(sourcesUnder(folder)).map(({ file, what, line, lines }) => ({
       file: path.basename(file),
       what,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../support/database.js';
+import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { grpcInventory } from '../support/grpc-client.js';
 import { prepareOrders } from '../support/load.js';
-import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
+import { type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 
 /**
  * A short lease, so that the test runs in seconds: longer than REQUEST_TIMEOUT_MS (10 s here), and than a
@@ -15,16 +15,16 @@ const KEYS = 16;
 const LINES = 25;
 
 let servers: SpawnedServer[] = [];
-let database: SpawnedDatabase | undefined;
+let database: ServerDatabase | undefined;
 afterEach(async () => {
   for (const server of servers) await server.cleanUp();
   servers = [];
-  await database?.drop();
+  await database?.remove();
 });
 
 describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('lets every retry with the same Idempotency-Key succeed after the lease, with one order per key and exact stock', async () => {
-    database = await spawnedDatabase();
+    database = serverDatabase('order-api');
     // A generous budget: 25-line placements on a busy machine must not run into UPSTREAM_TIMEOUT.
     const env = { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), REQUEST_TIMEOUT_MS: '10000' };
     const first = await spawnServer(database, env);

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../support/database.js';
+import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { type LoadOutcome, loadRequest, prepareOrders } from '../support/load.js';
 import { requires } from '../support/requires.js';
-import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
+import { type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 
 /**
  * The fault test of issue 11: PostgreSQL restarts five times under write load. It restarts the whole
@@ -29,17 +29,17 @@ const restartPostgres = () =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let server: SpawnedServer | undefined;
-let database: SpawnedDatabase | undefined;
+let database: ServerDatabase | undefined;
 afterAll(async () => {
   await server?.cleanUp();
-  await database?.drop();
+  await database?.remove();
 });
 
 describe.runIf(
   requires(enabled, 'PostgreSQL restarting under write load', 'FAULT_TESTS=1 with a local TEST_DATABASE_URL'),
 )('PostgreSQL restarting under write load', () => {
   it('never ends the process, stores every acknowledged order once, leaves no key stuck and stock exact', async () => {
-    database = await spawnedDatabase();
+    database = serverDatabase('order-api');
     server = await spawnServer(database, { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) });
     const { httpUrl } = server;
     const target = await prepareOrders(httpUrl);

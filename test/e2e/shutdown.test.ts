@@ -1,22 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../support/database.js';
+import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { type CallOutcome, grpcInventory } from '../support/grpc-client.js';
 import { type LoadOutcome, loadRequest, prepareOrders } from '../support/load.js';
-import { type SpawnedDatabase, type SpawnedServer, spawnedDatabase, spawnServer } from '../support/spawned-server.js';
+import { type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 
 /** The forced exit of src/main.ts. */
 const GRACE_MS = 10_000;
 
 let server: SpawnedServer | undefined;
-let database: SpawnedDatabase | undefined;
+let database: ServerDatabase | undefined;
 afterEach(async () => {
   await server?.cleanUp();
-  await database?.drop();
+  await database?.remove();
 });
 
 describe(`SIGTERM under keep-alive load (${testDatabaseUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('stops accepting, answers every request in flight, closes kept-alive connections and exits 0 within the grace', async () => {
-    database = await spawnedDatabase();
+    database = serverDatabase('order-api');
     server = await spawnServer(database);
     const { httpUrl, grpcUrl } = server;
     const target = await prepareOrders(httpUrl);

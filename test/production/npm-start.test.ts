@@ -1,13 +1,17 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { alive, type StartedProcess, startProcess } from '../support/process.js';
 
 // `npm start` exactly as the README says, then SIGTERM the way an operator or a service manager sends
 // it: to the server process itself, to npm, or to the whole process group. Each time the server drains
 // ("draining", then "stopped"), stops answering and exits 0, and npm with it.
 const root = path.resolve(import.meta.dirname, '../..');
+const dataDirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+});
 
 /** This environment without a database URL or admin key of its own: a fresh embedded database. */
 function embeddedEnv(): NodeJS.ProcessEnv {
@@ -17,6 +21,7 @@ function embeddedEnv(): NodeJS.ProcessEnv {
 
 async function npmStart(): Promise<{ started: StartedProcess; httpUrl: string; serverPid: number; dataDir: string }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'order-api-start-'));
+  dataDirs.push(dataDir);
   const started = startProcess('npm', ['start'], {
     cwd: root,
     env: { ...embeddedEnv(), PORT: '0', HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir },

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Core, createCore } from '../../src/core/index.js';
 import type { Store } from '../../src/core/ports.js';
 import { createPgDatabase, createPgliteDatabase, type Database } from '../../src/store/database.js';
@@ -22,14 +23,35 @@ export interface TestDatabase {
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 
 /**
- * Opens a fresh database: an in-memory PGlite by default, or a schema of its own on the server named by
- * `TEST_DATABASE_URL` (dropped on close), so files can run in parallel without seeing each other's rows.
+ * A fresh embedded database directory, removed by `remove`: a copy of the suite's migrated, empty template
+ * (made once per run by test/support/global-setup.ts), or an empty directory, where the server creates its
+ * cluster and migrates on its first start, when there is no template.
+ */
+export function embeddedDataDir(prefix: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), `${prefix}-data-`));
+  const template = inject('pgliteTemplate');
+  if (template) cpSync(template, dir, { recursive: true });
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Opens a fresh database: an embedded PGlite in a directory of its own by default, or a schema of its own
+ * on the server named by `TEST_DATABASE_URL` (dropped on close), so files can run in parallel without
+ * seeing each other's rows.
  */
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
-    const db = await createPgliteDatabase('memory://');
+    const data = embeddedDataDir('order-api-test');
+    const db = await createPgliteDatabase(data.dir);
     await migrate(db);
-    return { db, store: createSqlStore(db), close: () => db.close() };
+    return {
+      db,
+      store: createSqlStore(db),
+      async close() {
+        await db.close();
+        data.remove();
+      },
+    };
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const db = await createPgDatabase(testDatabaseUrl, { schema, max: options.poolSize ?? 10 });
@@ -67,20 +89,24 @@ export async function runOnTestServer(sql: string, schema?: string): Promise<voi
   }
 }
 
+/** Where a server a test starts keeps its data; a second process given the same `env` opens the same database. */
+export interface ServerDatabase {
+  env: Record<string, string>;
+  /** Drops the schema or removes the directory. */
+  remove(): Promise<void>;
+}
+
 /**
  * The database settings of a server a test starts (and of the commands it runs against that database): a
- * schema of its own on the test server, or an embedded database in a fresh directory. `remove` drops it.
+ * schema of its own on the test server, or an embedded database in a fresh directory.
  */
-export function serverDatabase(prefix: string): { env: Record<string, string>; remove(): Promise<void> } {
+export function serverDatabase(prefix: string): ServerDatabase {
   if (testDatabaseUrl) {
     const schema = `test_${randomBytes(6).toString('hex')}`;
     return { env: { DATABASE_URL: testDatabaseUrl, DATABASE_SCHEMA: schema }, remove: () => dropSchema(schema) };
   }
-  const dataDir = mkdtempSync(path.join(tmpdir(), `${prefix}-data-`));
-  return {
-    env: { DATA_DIR: dataDir, SEED_DEMO: 'false' },
-    remove: async () => rmSync(dataDir, { recursive: true, force: true }),
-  };
+  const data = embeddedDataDir(prefix);
+  return { env: { DATA_DIR: data.dir, SEED_DEMO: 'false' }, remove: async () => data.remove() };
 }
 
 /** Builds the core over a test store with the defaults of the server. */

@@ -1,10 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { dropSchema, testDatabaseUrl } from './database.js';
+import type { ServerDatabase } from './database.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -20,31 +17,15 @@ export interface SpawnedServer {
   exited: Promise<number | string>;
   /** Log lines seen so far (pino JSON). */
   logs: string[];
-  /** Kills the process if it still runs and drops its database. */
+  /** Kills the process if it still runs (its database stays, for the next process). */
   cleanUp(): Promise<void>;
-}
-
-/** Where a spawned server keeps its data, so that a second process can open the same database. */
-export interface SpawnedDatabase {
-  env: Record<string, string>;
-  drop(): Promise<void>;
-}
-
-/** A database for spawned servers: a PGlite directory, or a schema of its own on `TEST_DATABASE_URL`. */
-export async function spawnedDatabase(): Promise<SpawnedDatabase> {
-  if (testDatabaseUrl) {
-    const schema = `test_${randomBytes(6).toString('hex')}`;
-    return { env: { DATABASE_URL: testDatabaseUrl, DATABASE_SCHEMA: schema }, drop: () => dropSchema(schema) };
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'order-api-'));
-  return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /**
  * Starts `src/main.ts` in a child process (node with the tsx loader, so that signals reach the server
  * itself) on free loopback ports; resolves once it listens.
  */
-export async function spawnServer(database: SpawnedDatabase, env: Record<string, string> = {}): Promise<SpawnedServer> {
+export async function spawnServer(database: ServerDatabase, env: Record<string, string> = {}): Promise<SpawnedServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {

@@ -14,7 +14,7 @@ declare module 'vitest' {
 
 /**
  * Once per `vitest run` on the embedded database: one migrated, empty PGlite data directory. Creating a
- * cluster (initdb) costs about 2 s of CPU, and the suite starts some sixty embedded databases; a copy of
+ * cluster (initdb) costs about 2 s of CPU, and the suite opens some forty embedded databases; a copy of
  * this one opens in about 0.5 s. On a PostgreSQL server (TEST_DATABASE_URL) each test makes a schema.
  */
 export default async function setup(project: TestProject) {

@@ -2,7 +2,8 @@
  * Profiling harness: starts the server in this process over a scratch schema with 100k orders, loads one
  * target and writes a CPU profile of the load window only (not the dataset load or the shutdown), so that
  * `npx tsx scripts/bench/profile.ts <target>` records where the time goes. Targets: rest-id, rest-page,
- * graphql-page, graphql-typename, grpc-getstock, bare-id, bare-page. The profile is written to
+ * graphql-page, graphql-typename, grpc-getstock, bare-id, bare-page, bare-grpc-getstock (connect-node with
+ * the same SQL and nothing else). The profile is written to
  * `PROFILE_DIR` (default `profiles/`) as `<target>.cpuprofile`; open it in Chrome DevTools or speedscope.
  * It also prints the process's CPU time per request (the server, or the bare baseline, and the profiler).
  */
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { pino } from 'pino';
 import { GetStockRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { baselinePool, startBareRest } from './baselines.js';
+import { baselinePool, startBareRest, startConnectNodeInventory } from './baselines.js';
 import { h2load, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 
@@ -39,7 +40,10 @@ const server = await startServer(loadConfig(scratch.settings()), pino({ level: '
 const headers = { authorization: `Bearer ${scratch.adminKey}` };
 const query =
   '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
-const bare = target.startsWith('bare') ? await startBareRest(baselinePool(url, scratch.schema)) : undefined;
+const bare = target.startsWith('bare-') ? await startBareRest(baselinePool(url, scratch.schema)) : undefined;
+const bareGrpc =
+  target === 'bare-grpc-getstock' ? await startConnectNodeInventory(baselinePool(url, scratch.schema)) : undefined;
+const getStock = toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' }));
 try {
   const runFor = (seconds: number) => ({
     'bare-id': () => wrk(bare?.url ?? '', { path: 'random-order', headers }, { seconds, connections }),
@@ -54,13 +58,8 @@ try {
         { path: '/graphql', headers, body: JSON.stringify({ query: '{ __typename }' }) },
         { seconds, connections },
       ),
-    'grpc-getstock': () =>
-      h2load(
-        server.grpcUrl,
-        'inventory.v1.Inventory/GetStock',
-        toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' })),
-        { seconds },
-      ),
+    'grpc-getstock': () => h2load(server.grpcUrl, 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
+    'bare-grpc-getstock': () => h2load(bareGrpc?.url ?? '', 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
   });
   const run = runFor(seconds)[target as keyof ReturnType<typeof runFor>];
   if (!run) throw new Error(`unknown target ${target}`);
@@ -110,6 +109,7 @@ try {
   }
 } finally {
   bare?.close();
+  await bareGrpc?.close();
   await server.close();
   await scratch.drop();
 }

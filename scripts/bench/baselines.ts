@@ -221,3 +221,24 @@ export async function startBareYoga() {
     close: () => server.close(),
   };
 }
+
+/**
+ * What plain HTTP costs on its own: a Node HTTP server that reads a POST body and answers the JSON a bare
+ * Yoga server answers `{ __typename }` with. Bare Yoga's cost minus this one is Yoga's own cost; the REST
+ * page pays the HTTP part too.
+ */
+export async function startBareHttp() {
+  const answer = JSON.stringify({ data: { __typename: 'Query' } });
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(answer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => server.close(),
+  };
+}

@@ -40,9 +40,10 @@ const server = await startServer(loadConfig(scratch.settings()), pino({ level: '
 const headers = { authorization: `Bearer ${scratch.adminKey}` };
 const query =
   '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
-const bare = target.startsWith('bare-') ? await startBareRest(baselinePool(url, scratch.schema)) : undefined;
-const bareGrpc =
-  target === 'bare-grpc-getstock' ? await startConnectNodeInventory(baselinePool(url, scratch.schema)) : undefined;
+const bareRest = target === 'bare-id' || target === 'bare-page';
+const pool = bareRest || target === 'bare-grpc-getstock' ? baselinePool(url, scratch.schema) : undefined;
+const bare = bareRest && pool ? await startBareRest(pool) : undefined;
+const bareGrpc = target === 'bare-grpc-getstock' && pool ? await startConnectNodeInventory(pool) : undefined;
 const getStock = toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' }));
 try {
   const runFor = (seconds: number) => ({
@@ -110,6 +111,7 @@ try {
 } finally {
   bare?.close();
   await bareGrpc?.close();
+  await pool?.end();
   await server.close();
   await scratch.drop();
 }

@@ -42,16 +42,27 @@ export function embeddedDataDir(prefix: string): { dir: string; remove(): void }
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const data = embeddedDataDir('order-api-test');
-    const db = await createPgliteDatabase(data.dir);
-    await migrate(db);
-    return {
-      db,
-      store: createSqlStore(db),
-      async close() {
+    try {
+      const db = await createPgliteDatabase(data.dir);
+      await migrate(db).catch(async (error: unknown) => {
         await db.close();
-        data.remove();
-      },
-    };
+        throw error;
+      });
+      return {
+        db,
+        store: createSqlStore(db),
+        async close() {
+          try {
+            await db.close();
+          } finally {
+            data.remove();
+          }
+        },
+      };
+    } catch (error) {
+      data.remove();
+      throw error;
+    }
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const db = await createPgDatabase(testDatabaseUrl, { schema, max: options.poolSize ?? 10 });

@@ -23,12 +23,18 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'order-api-template-'));
-  const db = await createPgliteDatabase(dir);
+  const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
-    await migrate(db);
-  } finally {
-    await db.close();
+    const db = await createPgliteDatabase(dir);
+    try {
+      await migrate(db);
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    remove();
+    throw error;
   }
   project.provide('pgliteTemplate', dir);
-  return () => rmSync(dir, { recursive: true, force: true });
+  return remove;
 }

@@ -29,8 +29,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   return {
     ...server,
     async close() {
-      await server.close();
-      await database.remove();
+      try {
+        await server.close();
+      } finally {
+        await database.remove();
+      }
     },
   };
 }

@@ -1,5 +1,5 @@
-import { createServer } from 'node:http';
-import http2 from 'node:http2';
+import { createServer, type Server } from 'node:http';
+import http2, { type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -198,11 +198,7 @@ export async function startConnectNodeInventory(pool?: pg.Pool) {
         }),
     }),
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return onLoopback(server);
 }
 
 /**
@@ -215,11 +211,7 @@ export async function startBareYoga() {
     logging: false,
   });
   const server = createServer(yoga);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => server.close(),
-  };
+  return onLoopback(server);
 }
 
 /**
@@ -236,9 +228,14 @@ export async function startBareHttp() {
       response.end(answer);
     });
   });
+  return onLoopback(server);
+}
+
+/** Listens on a free loopback port; the server's URL, and a close that resolves once it has closed. */
+async function onLoopback(server: Server | Http2Server) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => server.close(),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

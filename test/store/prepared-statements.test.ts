@@ -13,8 +13,11 @@ import { requires } from '../support/requires.js';
 
 const opened: { db: Database; schema: string }[] = [];
 
-/** A database over a schema of its own with `max` pooled connections (one: every statement meets the same session). */
-async function openOneConnection(preparedStatements?: number, max = 1): Promise<{ db: Database; schema: string }> {
+/**
+ * A database over a schema of its own with `max` pooled connections (by default one, so every statement
+ * meets the same session).
+ */
+async function openPool(preparedStatements?: number, max = 1): Promise<{ db: Database; schema: string }> {
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const db = await createPgDatabase(testDatabaseUrl as string, {
     schema,
@@ -48,21 +51,21 @@ describe.runIf(
   const byId = 'SELECT * FROM things WHERE id = $1';
 
   it('prepares a statement once per connection and runs it again by name', async () => {
-    const { db } = await openOneConnection();
+    const { db } = await openPool();
     expect(await db.query(byId, [1])).toEqual([{ id: 1, name: 'lamp' }]);
     expect(await db.query(byId, [2])).toEqual([{ id: 2, name: 'desk' }]);
     expect((await preparedTexts(db)).filter((text) => text === byId)).toHaveLength(1);
   });
 
   it('prepares no statement when the setting is 0', async () => {
-    const { db } = await openOneConnection(0);
+    const { db } = await openPool(0);
     await db.query(byId, [1]);
     await db.query(byId, [2]);
     expect(await preparedTexts(db)).toEqual([]);
   });
 
   it('prepares only the first distinct statements up to the limit and runs the rest unnamed', async () => {
-    const { db } = await openOneConnection(2);
+    const { db } = await openPool(2);
     const texts = [byId, 'SELECT name FROM things WHERE id = $1', 'SELECT id FROM things WHERE name = $1'];
     for (const text of texts) await db.query(text, [text === texts[2] ? 'lamp' : 1]);
     expect(await db.query(texts[2] as string, ['desk'])).toEqual([{ id: 2 }]);
@@ -70,7 +73,7 @@ describe.runIf(
   });
 
   it('answers with the new columns after another instance migrates the table under a prepared SELECT *', async () => {
-    const { db, schema } = await openOneConnection();
+    const { db, schema } = await openPool();
     await db.query(byId, [1]);
     await runOnTestServer(`ALTER TABLE things ADD COLUMN colour text NOT NULL DEFAULT 'red'`, schema);
     expect(await db.query(byId, [1])).toEqual([{ id: 1, name: 'lamp', colour: 'red' }]);
@@ -80,7 +83,7 @@ describe.runIf(
   });
 
   it('renews every name after a refusal, so the connections that did not refuse it yet keep serving', async () => {
-    const { db, schema } = await openOneConnection(undefined, 2);
+    const { db, schema } = await openPool(undefined, 2);
     // pg_sleep keeps the first statement busy, so the second one takes the pool's other connection.
     const slowById = 'SELECT *, pg_backend_pid() AS pid, pg_sleep(0.2)::text AS slept FROM things WHERE id = $1';
     const pids = async (runs: number) =>
@@ -97,7 +100,7 @@ describe.runIf(
   });
 
   it('prepares a statement again when the session lost it', async () => {
-    const { db } = await openOneConnection();
+    const { db } = await openPool();
     await db.query(byId, [1]);
     await db.exec('DEALLOCATE ALL');
     expect(await db.query(byId, [2])).toEqual([{ id: 2, name: 'desk' }]);

@@ -42,27 +42,27 @@ export function embeddedDataDir(prefix: string): { dir: string; remove(): void }
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const data = embeddedDataDir('order-api-test');
+    let db: Database | undefined;
     try {
-      const db = await createPgliteDatabase(data.dir);
-      await migrate(db).catch(async (error: unknown) => {
-        await db.close();
-        throw error;
-      });
-      return {
-        db,
-        store: createSqlStore(db),
-        async close() {
-          try {
-            await db.close();
-          } finally {
-            data.remove();
-          }
-        },
-      };
+      db = await createPgliteDatabase(data.dir);
+      await migrate(db);
     } catch (error) {
+      await db?.close();
       data.remove();
       throw error;
     }
+    const opened = db;
+    return {
+      db: opened,
+      store: createSqlStore(opened),
+      async close() {
+        try {
+          await opened.close();
+        } finally {
+          data.remove();
+        }
+      },
+    };
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const db = await createPgDatabase(testDatabaseUrl, { schema, max: options.poolSize ?? 10 });

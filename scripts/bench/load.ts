@@ -140,7 +140,7 @@ export async function h2load(
 }
 
 /** The order of one round of `alternate`: baseline, ours, ours, baseline. */
-export const ABBA = ['baseline', 'ours', 'ours', 'baseline'] as const;
+const ABBA = ['baseline', 'ours', 'ours', 'baseline'] as const;
 
 /**
  * Measures `ours` against `baseline` in alternating order (by default baseline, ours, ours, baseline),

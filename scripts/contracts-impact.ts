@@ -16,7 +16,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { withDatabase } from '../src/cli-support.js';
+import { withDatabase } from '../src/cli/cli-support.js';
 import { callerReports, stillUsing } from '../src/core/deprecation-callers.js';
 import { daysBefore } from '../src/core/deprecations.js';
 import type { Database } from '../src/store/database.js';

@@ -24,7 +24,7 @@ import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';

@@ -15,7 +15,7 @@ import { healthRoutes } from '../grpc/health-service.js';
 import { inventoryRoutes } from '../grpc/inventory-service.js';
 import { metricsInterceptor } from '../grpc/metrics-interceptor.js';
 import { reflectionRoutes } from '../grpc/reflection-service.js';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /** What the internal port is built from. */
 export interface InternalAppDeps {

@@ -15,11 +15,11 @@ import { docsRoutes } from '../http/docs-routes.js';
 import { addEdgeHeaders, answer, requestIdAndEdgeHeaders } from '../http/edge-headers.js';
 import { type HealthCheck, healthRoutes } from '../http/health-routes.js';
 import '../http/context-variables.js';
-import { clientOf, type Metrics } from '../http/metrics.js';
-import { observeRequests } from '../http/observe-requests.js';
 import { catalogProblem, problemOnError } from '../http/problem.js';
 import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
+import { clientOf, type Metrics } from '../observability/metrics.js';
+import { observeRequests } from '../observability/observe-requests.js';
 import { readRestContract } from '../rest/contract.js';
 import { createRestApp } from '../rest/create-rest-app.js';
 

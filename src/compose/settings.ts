@@ -1,7 +1,7 @@
 /** The public app's settings and its rate limiter, read from the configuration. */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createRateLimiter, type RateLimiter } from '../http/rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from '../redis/rate-limiter.js';
 import type { Database } from '../store/database.js';
 import type { HttpAppDeps } from './public-app.js';
 

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { type Caller, requireAdmin, unauthenticated } from './caller.js';
 import { DomainError } from './errors.js';
 import type { ApiKey, Role } from './model.js';
-import type { Store } from './ports.js';
+import type { Store } from './ports/index.js';
 
 /** How long a verified key is trusted without asking the database (docs/decisions.md §9): revocation takes effect within this. */
 export const KEY_CACHE_TTL_MS = 5_000;

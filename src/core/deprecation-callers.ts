@@ -1,5 +1,5 @@
 /** The callers report of one item: usage rows folded per caller, client and day. */
-import type { CallerUsage, Notice, UsageKind } from './usage-port.js';
+import type { CallerUsage, Notice, UsageKind } from './ports/usage.js';
 
 /** Counts of one caller, one client or one day. */
 export interface Counts {

@@ -12,7 +12,7 @@ import { requireAdmin } from './caller.js';
 import { type CallerReport, callerReports } from './deprecation-callers.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError } from './errors.js';
-import type { UsageKind, UsagePort, UsageTotal } from './usage-port.js';
+import type { UsageKind, UsagePort, UsageTotal } from './ports/usage.js';
 
 export type { CallerReport } from './deprecation-callers.js';
 

@@ -2,7 +2,7 @@ import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError } from './errors.js';
 import type { OrderDraft } from './model.js';
 import { type OrderLine, priceLines } from './order-placement.js';
-import type { Store } from './ports.js';
+import type { Store } from './ports/index.js';
 
 /** Order drafts: baskets priced when made, immutable, placed once as an order. */
 export type DraftService = ReturnType<typeof createDraftService>;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from './caller.js';
 import { canonicalJson } from './cursor.js';
 import { DomainError } from './errors.js';
-import type { Store } from './ports.js';
+import type { Store } from './ports/index.js';
 
 /** How long a key is remembered (docs/decisions.md §3). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -13,7 +13,7 @@ import { createDraftService } from './drafts.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInventoryService, type InventoryService, inProcessInventory } from './inventory.js';
 import { createOrderService } from './orders.js';
-import type { InventoryPort, Store } from './ports.js';
+import type { InventoryPort, Store } from './ports/index.js';
 import { createProductService } from './products.js';
 import { createUserService } from './users.js';
 

@@ -1,6 +1,6 @@
 import { DomainError } from './errors.js';
 import type { Reservation, Stock } from './model.js';
-import type { CallOptions, InventoryPort, Store } from './ports.js';
+import type { CallOptions, InventoryPort, Store } from './ports/index.js';
 
 /** How long a reservation whose order never appeared holds stock (docs/decisions.md §9). */
 export const RESERVATION_TTL_MS = 10 * 60 * 1000;

@@ -4,7 +4,7 @@ import { mergePatch } from './merge-patch.js';
 import type { Address, Cancellation, Order, Shipment, ShipmentStatus } from './model.js';
 import { shipmentOf, visibleOrder } from './order-reads.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
-import type { OrderChange, OrderStore } from './ports.js';
+import type { OrderChange, OrderStore } from './ports/index.js';
 import { checkVersion, retryStale } from './versions.js';
 
 /** A merge patch of an order: absent = unchanged, `null` clears. */

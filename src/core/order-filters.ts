@@ -1,7 +1,7 @@
 import { DomainError, type Violation } from './errors.js';
 import { toMinor } from './money.js';
 import { type OrderStatus, orderStatuses } from './order-state.js';
-import type { OrderFilters } from './ports.js';
+import type { OrderFilters } from './ports/index.js';
 
 /** The order filters of the query string or the search body, normalized so both give one cursor digest. */
 export interface OrderConditions {

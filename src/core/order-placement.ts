@@ -2,7 +2,7 @@ import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
 import { holdForCurrentClaim, orderOfDeadAttempt } from './idempotency.js';
 import type { Address, Order } from './model.js';
-import type { CallOptions, InventoryPort, NewOrder, Store } from './ports.js';
+import type { CallOptions, InventoryPort, NewOrder, Store } from './ports/index.js';
 
 /** The ports order placement (and the order service around it) uses. */
 export type OrderPlacementStore = Pick<Store, 'orders' | 'drafts' | 'products' | 'users'>;

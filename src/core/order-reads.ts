@@ -3,7 +3,7 @@ import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
 import type { Cancellation, Order, OrderHead, OrderItem, Shipment } from './model.js';
 import { type ListInput, type Page, pageInMemory, pageSize, parseSort, readPage } from './paging.js';
-import type { KeysetQuery, OrderFilters, OrderStore } from './ports.js';
+import type { KeysetQuery, OrderFilters, OrderStore } from './ports/index.js';
 
 /** A list request of orders. */
 export interface OrderListInput extends ListInput {

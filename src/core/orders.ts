@@ -2,7 +2,7 @@ import type { CursorCodec } from './cursor.js';
 import { createOrderChanges } from './order-changes.js';
 import { createOrderPlacement, type OrderPlacementStore } from './order-placement.js';
 import { createOrderReads } from './order-reads.js';
-import type { InventoryPort } from './ports.js';
+import type { InventoryPort } from './ports/index.js';
 
 export type { OrderPatch, OrderReplacement, ShipmentPatch } from './order-changes.js';
 export type { OrderLine, PlaceOrderInput } from './order-placement.js';

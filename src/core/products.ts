@@ -4,7 +4,7 @@ import { DomainError } from './errors.js';
 import type { Product, Rating } from './model.js';
 import type { Minor } from './money.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
-import type { Store } from './ports.js';
+import type { Store } from './ports/index.js';
 
 /** A new product; `price` in minor units. */
 export interface ProductInput {

@@ -8,7 +8,7 @@
 import type { Caller } from './caller.js';
 import { type CallerSummary, stillUsing } from './deprecation-callers.js';
 import { type DeprecationService, dayOf, daysBefore, type ItemState } from './deprecations.js';
-import type { UsagePort } from './usage-port.js';
+import type { UsagePort } from './ports/usage.js';
 
 /** The format name and version the gate accepts. */
 export const USAGE_EXPORT_FORMAT = 'order-api.usage-export/1';

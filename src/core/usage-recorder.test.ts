@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageCount, UsagePort } from './usage-port.js';
+import type { UsageCount, UsagePort } from './ports/usage.js';
 import { createUsageRecorder } from './usage-recorder.js';
 
 function memoryPort(failures = 0) {

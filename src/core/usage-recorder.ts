@@ -5,7 +5,7 @@
  * counted), and at most `maxClientsPerKey` distinct clients per key and UTC day are told apart (the rest
  * count as `other`; the count starts afresh each day, so new versions of a client are seen). A crash loses at most the last `flushMs` of counts.
  */
-import type { UsageCount, UsageKind, UsagePort } from './usage-port.js';
+import type { UsageCount, UsageKind, UsagePort } from './ports/usage.js';
 
 /** One use as a transport reports it. */
 export interface UsageEvent {

@@ -4,7 +4,7 @@ import { DomainError } from './errors.js';
 import { mergePatch } from './merge-patch.js';
 import type { Address, User } from './model.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
-import type { Store, UserFields } from './ports.js';
+import type { Store, UserFields } from './ports/index.js';
 import { checkVersion, retryStale } from './versions.js';
 
 /** A new user. */

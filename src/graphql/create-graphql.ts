@@ -16,7 +16,7 @@ import type { Caller, Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { httpStatusOf } from '../http/http-status.js';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import { withBrownouts } from './brownouts.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { maskError } from './mask-error.js';

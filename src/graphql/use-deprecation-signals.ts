@@ -25,9 +25,9 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { BrownoutService } from '../core/brownouts.js';
 import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
-import type { UsageKind } from '../core/usage-port.js';
+import type { UsageKind } from '../core/ports/usage.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { GraphQLContext } from './context.js';
 
 /** What the plugin needs. */

@@ -1,7 +1,7 @@
 import type { DocumentNode, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import { codeOf } from './mask-error.js';
 
 /**

@@ -9,8 +9,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { Caller } from '../core/caller.js';
 import { budgetOf, graphqlPoints, type RateBudgetPolicy, type RateLimiterPort } from '../core/rate-budget.js';
 import { httpStatusOf } from '../http/http-status.js';
-import type { Metrics } from '../http/metrics.js';
 import { rateLimitHeaders } from '../http/rate-budget.js';
+import type { Metrics } from '../observability/metrics.js';
 import { operationCost } from './query-cost.js';
 
 /** Carries a request's rate headers from the plugin to the HTTP response (filled by the plugin). */

@@ -12,7 +12,7 @@ import { ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { BrownoutService } from '../core/brownouts.js';
 import { brownoutHeader, type DeprecationRegistry, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
-import { clientOf, type Metrics } from '../http/metrics.js';
+import { clientOf, type Metrics } from '../observability/metrics.js';
 import { toConnectError } from './errors.js';
 
 /** What the interceptor needs. */

@@ -2,7 +2,7 @@ import { type Client, createClient, createRouterTransport, type Transport } from
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { InventoryService } from '../core/inventory.js';
-import type { CallOptions, InventoryPort } from '../core/ports.js';
+import type { CallOptions, InventoryPort } from '../core/ports/index.js';
 import { internalTokenInterceptor } from './auth.js';
 import { fromConnectError } from './errors.js';
 import { inventoryRoutes } from './inventory-service.js';

@@ -1,5 +1,5 @@
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /** `InvalidArgument` -> `INVALID_ARGUMENT`, the names gRPC tooling and go-grpc-prometheus use. */
 const codeName = (code: Code): string => Code[code].replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();

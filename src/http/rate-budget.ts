@@ -8,9 +8,9 @@ import {
   type RateLimiterPort,
   restPoints,
 } from '../core/rate-budget.js';
+import type { Metrics } from '../observability/metrics.js';
 import { callerOfRequest } from './bearer.js';
 import { addEdgeHeaders } from './edge-headers.js';
-import type { Metrics } from './metrics.js';
 import { catalogProblem } from './problem.js';
 
 /**

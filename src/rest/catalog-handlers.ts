@@ -1,8 +1,8 @@
 import type { Core } from '../core/index.js';
 import { toMinor } from '../core/money.js';
 import { apiKeyJson, pageJson, productJson, ratingJson } from './mappers.js';
-import { callerOf, listInput, pathId } from './request.js';
 import { createOptions, type Handler, json, noContent, replayHeader, type Schemas } from './respond.js';
+import { callerOf, listInput, pathId } from './validated-request.js';
 
 /** Products, ratings and API keys. */
 export function createCatalogHandlers(core: Core): Record<string, Handler> {

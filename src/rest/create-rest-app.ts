@@ -8,7 +8,7 @@ import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { chain } from '../http/chain.js';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';
 import { restDeprecations } from './deprecation-signals.js';
 import { createHandlers } from './handlers.js';

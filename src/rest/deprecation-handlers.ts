@@ -2,8 +2,8 @@
 import { type BrownoutWindow, windowState } from '../core/brownouts.js';
 import type { CallerReport, ItemReport } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
-import { callerOf, pathId } from './request.js';
 import { type Handler, json, type Schemas } from './respond.js';
+import { callerOf, pathId } from './validated-request.js';
 
 const iso = (date: Date) => date.toISOString();
 

@@ -13,7 +13,7 @@ import {
   type RestMatch,
   signalOf,
 } from '../core/deprecation-registry.js';
-import type { UsageKind } from '../core/usage-port.js';
+import type { UsageKind } from '../core/ports/usage.js';
 import { atPointer } from './json-pointer.js';
 
 type Json = Record<string, unknown>;

@@ -5,16 +5,6 @@ import type { OrderPatch, OrderReplacement, PlaceOrderInput } from '../core/orde
 import type { ListInput } from '../core/paging.js';
 import { etagOf, orderJson, pageJson } from './mappers.js';
 import {
-  callerOf,
-  ifMatchOf,
-  includes,
-  listInput,
-  type OrderConditions,
-  orderFilters,
-  pathId,
-  type RestRequest,
-} from './request.js';
-import {
   address,
   checkReadOnly,
   conditionalGet,
@@ -25,6 +15,16 @@ import {
   replayHeader,
   type Schemas,
 } from './respond.js';
+import {
+  callerOf,
+  ifMatchOf,
+  includes,
+  listInput,
+  type OrderConditions,
+  orderFilters,
+  pathId,
+  type RestRequest,
+} from './validated-request.js';
 
 const ORDER_READ_ONLY = ['id', 'userId', 'items', 'amount', 'amountDetail', 'createdAt', 'updatedAt'] as const;
 

@@ -1,7 +1,7 @@
 import type { Core } from '../core/index.js';
 import { cancellationJson, draftJson, orderItemJson, pageJson, shipmentJson } from './mappers.js';
-import { callerOf, listInput, pathId } from './request.js';
 import { createOptions, type Handler, json, replayHeader, type Schemas } from './respond.js';
+import { callerOf, listInput, pathId } from './validated-request.js';
 
 /** What hangs off an order (items, shipment, cancellation) and order drafts. */
 export function createOrderPartHandlers(core: Core): Record<string, Handler> {

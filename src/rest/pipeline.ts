@@ -16,8 +16,8 @@ import type { Core } from '../core/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import type { ChainStep } from '../http/chain.js';
-import { clientOf, type Metrics } from '../http/metrics.js';
 import { catalogProblem } from '../http/problem.js';
+import { clientOf, type Metrics } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';
 import { type ItemUse, type RestDeprecations, signalHeaders } from './deprecation-signals.js';
 import {
@@ -29,9 +29,9 @@ import {
   rejectNulCharacters,
   splitUrl,
   validationError,
-} from './read-request.js';
-import { includes } from './request.js';
+} from './request-parsing.js';
 import type { Handler } from './respond.js';
+import { includes } from './validated-request.js';
 
 /** What the steps hand on, typed for every step after the one that sets it. */
 export interface RestVariables {

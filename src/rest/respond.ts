@@ -7,7 +7,7 @@ import { DomainError, type Violation } from '../core/errors.js';
 import type { Address } from '../core/model.js';
 import { answer } from '../http/edge-headers.js';
 import { etagOf } from './mappers.js';
-import { noneMatchHits, type RestRequest } from './request.js';
+import { noneMatchHits, type RestRequest } from './validated-request.js';
 
 /** The contract's schemas: the wire types handlers read and write. */
 export type Schemas = components['schemas'];

@@ -1,7 +1,6 @@
 import type { Core } from '../core/index.js';
 import type { User } from '../core/model.js';
 import { etagOf, pageJson, userJson } from './mappers.js';
-import { callerOf, ifMatchOf, listInput, pathId, type RestRequest } from './request.js';
 import {
   address,
   checkReadOnly,
@@ -13,6 +12,7 @@ import {
   replayHeader,
   type Schemas,
 } from './respond.js';
+import { callerOf, ifMatchOf, listInput, pathId, type RestRequest } from './validated-request.js';
 
 const USER_READ_ONLY = ['id', 'createdAt', 'lastLoginAt'] as const;
 

@@ -1,4 +1,4 @@
-import type { IdempotencyClaim, Store } from '../core/ports.js';
+import type { IdempotencyClaim, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
 import { releaseHeld } from './inventory-store.js';
 

@@ -1,6 +1,6 @@
 import { MAX_STOCK } from '../core/inventory.js';
 import type { Reservation } from '../core/model.js';
-import type { ReserveOutcome, Store } from '../core/ports.js';
+import type { ReserveOutcome, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
 import { toReservation, toStock } from './rows.js';
 

@@ -1,4 +1,4 @@
-import type { OrderFilters } from '../core/ports.js';
+import type { OrderFilters } from '../core/ports/index.js';
 import type { SortColumns, SqlPart } from './keyset.js';
 
 /** The sortable columns of the order list. */

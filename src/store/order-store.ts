@@ -1,5 +1,5 @@
 import type { Order } from '../core/model.js';
-import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports.js';
+import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
 import { releaseHeld } from './inventory-store.js';
 import { pageSql } from './keyset.js';

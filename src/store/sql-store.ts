@@ -1,4 +1,4 @@
-import type { Store } from '../core/ports.js';
+import type { Store } from '../core/ports/index.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
 import { idempotencyStore } from './idempotency-store.js';

@@ -1,4 +1,4 @@
-import type { CallerUsage, Notice, UsageCount, UsagePort, UsageTotal } from '../core/usage-port.js';
+import type { CallerUsage, Notice, UsageCount, UsagePort, UsageTotal } from '../core/ports/usage.js';
 import type { Database, Queryable } from './database.js';
 
 /** Deprecation usage in PostgreSQL: additive upserts, so any number of instances can write at once. */

@@ -1,4 +1,4 @@
-import type { Store } from '../core/ports.js';
+import type { Store } from '../core/ports/index.js';
 import type { Database } from './database.js';
 import { pageSql, type SortColumns } from './keyset.js';
 import { isUniqueViolation, toApiKey, toUser } from './rows.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js';
 import type { Caller, Core } from '../../src/core/index.js';
-import type { Store } from '../../src/core/ports.js';
+import type { Store } from '../../src/core/ports/index.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 

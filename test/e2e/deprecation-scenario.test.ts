@@ -258,7 +258,7 @@ describe('a retirement, measured', () => {
       'npx',
       [
         'tsx',
-        'src/usage-report.ts',
+        'src/cli/usage-report.ts',
         'rest.Order.amount',
         '--csv',
         '--registry',

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { Caller, Core } from '../../src/core/index.js';
 import { createInventoryService } from '../../src/core/inventory.js';
-import type { Store } from '../../src/core/ports.js';
+import type { Store } from '../../src/core/ports/index.js';
 import { createGrpcServer, type GrpcServer } from '../../src/grpc/create-grpc-server.js';
 import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';

@@ -255,7 +255,7 @@ describe('the retirement sequence', () => {
         'npx',
         [
           'tsx',
-          'src/usage-export.ts',
+          'src/cli/usage-export.ts',
           item,
           '--days',
           '45',

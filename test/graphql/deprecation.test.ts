@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 import { createGraphQL } from '../../src/graphql/create-graphql.js';
 import { namesUsed } from '../../src/graphql/use-deprecation-signals.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';

@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrownoutStore, NewBrownout } from '../../src/core/ports.js';
+import type { BrownoutStore, NewBrownout } from '../../src/core/ports/index.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address, Product, User } from '../../src/core/model.js';
-import type { Store } from '../../src/core/ports.js';
+import type { Store } from '../../src/core/ports/index.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;

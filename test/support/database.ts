@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Core, createCore } from '../../src/core/index.js';
-import type { Store } from '../../src/core/ports.js';
+import type { Store } from '../../src/core/ports/index.js';
 import { createPgDatabase, createPgliteDatabase, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createSqlStore } from '../../src/store/sql-store.js';

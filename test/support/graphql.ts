@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Core } from '../../src/core/index.js';
 import { createGraphQL, type GraphQLSettings } from '../../src/graphql/create-graphql.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 
 /** The documented defaults of the GraphQL endpoint. */
 export const defaultGraphQLSettings: GraphQLSettings = {

@@ -8,11 +8,12 @@
  *   … --csv                                    the same as CSV
  *
  * Compiled with the server, so a production install (no dev dependencies) runs it as
- * `node dist/src/usage-report.js <item>`.
+ * `node dist/src/cli/usage-report.js <item>`.
  */
+
+import { createDeprecationService } from '../core/deprecations.js';
+import { usageStore } from '../store/usage-store.js';
 import { OPERATOR, readRegistry, withDatabase } from './cli-support.js';
-import { createDeprecationService } from './core/deprecations.js';
-import { usageStore } from './store/usage-store.js';
 
 const args = process.argv.slice(2);
 const csv = args.includes('--csv');

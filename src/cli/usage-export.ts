@@ -5,17 +5,17 @@
  *
  * Day by day over the last `--days` days up to `--to` (default today, included): how many instances recorded usage, the uses,
  * replacement uses and brownout hits, and the callers still using the item. Without `--out` it prints the
- * JSON. From the database the server uses (see src/cli-support.ts); in a production install:
- * `node dist/src/usage-export.js <item>`.
+ * JSON. From the database the server uses (see src/cli/cli-support.ts); in a production install:
+ * `node dist/src/cli/usage-export.js <item>`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { isRealDate } from '../core/deprecation-registry.js';
+import { createDeprecationService } from '../core/deprecations.js';
+import { exportUsage } from '../core/usage-export.js';
+import { usageStore } from '../store/usage-store.js';
 import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
-import { isRealDate } from './core/deprecation-registry.js';
-import { createDeprecationService } from './core/deprecations.js';
-import { exportUsage } from './core/usage-export.js';
-import { usageStore } from './store/usage-store.js';
 
 runCommand(async () => {
   const { values, positionals } = parseArgs({

@@ -7,13 +7,13 @@
  *   npm run brownouts -- cancel <id>
  *
  * Running servers pick a change up within BROWNOUT_REFRESH_MS. From the database the server uses (see
- * src/cli-support.ts); in a production install: `node dist/src/brownouts.js list`.
+ * src/cli/cli-support.ts); in a production install: `node dist/src/cli/brownouts.js list`.
  */
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { type BrownoutWindow, createBrownoutService, windowState } from '../core/brownouts.js';
+import { brownoutStore } from '../store/brownout-store.js';
 import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
-import { loadConfig } from './config.js';
-import { type BrownoutWindow, createBrownoutService, windowState } from './core/brownouts.js';
-import { brownoutStore } from './store/brownout-store.js';
 
 const USAGE =
   'usage: npm run brownouts -- schedule <item> --start <time> --end <time> [--note …] | list [--item <item>] | cancel <id>';

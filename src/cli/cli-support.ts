@@ -6,11 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Caller } from './core/caller.js';
-import type { DeprecationRegistry } from './core/deprecation-registry.js';
-import { projectRoot } from './project-root.js';
-import type { Database } from './store/database.js';
-import { openDatabase } from './store/open.js';
+import type { Caller } from '../core/caller.js';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { projectRoot } from '../project-root.js';
+import type { Database } from '../store/database.js';
+import { openDatabase } from '../store/open.js';
 
 /** The caller the commands act as. */
 export const OPERATOR: Caller = { userId: 0, role: 'admin', apiKeyId: null };

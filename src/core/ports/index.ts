@@ -1,0 +1,41 @@
+/**
+ * The ports of the core, one file per aggregate (src/core/ports/): each service is given the ones it
+ * uses (see its deps type); the SQL adapters in src/store implement them, one per aggregate.
+ */
+
+import type { ApiKeyStore } from './api-keys.js';
+import type { BrownoutStore } from './brownouts.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { InventoryStore } from './inventory.js';
+import type { DraftStore, OrderStore } from './orders.js';
+import type { ProductStore, RatingStore } from './products.js';
+import type { SettingsStore } from './settings.js';
+import type { UsagePort } from './usage.js';
+import type { UserStore } from './users.js';
+
+export type { ApiKeyStore } from './api-keys.js';
+export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
+export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
+export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
+export type { KeysetQuery } from './keyset-query.js';
+export type { DraftStore, NewOrder, OrderChange, OrderFilters, OrderStore } from './orders.js';
+export type { ProductStore, RatingStore } from './products.js';
+export type { SettingsStore } from './settings.js';
+export type { UserFields, UserStore } from './users.js';
+
+/** Every port of the storage: what the SQL store implements, and what the composition root hands out. */
+export interface Store {
+  settings: SettingsStore;
+  users: UserStore;
+  products: ProductStore;
+  ratings: RatingStore;
+  apiKeys: ApiKeyStore;
+  orders: OrderStore;
+  drafts: DraftStore;
+  inventory: InventoryStore;
+  /** Per-caller uses of deprecated and watched items, and the notices sent. */
+  usage: UsagePort;
+  idempotency: IdempotencyStore;
+  /** Brownout windows of deprecated items. */
+  brownouts: BrownoutStore;
+}

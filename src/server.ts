@@ -19,10 +19,11 @@ import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
+import { createInventoryService, type InventoryService } from './core/inventory.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
-import { createInventoryClient, type InventoryClient } from './grpc/inventory-client.js';
+import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
@@ -34,6 +35,8 @@ export interface RunningServer {
   httpUrl: string;
   grpcUrl: string;
   core: Core;
+  /** The inventory service the internal port serves (beside the core, which reaches it through its client). */
+  inventory: InventoryService;
   /** Secrets created by this start (first start on an empty database), shown once. */
   secrets: { adminKey?: string; demoCustomerKey?: string };
   /** Writes the buffered deprecation usage now (tests; the timer does it every USAGE_FLUSH_MS). */
@@ -62,13 +65,11 @@ export async function startServer(
   { projectRoot = checkoutRoot, now }: StartOptions = {},
 ): Promise<RunningServer> {
   let serving = true;
-  const registry = JSON.parse(
-    await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'),
-  ) as DeprecationRegistry;
-  const { db, store, core, inventoryClient } = await openCore(config, logger, registry, now);
+  const registry = await readRegistry(projectRoot);
+  const { db, store, core, inventory, inventoryClient } = await openCore(config, logger, registry, now);
   // Brownout windows are loaded before serving; the timers reload them and sweep expired leases.
   await core.brownouts.refresh();
-  const stopTimers = startTimers(core, config, logger);
+  const stopTimers = startTimers(core, inventory, config, logger);
   // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
   const recorder = createUsageRecorder({
     port: store.usage,
@@ -102,6 +103,7 @@ export async function startServer(
   });
   const grpc = createInternalApp({
     core,
+    inventory,
     metrics,
     registry,
     recorder,
@@ -118,6 +120,7 @@ export async function startServer(
     httpUrl: urlOf(http.address() as AddressInfo),
     grpcUrl: urlOf(grpcAddress),
     core,
+    inventory,
     secrets: {
       ...(secrets.adminKey ? { adminKey: secrets.adminKey } : {}),
       ...(secrets.demoCustomerKey ? { demoCustomerKey: secrets.demoCustomerKey } : {}),
@@ -130,11 +133,16 @@ export async function startServer(
       // their current answer; then the last usage flush, then the database.
       await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
       await closeRecorder(recorder, logger);
-      inventoryClient()?.close();
+      inventoryClient.close();
       await rateLimiter?.close();
       await db.close();
     },
   };
+}
+
+/** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
+async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
+  return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
 }
 
 /** Opens (and migrates) the database and builds the core over it. */
@@ -148,17 +156,16 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
   });
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
   const store = createSqlStore(db);
-  let inventoryClient: InventoryClient | undefined;
+  // The inventory service stands beside the core; order placement reaches it through the gRPC client:
+  // in-process by default (the router transport), remote with INVENTORY_URL.
+  const inventory = createInventoryService(store);
+  const inventoryClient = createInventoryClient(inventory, {
+    ...(config.INVENTORY_URL ? { url: config.INVENTORY_URL } : {}),
+    ...(config.INTERNAL_TOKEN ? { token: config.INTERNAL_TOKEN } : {}),
+  });
   const core = await createCore({
     store,
-    // Order placement reserves stock through the gRPC client: in-process by default, remote with INVENTORY_URL.
-    inventoryPort: (service) => {
-      inventoryClient = createInventoryClient(service, {
-        ...(config.INVENTORY_URL ? { url: config.INVENTORY_URL } : {}),
-        ...(config.INTERNAL_TOKEN ? { token: config.INTERNAL_TOKEN } : {}),
-      });
-      return inventoryClient;
-    },
+    inventory: inventoryClient,
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
@@ -168,18 +175,18 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     ...(now ? { now } : {}),
   });
-  return { db, store, core, inventoryClient: () => inventoryClient };
+  return { db, store, core, inventory, inventoryClient };
 }
 
 /** The periodic work of an instance: brownout reloads and the expiry sweep. Returns their stop. */
-function startTimers(core: Core, config: Config, logger: Logger): () => void {
+function startTimers(core: Core, inventory: InventoryService, config: Config, logger: Logger): () => void {
   const warn = (message: string) => (error: unknown) => logger.warn({ err: error }, message);
   const brownoutRefresh = setInterval(() => {
     core.brownouts.refresh().catch(warn('brownout refresh failed'));
   }, config.BROWNOUT_REFRESH_MS);
   const sweep = setInterval(
     () => {
-      core.inventory.expireStale().catch(warn('reservation expiry failed'));
+      inventory.expireStale().catch(warn('reservation expiry failed'));
       core.idempotency.purgeExpired().catch(warn('idempotency purge failed'));
     },
     Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000),

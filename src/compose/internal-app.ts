@@ -7,6 +7,7 @@ import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
+import type { InventoryService } from '../core/inventory.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { internalTokenInterceptor } from '../grpc/auth.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
@@ -20,6 +21,8 @@ import type { Metrics } from '../observability/metrics.js';
 /** What the internal port is built from. */
 export interface InternalAppDeps {
   core: Core;
+  /** The service the Inventory routes serve (it stands beside the core). */
+  inventory: InventoryService;
   metrics: Metrics;
   registry: DeprecationRegistry;
   recorder: UsageRecorder;
@@ -30,9 +33,17 @@ export interface InternalAppDeps {
 }
 
 /** Builds the gRPC server; `listen` it on the internal port. */
-export function createInternalApp({ core, metrics, registry, recorder, internalToken, isServing }: InternalAppDeps) {
+export function createInternalApp({
+  core,
+  inventory: inventoryService,
+  metrics,
+  registry,
+  recorder,
+  internalToken,
+  isServing,
+}: InternalAppDeps) {
   const health = healthRoutes({ services: ['inventory.v1.Inventory'], isServing });
-  const inventory = inventoryRoutes(core.inventory);
+  const inventory = inventoryRoutes(inventoryService);
   const reflection = reflectionRoutes([Inventory, Health]);
   return createGrpcServer({
     routes: (router) => {

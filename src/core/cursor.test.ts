@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, createCursorCodec, filterDigest } from './cursor.js';
+import { canonicalJson } from './canonical-json.js';
+import { createCursorCodec, filterDigest } from './cursor.js';
 import { DomainError } from './errors.js';
 import { formatSort, pageSize, parseSort } from './paging.js';
 

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
 import { DomainError } from './errors.js';
 
 /** The sort-key values of the last item of a page: strings, numbers, or ISO timestamps. */
@@ -62,17 +63,4 @@ export function createCursorCodec(secret: string): CursorCodec {
 /** A stable digest of normalized filters: the same filters, in any order or form, give the same digest. */
 export function filterDigest(filters: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(filters)).digest('base64url').slice(0, 22);
-}
-
-/** JSON with sorted object keys and without undefined members, for fingerprints and digests. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, member]) => member !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

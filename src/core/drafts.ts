@@ -1,17 +1,33 @@
 import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError } from './errors.js';
+import type { IdempotencyService } from './idempotency.js';
 import type { OrderDraft } from './model.js';
 import { type OrderLine, priceLines } from './order-placement.js';
 import type { Store } from './ports/index.js';
+
+/** A new draft: its lines, and for an admin the user it is for. */
+export interface DraftInput {
+  items: OrderLine[];
+  userId?: number;
+}
 
 /** Order drafts: baskets priced when made, immutable, placed once as an order. */
 export type DraftService = ReturnType<typeof createDraftService>;
 
 /** Creates the draft service. */
-export function createDraftService({ store }: { store: Pick<Store, 'drafts' | 'users' | 'products'> }) {
+export function createDraftService({
+  store,
+  idempotency,
+}: {
+  store: Pick<Store, 'drafts' | 'users' | 'products'>;
+  idempotency: IdempotencyService;
+}) {
   return {
-    /** Makes a draft for the caller (or, for an admin, for `userId`, which admins must give). */
-    async create(caller: Caller, input: { items: OrderLine[]; userId?: number }): Promise<OrderDraft> {
+    /**
+     * Makes a draft for the caller (or, for an admin, for `userId`, which admins must give); idempotent
+     * per key.
+     */
+    create: idempotency.useCase('drafts.create', async (caller: Caller, input: DraftInput): Promise<OrderDraft> => {
       const userId = actingFor(caller, input.userId, { admin: 'makes a draft', customer: 'make drafts' });
       if (!(await store.users.get(userId))) {
         throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`, [
@@ -24,7 +40,7 @@ export function createDraftService({ store }: { store: Pick<Store, 'drafts' | 'u
         items,
         items.reduce((sum, line) => sum + line.amount, 0),
       );
-    },
+    }),
 
     /** One draft of the caller (any for admins). */
     async get(caller: Caller, id: number): Promise<OrderDraft> {

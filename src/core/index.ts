@@ -5,13 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { createApiKeyService } from './api-keys.js';
 import { createBrownoutService } from './brownouts.js';
-import { createCreates } from './creates.js';
 import { createCursorCodec } from './cursor.js';
 import type { DeprecationRegistry } from './deprecation-registry.js';
 import { createDeprecationService } from './deprecations.js';
 import { createDraftService } from './drafts.js';
 import { createIdempotencyService } from './idempotency.js';
-import { createInventoryService, type InventoryService, inProcessInventory } from './inventory.js';
 import { createOrderService } from './orders.js';
 import type { InventoryPort, Store } from './ports/index.js';
 import { createProductService } from './products.js';
@@ -29,10 +27,10 @@ export interface CoreOptions {
   /** The HMAC key of page cursors; generated once and kept in the database when not configured. */
   cursorSecret?: string;
   /**
-   * How order placement reaches the inventory service. Defaults to calling it in-process; the server
-   * passes a gRPC client of `inventory.v1.Inventory` instead.
+   * How order placement reaches the inventory service (built beside the core, src/core/inventory.ts):
+   * the server and the tests pass the client of `inventory.v1.Inventory` (src/grpc/inventory-client.ts).
    */
-  inventoryPort?: (service: InventoryService) => InventoryPort;
+  inventory: InventoryPort;
   /** The deprecated and watched items of the contracts (generated/deprecations.json); none by default. */
   registry?: DeprecationRegistry;
   /** The clock of the deprecation report and the brownout windows (tests move it). */
@@ -52,18 +50,14 @@ export async function createCore(options: CoreOptions) {
   const secret =
     options.cursorSecret ?? (await store.settings.putIfAbsent('cursor_secret', randomBytes(32).toString('base64url')));
   const cursors = createCursorCodec(secret);
-  const inventory = createInventoryService(store);
-  const inventoryPort = (options.inventoryPort ?? inProcessInventory)(inventory);
+  const idempotency = createIdempotencyService(store, undefined, options.idempotencyLeaseMs);
   const orders = createOrderService({
     store,
-    inventory: inventoryPort,
+    inventory: options.inventory,
     cursors,
+    idempotency,
     requestTimeoutMs: options.requestTimeoutMs,
   });
-  const users = createUserService({ store, cursors });
-  const products = createProductService({ store, cursors });
-  const drafts = createDraftService({ store });
-  const idempotency = createIdempotencyService(store, undefined, options.idempotencyLeaseMs);
   const registry = options.registry ?? { items: [] };
   const clock = options.now ? { now: options.now } : {};
   const brownouts = createBrownoutService({
@@ -76,14 +70,13 @@ export async function createCore(options: CoreOptions) {
   return {
     vatRate: options.vatRate,
     cursors,
-    inventory,
     orders,
-    users,
-    products,
-    drafts,
+    users: createUserService({ store, cursors, idempotency }),
+    products: createProductService({ store, cursors, idempotency }),
+    drafts: createDraftService({ store, idempotency }),
     apiKeys: createApiKeyService(store),
-    idempotency,
-    creates: createCreates({ idempotency, orders, drafts, users, products }),
+    /** The sweep of expired keys and claims; running a use case under a key is each use case's own. */
+    idempotency: { leaseMs: idempotency.leaseMs, purgeExpired: idempotency.purgeExpired },
     brownouts,
     deprecations: createDeprecationService({ registry, usage: store.usage, brownouts, ...clock }),
   };

@@ -1,6 +1,6 @@
 import { DomainError } from './errors.js';
 import type { Reservation, Stock } from './model.js';
-import type { CallOptions, InventoryPort, Store } from './ports/index.js';
+import type { Store } from './ports/index.js';
 
 /** How long a reservation whose order never appeared holds stock (docs/decisions.md §9). */
 export const RESERVATION_TTL_MS = 10 * 60 * 1000;
@@ -122,27 +122,5 @@ export function createInventoryService(store: Pick<Store, 'inventory'>, now: () 
 
     /** Releases reservations whose order never appeared within the time-to-live. */
     expireStale: () => store.inventory.expire(now()),
-  };
-}
-
-/**
- * The in-process adapter of the inventory port: the same service the gRPC server exposes, called
- * directly. It honours the caller's abort signal, as a remote call would.
- */
-export function inProcessInventory(service: InventoryService): InventoryPort {
-  const guard = (options: CallOptions) => {
-    if (options.signal?.aborted) throw new DomainError('UPSTREAM_TIMEOUT', 'The inventory call ran out of time.');
-  };
-  return {
-    async reserve(request, options) {
-      guard(options);
-      await service.reserve(request.orderId, request.sku, request.quantity);
-    },
-    async release(request, options) {
-      guard(options);
-      await service.release(request.orderId, request.sku).catch((error: unknown) => {
-        if (!(error instanceof DomainError && error.code === 'RESERVATION_NOT_FOUND')) throw error;
-      });
-    },
   };
 }

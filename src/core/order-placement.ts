@@ -1,6 +1,6 @@
 import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
-import { holdForCurrentClaim, orderOfDeadAttempt } from './idempotency.js';
+import type { ClaimHold, IdempotencyService, IdempotentCreate } from './idempotency.js';
 import type { Address, Order } from './model.js';
 import type { CallOptions, InventoryPort, NewOrder, Store } from './ports/index.js';
 
@@ -27,16 +27,21 @@ export interface PlaceOrderInput {
 export interface OrderPlacementDeps {
   store: OrderPlacementStore;
   inventory: InventoryPort;
+  idempotency: IdempotencyService;
   /** Budget of an order placement when the caller gives no deadline of its own. */
   requestTimeoutMs: number;
 }
 
+/** The place-order use case: idempotent per key (`orders.place`), the only way the core places an order. */
+export type PlaceOrder = IdempotentCreate<PlaceOrderInput, Order>;
+
 /**
  * Placing an order (docs/decisions.md §9): reserve every line through the inventory port, then write the order
  * in one transaction; on any failure or time-out release what was reserved. No database transaction is
- * held across the reservation calls.
+ * held across the reservation calls. The idempotency claim is the use case's own: the stock it holds is
+ * tied to the claim, so a placement can only run under one.
  */
-export function createOrderPlacement({ store, inventory, requestTimeoutMs }: OrderPlacementDeps) {
+export function createPlaceOrder({ store, inventory, idempotency, requestTimeoutMs }: OrderPlacementDeps): PlaceOrder {
   const linesFor = (caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> =>
     input.draftId !== undefined
       ? draftLines(store, caller, input.draftId, userId)
@@ -56,17 +61,16 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
     }
   }
 
-  /** Places an order: reserve every line, then write the order; all or nothing. */
-  return async function place(caller: Caller, input: PlaceOrderInput, options: CallOptions = {}): Promise<Order> {
-    const deadline = Date.now() + (options.timeoutMs ?? requestTimeoutMs);
+  /** Places an order under its claim: reserve every line, then write the order; all or nothing. */
+  async function place(caller: Caller, input: PlaceOrderInput, claim: ClaimHold, signal?: AbortSignal) {
+    const deadline = Date.now() + requestTimeoutMs;
     if ((input.items === undefined) === (input.draftId === undefined)) {
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
     const userId = actingFor(caller, input.userId, { admin: 'places an order', customer: 'place orders' });
     // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
-    const earlier = orderOfDeadAttempt();
-    if (earlier !== undefined) {
-      const order = await store.orders.get(earlier);
+    if (claim.heldOrderId !== undefined) {
+      const order = await store.orders.get(claim.heldOrderId);
       if (order && order.userId === userId) return order;
     }
     const shippingAddress = await shippingAddressOf(store, userId, input.shippingAddress);
@@ -75,8 +79,8 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
     const orderId = await store.orders.allocateId();
     // Tie the stock about to be held to the idempotency claim: if this process dies before the order is
     // written, the claim's expiry releases it (and a retry with the key may run).
-    await holdForCurrentClaim(orderId);
-    await reserveAll(orderId, items, deadline, options.signal);
+    await claim.hold(orderId);
+    await reserveAll(orderId, items, deadline, signal);
     try {
       // Past the budget the caller has given up (and a retry may take the claim over): write nothing.
       if (Date.now() >= deadline) {
@@ -102,7 +106,9 @@ export function createOrderPlacement({ store, inventory, requestTimeoutMs }: Ord
       if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) await compensate(orderId);
       throw error;
     }
-  };
+  }
+
+  return idempotency.useCase('orders.place', place);
 }
 
 /** The lines of a draft of the user, not yet placed. */

@@ -1,11 +1,13 @@
 import type { CursorCodec } from './cursor.js';
+import type { IdempotencyService } from './idempotency.js';
+import type { Cancellation } from './model.js';
 import { createOrderChanges } from './order-changes.js';
-import { createOrderPlacement, type OrderPlacementStore } from './order-placement.js';
+import { createPlaceOrder, type OrderPlacementStore } from './order-placement.js';
 import { createOrderReads } from './order-reads.js';
 import type { InventoryPort } from './ports/index.js';
 
 export type { OrderPatch, OrderReplacement, ShipmentPatch } from './order-changes.js';
-export type { OrderLine, PlaceOrderInput } from './order-placement.js';
+export type { OrderLine, PlaceOrder, PlaceOrderInput } from './order-placement.js';
 export { ORDER_SORT_FIELDS, type OrderListInput } from './order-reads.js';
 
 /** Dependencies of the order service. */
@@ -13,19 +15,32 @@ export interface OrderServiceDeps {
   store: OrderPlacementStore;
   inventory: InventoryPort;
   cursors: CursorCodec;
-  /** Budget of an order placement when the caller gives no deadline of its own. */
+  idempotency: IdempotencyService;
+  /** Budget of an order placement. */
   requestTimeoutMs: number;
+}
+
+/** A cancellation as a create: the order and the optional reason. */
+export interface CancelInput {
+  orderId: number;
+  reason?: string;
 }
 
 /** The order rules: placing with stock reservation, reading, listing, status changes, cancellation. */
 export type OrderService = ReturnType<typeof createOrderService>;
 
 /** Creates the order service: placement (order-placement.ts), reads (order-reads.ts), changes (order-changes.ts). */
-export function createOrderService({ store, inventory, cursors, requestTimeoutMs }: OrderServiceDeps) {
+export function createOrderService({ store, inventory, cursors, idempotency, requestTimeoutMs }: OrderServiceDeps) {
+  const { cancel, ...changes } = createOrderChanges(store.orders);
   return {
-    /** Places an order: reserve every line, then write the order; all or nothing. */
-    place: createOrderPlacement({ store, inventory, requestTimeoutMs }),
+    /** Places an order: reserve every line, then write the order; all or nothing; idempotent per key. */
+    place: createPlaceOrder({ store, inventory, idempotency, requestTimeoutMs }),
+    /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED; idempotent per key. */
+    cancel: idempotency.useCase(
+      'orders.cancel',
+      (caller, { orderId, reason }: CancelInput): Promise<Cancellation> => cancel(caller, orderId, reason),
+    ),
     ...createOrderReads({ orders: store.orders, cursors }),
-    ...createOrderChanges(store.orders),
+    ...changes,
   };
 }

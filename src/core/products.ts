@@ -1,6 +1,7 @@
 import { type Caller, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
+import type { IdempotencyService } from './idempotency.js';
 import type { Product, Rating } from './model.js';
 import type { Minor } from './money.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
@@ -25,10 +26,11 @@ export type ProductService = ReturnType<typeof createProductService>;
 export interface ProductServiceDeps {
   store: Pick<Store, 'products' | 'ratings'>;
   cursors: CursorCodec;
+  idempotency: IdempotencyService;
 }
 
 /** Creates the product service. */
-export function createProductService({ store, cursors }: ProductServiceDeps) {
+export function createProductService({ store, cursors, idempotency }: ProductServiceDeps) {
   async function product(id: number): Promise<Product> {
     const found = await store.products.get(id);
     if (!found) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${id}.`);
@@ -58,8 +60,8 @@ export function createProductService({ store, cursors }: ProductServiceDeps) {
     /** Several products by id, for batched reads. */
     getMany: (ids: readonly number[]) => store.products.getMany(ids),
 
-    /** Creates a product with its initial stock (admins only). */
-    async create(caller: Caller, input: ProductInput): Promise<Product> {
+    /** Creates a product with its initial stock (admins only); idempotent per key. */
+    create: idempotency.useCase('products.create', async (caller: Caller, input: ProductInput): Promise<Product> => {
       requireAdmin(caller, 'create products');
       const created = await store.products.insert(
         { name: input.name, sku: input.sku, price: input.price, imageUrl: input.imageUrl ?? null },
@@ -67,7 +69,7 @@ export function createProductService({ store, cursors }: ProductServiceDeps) {
       );
       if (created === 'sku-taken') throw skuTaken(input.sku);
       return created;
-    },
+    }),
 
     /** The aggregate rating of a product. */
     async rating(id: number): Promise<{ productId: number; average: number | null; count: number }> {

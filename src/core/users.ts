@@ -1,6 +1,7 @@
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
+import type { IdempotencyService } from './idempotency.js';
 import { mergePatch } from './merge-patch.js';
 import type { Address, User } from './model.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
@@ -26,8 +27,15 @@ export const USER_SORT_FIELDS = ['createdAt', 'name', 'id'] as const;
 /** The user rules: admins manage users; a customer sees and changes only themself. */
 export type UserService = ReturnType<typeof createUserService>;
 
+/** What the user service reads and writes. */
+export interface UserServiceDeps {
+  store: Pick<Store, 'users'>;
+  cursors: CursorCodec;
+  idempotency: IdempotencyService;
+}
+
 /** Creates the user service. */
-export function createUserService({ store, cursors }: { store: Pick<Store, 'users'>; cursors: CursorCodec }) {
+export function createUserService({ store, cursors, idempotency }: UserServiceDeps) {
   async function visibleUser(caller: Caller, id: number): Promise<User> {
     const user = await store.users.get(id);
     if (!user || !canSee(caller, user.id)) throw new DomainError('USER_NOT_FOUND', `There is no user ${id}.`);
@@ -65,13 +73,13 @@ export function createUserService({ store, cursors }: { store: Pick<Store, 'user
       });
     },
 
-    /** Creates a user (admins only). */
-    async create(caller: Caller, input: UserInput): Promise<User> {
+    /** Creates a user (admins only); idempotent per key. */
+    create: idempotency.useCase('users.create', async (caller: Caller, input: UserInput): Promise<User> => {
       requireAdmin(caller, 'create users');
       const created = await store.users.insert(fieldsOf(input));
       if (created === 'email-taken') throw emailTaken(input.email);
       return created;
-    },
+    }),
 
     /** One user: any for admins, themself for customers (others are "not found"). */
     get: visibleUser,

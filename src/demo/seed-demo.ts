@@ -9,7 +9,7 @@ const address = (zipCode: string, line1: string, line2: string | null = null) =>
 
 /** A small, realistic data set: customers, products with stock and ratings, orders in every state. */
 export async function seedDemo(core: Core, admin: Caller): Promise<string> {
-  const kim = await core.users.create(admin, {
+  const { result: kim } = await core.users.create(admin, {
     name: 'Kim Minji',
     email: 'minji.kim@example.com',
     phone: '+82-10-1234-5678',
@@ -17,7 +17,7 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
     nickname: 'minji',
     marketingAgreed: true,
   });
-  const lee = await core.users.create(admin, {
+  const { result: lee } = await core.users.create(admin, {
     name: 'Lee Jun',
     email: 'jun.lee@example.com',
     address: address('06236', '88 Teheran-ro'),
@@ -32,7 +32,7 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
     // The product of the contracts' examples (id 6, SKU KB-ERGO-01), so that they work against the demo.
     ['Ergonomic Keyboard', 'KB-ERGO-01', 4_950, 40, 'https://img.example.com/kb-ergo-01.png'],
   ] as const) {
-    products.push(await core.products.create(admin, { name, sku, price, stock, imageUrl }));
+    products.push((await core.products.create(admin, { name, sku, price, stock, imageUrl })).result);
   }
   const [dripper, grinder, filters, kettle, beans, keyboard] = products as [
     (typeof products)[0],
@@ -44,13 +44,13 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
   ];
 
   const place = async (userId: number, items: Array<[number, number]>, status: OrderStatus, note?: string) => {
-    const order = await core.orders.place(admin, {
+    const { result: order } = await core.orders.place(admin, {
       userId,
       items: items.map(([productId, quantity]) => ({ productId, quantity })),
       ...(note ? { note } : {}),
     });
     if (status === 'CANCELED') {
-      await core.orders.cancel(admin, order.id, 'Ordered by mistake');
+      await core.orders.cancel(admin, { orderId: order.id, reason: 'Ordered by mistake' });
     } else if (status !== 'PENDING') {
       await core.orders.update(admin, order.id, { status });
     }

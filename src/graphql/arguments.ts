@@ -1,6 +1,6 @@
 import { type Caller, requireCaller } from '../core/caller.js';
-import type { CreateOptions } from '../core/creates.js';
 import { DomainError, type ErrorCode } from '../core/errors.js';
+import type { CreateOptions } from '../core/idempotency.js';
 import type { Address } from '../core/model.js';
 import type { GraphQLContext } from './context.js';
 

@@ -22,7 +22,7 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.note) ? { note: input.note } : {}),
       ...(given(input.couponCode) ? { couponCode: input.couponCode } : {}),
     };
-    return (await context.core.creates.placeOrder(caller, request, createOptions(context, idempotencyKey))).result;
+    return (await context.core.orders.place(caller, request, createOptions(context, idempotencyKey))).result;
   },
   updateOrder: (_, { id, input }, context) =>
     context.core.orders.update(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'), {
@@ -41,7 +41,7 @@ export const mutationResolvers: MutationResolvers = {
   async cancelOrder(_, { id, reason, idempotencyKey }, context) {
     const request = { orderId: idOf(id, 'ORDER_NOT_FOUND', 'order'), ...(given(reason) ? { reason } : {}) };
     const options = createOptions(context, idempotencyKey);
-    return (await context.core.creates.cancelOrder(callerOf(context), request, options)).result;
+    return (await context.core.orders.cancel(callerOf(context), request, options)).result;
   },
   async deleteOrder(_, { id }, context) {
     await context.core.orders.remove(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'));
@@ -61,7 +61,7 @@ export const mutationResolvers: MutationResolvers = {
       })),
       ...(given(input.userId) ? { userId: idOf(input.userId, 'USER_NOT_FOUND', 'user') } : {}),
     };
-    return (await context.core.creates.createDraft(caller, request, createOptions(context, idempotencyKey))).result;
+    return (await context.core.drafts.create(caller, request, createOptions(context, idempotencyKey))).result;
   },
   async createUser(_, { input, idempotencyKey }, context) {
     const caller = callerOf(context);
@@ -73,7 +73,7 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.nickname) ? { nickname: input.nickname } : {}),
       ...(given(input.marketingAgreed) ? { marketingAgreed: input.marketingAgreed } : {}),
     };
-    return (await context.core.creates.createUser(caller, request, createOptions(context, idempotencyKey))).result;
+    return (await context.core.users.create(caller, request, createOptions(context, idempotencyKey))).result;
   },
   updateUser: (_, { id, input }, context) =>
     context.core.users.update(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'), {
@@ -106,7 +106,7 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.imageUrl) ? { imageUrl: input.imageUrl } : {}),
       ...(given(input.stock) ? { stock: input.stock } : {}),
     };
-    return (await context.core.creates.createProduct(caller, request, createOptions(context, idempotencyKey))).result;
+    return (await context.core.products.create(caller, request, createOptions(context, idempotencyKey))).result;
   },
   async rateProduct(_, { productId, score, comment }, context) {
     const { rating } = await context.core.products.rate(

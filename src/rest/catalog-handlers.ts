@@ -20,7 +20,7 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
         ...(body.imageUrl !== undefined ? { imageUrl: body.imageUrl } : {}),
         ...(body.stock !== undefined ? { stock: body.stock } : {}),
       };
-      const { result, replayed } = await core.creates.createProduct(callerOf(request), input, createOptions(request));
+      const { result, replayed } = await core.products.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, productJson(result), {
         Location: `/v1/products/${result.id}`,
         ...replayHeader(replayed),

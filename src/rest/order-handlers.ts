@@ -66,7 +66,7 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
 
     async createOrder(request) {
       const input = placeOrderInput(request.body as Schemas['OrderCreate']);
-      const { result, replayed } = await core.creates.placeOrder(callerOf(request), input, createOptions(request));
+      const { result, replayed } = await core.orders.place(callerOf(request), input, createOptions(request));
       return json(request.c, 201, orderView(request, result), {
         Location: `/v1/orders/${result.id}`,
         ETag: etagOf(result.version),

@@ -40,7 +40,7 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
       const body = (request.body ?? {}) as Schemas['CancellationCreate'];
       const orderId = pathId(request, 'orderId');
       const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
-      const { result, replayed } = await core.creates.cancelOrder(callerOf(request), input, createOptions(request));
+      const { result, replayed } = await core.orders.cancel(callerOf(request), input, createOptions(request));
       return json(request.c, 201, cancellationJson(result), {
         Location: `/v1/orders/${orderId}/cancellation`,
         ...replayHeader(replayed),
@@ -61,7 +61,7 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
         items: body.items.map(({ productId, quantity }) => ({ productId, quantity })),
         ...(body.userId !== undefined ? { userId: body.userId } : {}),
       };
-      const { result, replayed } = await core.creates.createDraft(callerOf(request), input, createOptions(request));
+      const { result, replayed } = await core.drafts.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, draftJson(result), {
         Location: `/v1/order-drafts/${result.id}`,
         ...replayHeader(replayed),

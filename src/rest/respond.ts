@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../generated/openapi/schema.js';
-import type { CreateOptions } from '../core/creates.js';
-import { canonicalJson } from '../core/cursor.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { DomainError, type Violation } from '../core/errors.js';
+import type { CreateOptions } from '../core/idempotency.js';
 import type { Address } from '../core/model.js';
 import { answer } from '../http/edge-headers.js';
 import { etagOf } from './mappers.js';

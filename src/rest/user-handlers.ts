@@ -34,7 +34,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
 
     async createUser(request) {
       const input = newUserOf(request.body as Schemas['UserCreate']);
-      const { result, replayed } = await core.creates.createUser(callerOf(request), input, createOptions(request));
+      const { result, replayed } = await core.users.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, userJson(result), {
         Location: `/v1/users/${result.id}`,
         ETag: etagOf(result.version),

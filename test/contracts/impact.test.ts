@@ -55,11 +55,13 @@ beforeAll(async () => {
   const store = createSqlStore(db);
   const core = await testCore(store);
   const admin = await makeAdmin(store);
-  const user = await core.users.create(admin, {
-    name: 'Ann Web',
-    email: 'ann@shops.example.com',
-    address: { zipCode: '04524', line1: '1 Road', line2: null },
-  });
+  const user = (
+    await core.users.create(admin, {
+      name: 'Ann Web',
+      email: 'ann@shops.example.com',
+      address: { zipCode: '04524', line1: '1 Road', line2: null },
+    })
+  ).result;
   const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer' });
   shopKeyId = issued.apiKey.id;
   const now = new Date();

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js';
-import type { Caller, Core } from '../../src/core/index.js';
-import type { Store } from '../../src/core/ports/index.js';
-import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import type { Caller } from '../../src/core/index.js';
+import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
+import { dyingStore } from '../support/dying-store.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
-let core: Core;
+let core: TestCore;
 let admin: Caller;
 let customer: Caller;
 
@@ -18,8 +18,17 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-const placeWithKey = (key: string, input: { items: Array<{ productId: number; quantity: number }> }) =>
-  core.idempotency.run(customer, key, 'orders.place', input, () => core.orders.place(customer, input));
+type Input = { items: Array<{ productId: number; quantity: number }> };
+
+const placeWithKey = (key: string, input: Input, through: TestCore = core) =>
+  through.orders.place(customer, input, { idempotencyKey: key });
+
+/** A core whose claims' lease is 1 ms, reached after it ran out: every claim in progress has expired. */
+async function leaseRunOut(): Promise<TestCore> {
+  const later = await testCore(database.store, { idempotencyLeaseMs: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  return later;
+}
 
 const orderCount = async () => (await core.orders.list(customer, { withTotal: true })).totalCount;
 
@@ -46,23 +55,16 @@ describe('idempotency keys', () => {
   it('scopes keys to the caller', async () => {
     const product = await makeProduct(core, admin);
     const input = { items: [{ productId: product.id, quantity: 1 }] };
-    const mine = await core.idempotency.run(
-      { userId: 900_001, role: 'customer', apiKeyId: null },
-      'shared',
-      'orders.place',
-      input,
-      async () => 1,
-    );
-    const theirs = await core.idempotency.run(
-      { userId: 900_002, role: 'customer', apiKeyId: null },
-      'shared',
-      'orders.place',
-      input,
-      async () => 2,
-    );
+    const answer = createIdempotencyService(database.store).useCase('orders.place', async (caller) => caller.userId);
+    const mine = await answer({ userId: 900_001, role: 'customer', apiKeyId: null }, input, {
+      idempotencyKey: 'shared',
+    });
+    const theirs = await answer({ userId: 900_002, role: 'customer', apiKeyId: null }, input, {
+      idempotencyKey: 'shared',
+    });
     expect([mine, theirs]).toEqual([
-      { result: 1, replayed: false },
-      { result: 2, replayed: false },
+      { result: 900_001, replayed: false },
+      { result: 900_002, replayed: false },
     ]);
   });
 
@@ -76,10 +78,14 @@ describe('idempotency keys', () => {
 
   it('forgets keys after 24 hours, so the key can be used again', async () => {
     const purger: Caller = { userId: 900_003, role: 'customer', apiKeyId: null };
-    await core.idempotency.run(purger, 'old-key', 'users.create', { n: 1 }, async () => 1);
+    const create = createIdempotencyService(database.store).useCase(
+      'users.create',
+      async (_, { n }: { n: number }) => n,
+    );
+    await create(purger, { n: 1 }, { idempotencyKey: 'old-key' });
     const later = createIdempotencyService(database.store, () => new Date(Date.now() + IDEMPOTENCY_WINDOW_MS + 60_000));
     expect(await later.purgeExpired()).toBeGreaterThanOrEqual(1);
-    const again = await core.idempotency.run(purger, 'old-key', 'users.create', { n: 2 }, async () => 2);
+    const again = await create(purger, { n: 2 }, { idempotencyKey: 'old-key' });
     expect(again).toEqual({ result: 2, replayed: false });
   });
 
@@ -108,11 +114,18 @@ describe('idempotency keys', () => {
     const running = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const first = core.idempotency.run(customer, 'held-1', 'orders.place', input, async () => {
-      started();
-      await held;
-      return core.orders.place(customer, input);
+    // The first placement waits inside its reservation call until the test lets it go on.
+    const waiting = await testCore(database.store, {
+      inventory: {
+        async reserve(request) {
+          started();
+          await held;
+          await core.inventory.reserve(request.orderId, request.sku, request.quantity);
+        },
+        release: async () => undefined,
+      },
     });
+    const first = placeWithKey('held-1', input, waiting);
     await running;
     const during = await Promise.allSettled(Array.from({ length: 5 }, () => placeWithKey('held-1', input)));
     expect(during.map((outcome) => (outcome.status === 'rejected' ? outcome.reason.code : 'answered'))).toEqual(
@@ -129,24 +142,13 @@ describe('idempotency keys', () => {
     const product = await makeProduct(core, admin, 100, 10);
     const input = { items: [{ productId: product.id, quantity: 3 }] };
     // The first attempt reserves and then "dies": the order is never written, nothing is given back.
-    const dying: Store = {
-      ...database.store,
-      orders: { ...database.store.orders, insert: () => Promise.reject(new Error('process killed')) },
-      inventory: { ...database.store.inventory, release: () => Promise.reject(new Error('process killed')) },
-      idempotency: { ...database.store.idempotency, abandon: () => Promise.reject(new Error('process killed')) },
-    };
-    const dyingCore = await testCore(dying);
-    await expect(
-      dyingCore.idempotency.run(customer, 'lease-1', 'orders.place', input, () =>
-        dyingCore.orders.place(customer, input),
-      ),
-    ).rejects.toThrow('process killed');
+    const dyingCore = await testCore(dyingStore(database.store, 'after-reserving'));
+    await expect(placeWithKey('lease-1', input, dyingCore)).rejects.toThrow('process killed');
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 3 });
     // Within the lease the key is still in use.
     await expect(placeWithKey('lease-1', input)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
     // Past it, the retry runs; the dead attempt's reservation goes back, only the new one holds stock.
-    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
-    const retry = await later.run(customer, 'lease-1', 'orders.place', input, () => core.orders.place(customer, input));
+    const retry = await placeWithKey('lease-1', input, await leaseRunOut());
     expect(retry.replayed).toBe(false);
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 3 });
   });
@@ -162,18 +164,12 @@ describe('idempotency keys', () => {
     async ({ sweptFirst, key }) => {
       const product = await makeProduct(core, admin, 100, 10);
       const input = { items: [{ productId: product.id, quantity: 1 }] };
-      const dying: Store = {
-        ...database.store,
-        idempotency: { ...database.store.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
-      };
-      const dyingCore = await testCore(dying);
+      const dyingCore = await testCore(dyingStore(database.store, 'before-completing'));
       const before = (await orderCount()) ?? 0;
-      await expect(
-        dyingCore.idempotency.run(customer, key, 'orders.place', input, () => dyingCore.orders.place(customer, input)),
-      ).rejects.toThrow('connection lost');
-      const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
-      if (sweptFirst) await later.purgeExpired();
-      const retry = await later.run(customer, key, 'orders.place', input, () => core.orders.place(customer, input));
+      await expect(placeWithKey(key, input, dyingCore)).rejects.toThrow('connection lost');
+      const later = await leaseRunOut();
+      if (sweptFirst) await later.idempotency.purgeExpired();
+      const retry = await placeWithKey(key, input, later);
       expect((await orderCount()) ?? 0).toBe(before + 1);
       expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
       // Completed now: the next retry is a replay of the same order.
@@ -185,21 +181,11 @@ describe('idempotency keys', () => {
   it('sweeps claims past their lease and the stock they held', async () => {
     const product = await makeProduct(core, admin, 100, 10);
     const input = { items: [{ productId: product.id, quantity: 2 }] };
-    const dying: Store = {
-      ...database.store,
-      orders: { ...database.store.orders, insert: () => Promise.reject(new Error('process killed')) },
-      inventory: { ...database.store.inventory, release: () => Promise.reject(new Error('process killed')) },
-      idempotency: { ...database.store.idempotency, abandon: () => Promise.reject(new Error('process killed')) },
-    };
-    const dyingCore = await testCore(dying);
-    await expect(
-      dyingCore.idempotency.run(customer, 'lease-3', 'orders.place', input, () =>
-        dyingCore.orders.place(customer, input),
-      ),
-    ).rejects.toThrow('process killed');
+    const dyingCore = await testCore(dyingStore(database.store, 'after-reserving'));
+    await expect(placeWithKey('lease-3', input, dyingCore)).rejects.toThrow('process killed');
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 2 });
-    const later = createIdempotencyService(database.store, () => new Date(Date.now() + 60_000), 30_000);
-    expect(await later.purgeExpired()).toBeGreaterThanOrEqual(1);
+    const later = await leaseRunOut();
+    expect(await later.idempotency.purgeExpired()).toBeGreaterThanOrEqual(1);
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
   });
 });

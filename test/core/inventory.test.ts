@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Core } from '../../src/core/index.js';
 import { createInventoryService, RESERVATION_TTL_MS } from '../../src/core/inventory.js';
-import { openTestDatabase, type TestDatabase, testCore, testDatabaseUrl } from '../support/database.js';
+import { openTestDatabase, type TestCore, type TestDatabase, testCore, testDatabaseUrl } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 import { requires } from '../support/requires.js';
 
 let database: TestDatabase;
-let core: Core;
+let core: TestCore;
 let admin: Caller;
 
 beforeAll(async () => {

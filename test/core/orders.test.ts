@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Core } from '../../src/core/index.js';
-import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
-let core: Core;
+let core: TestCore;
 let admin: Caller;
 let alice: Caller;
 let bob: Caller;
@@ -23,12 +23,14 @@ const code = codeOf;
 describe('placing orders', () => {
   it('prices lines, merges duplicate products and reserves their stock', async () => {
     const product = await makeProduct(core, admin, 1_250, 10);
-    const order = await core.orders.place(alice, {
-      items: [
-        { productId: product.id, quantity: 2 },
-        { productId: product.id, quantity: 1 },
-      ],
-    });
+    const order = (
+      await core.orders.place(alice, {
+        items: [
+          { productId: product.id, quantity: 2 },
+          { productId: product.id, quantity: 1 },
+        ],
+      })
+    ).result;
     expect(order).toMatchObject({ userId: alice.userId, status: 'PENDING', amount: 3_750 });
     expect(order.items).toEqual([expect.objectContaining({ productId: product.id, quantity: 3, unitPrice: 1_250 })]);
     expect(await core.inventory.stock(product.sku)).toEqual({ sku: product.sku, onHand: 10, reserved: 3 });
@@ -53,9 +55,11 @@ describe('placing orders', () => {
   it('answers UPSTREAM_TIMEOUT, writes no order and releases what was reserved when the budget runs out', async () => {
     const fast = await makeProduct(core, admin, 100, 10);
     const slow = await makeProduct(core, admin, 100, 10);
+    const service = core.inventory;
+    // An inventory that answers the slow SKU only after the budget has run out.
     const slowCore = await testCore(database.store, {
       requestTimeoutMs: 150,
-      inventoryPort: (service) => ({
+      inventory: {
         async reserve(request, options) {
           if (request.sku === slow.sku) {
             await new Promise((resolve, reject) => {
@@ -71,7 +75,7 @@ describe('placing orders', () => {
         async release(request) {
           await service.release(request.orderId, request.sku).catch(() => undefined);
         },
-      }),
+      },
     });
     const before = (await core.orders.list(admin, { withTotal: true })).totalCount;
     const failure = slowCore.orders.place(alice, {
@@ -90,12 +94,12 @@ describe('placing orders', () => {
     const items = [{ productId: product.id, quantity: 1 }];
     expect(await code(core.orders.place(alice, { items, userId: bob.userId }))).toBe('FORBIDDEN');
     expect(await code(core.orders.place(admin, { items }))).toBe('VALIDATION_FAILED');
-    expect((await core.orders.place(admin, { items, userId: bob.userId })).userId).toBe(bob.userId);
+    expect((await core.orders.place(admin, { items, userId: bob.userId })).result.userId).toBe(bob.userId);
   });
 
   it('refuses both or neither of items and draftId, and unknown products', async () => {
     const product = await makeProduct(core, admin);
-    const draft = await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 1 }] });
+    const draft = (await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 1 }] })).result;
     expect(await code(core.orders.place(alice, {}))).toBe('VALIDATION_FAILED');
     expect(
       await code(core.orders.place(alice, { draftId: draft.id, items: [{ productId: product.id, quantity: 1 }] })),
@@ -107,9 +111,9 @@ describe('placing orders', () => {
 
   it('places a draft once, at the price it was drafted', async () => {
     const product = await makeProduct(core, admin, 700, 10);
-    const draft = await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 2 }] });
+    const draft = (await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 2 }] })).result;
     expect(draft).toMatchObject({ status: 'OPEN', amount: 1_400, orderId: null });
-    const order = await core.orders.place(alice, { draftId: draft.id });
+    const order = (await core.orders.place(alice, { draftId: draft.id })).result;
     expect(order.amount).toBe(1_400);
     expect(await core.drafts.get(alice, draft.id)).toMatchObject({ status: 'ORDERED', orderId: order.id });
     expect(await code(core.orders.place(alice, { draftId: draft.id }))).toBe('DRAFT_ALREADY_ORDERED');
@@ -120,7 +124,10 @@ describe('placing orders', () => {
 describe('order status', () => {
   const newOrder = async (owner: Caller = alice) => {
     const product = await makeProduct(core, admin, 1_000, 10);
-    return { product, order: await core.orders.place(owner, { items: [{ productId: product.id, quantity: 2 }] }) };
+    return {
+      product,
+      order: (await core.orders.place(owner, { items: [{ productId: product.id, quantity: 2 }] })).result,
+    };
   };
 
   it('moves forward for admins, creating and advancing the shipment, and consumes stock when shipped', async () => {
@@ -154,13 +161,13 @@ describe('order status', () => {
     expect(again.version).toBe(canceled.version);
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
     expect(await core.orders.cancellation(alice, order.id)).toMatchObject({ orderId: order.id, refundAmount: 0 });
-    expect(await code(core.orders.cancel(alice, order.id, 'twice'))).toBe('ALREADY_CANCELED');
+    expect(await code(core.orders.cancel(alice, { orderId: order.id, reason: 'twice' }))).toBe('ALREADY_CANCELED');
   });
 
   it('refunds the amount of a paid order and records the reason', async () => {
     const { order } = await newOrder();
     await core.orders.update(admin, order.id, { status: 'PAID' });
-    const record = await core.orders.cancel(alice, order.id, 'Changed my mind');
+    const { result: record } = await core.orders.cancel(alice, { orderId: order.id, reason: 'Changed my mind' });
     expect(record).toMatchObject({ reason: 'Changed my mind', refundAmount: order.amount });
   });
 
@@ -290,7 +297,8 @@ describe('listing orders', () => {
   it('pages an order’s items with the same cursors', async () => {
     const products = [];
     for (let index = 0; index < 3; index++) products.push(await makeProduct(core, admin, 100, 10));
-    const order = await core.orders.place(alice, { items: products.map((p) => ({ productId: p.id, quantity: 1 })) });
+    const order = (await core.orders.place(alice, { items: products.map((p) => ({ productId: p.id, quantity: 1 })) }))
+      .result;
     const first = await core.orders.itemPage(alice, order.id, { size: 2 });
     expect(first.items).toHaveLength(2);
     const second = await core.orders.itemPage(alice, order.id, { size: 2, cursor: first.nextCursor as string });

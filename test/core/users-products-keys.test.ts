@@ -3,11 +3,11 @@ import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
 import type { Caller, Core } from '../../src/core/index.js';
 import { seedDemo } from '../../src/demo/seed-demo.js';
-import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
-let core: Core;
+let core: TestCore;
 let admin: Caller;
 
 beforeAll(async () => {
@@ -74,7 +74,7 @@ describe('products and ratings', () => {
   it('are created by admins with stock; a taken SKU is a conflict', async () => {
     const customer = await makeCustomer(core, admin);
     expect(await code(core.products.create(customer, { name: 'X', sku: 'X-1', price: 1 }))).toBe('FORBIDDEN');
-    const product = await core.products.create(admin, { name: 'Mug', sku: 'MUG-1', price: 990, stock: 7 });
+    const product = (await core.products.create(admin, { name: 'Mug', sku: 'MUG-1', price: 990, stock: 7 })).result;
     expect(product).toMatchObject({ rating: null, ratingCount: 0, price: 990 });
     expect(await core.inventory.stock('MUG-1')).toEqual({ sku: 'MUG-1', onHand: 7, reserved: 0 });
     expect(await code(core.products.create(admin, { name: 'Mug 2', sku: 'MUG-1', price: 1 }))).toBe('SKU_TAKEN');

@@ -64,7 +64,8 @@ beforeAll(async () => {
   second = testDatabaseUrl ? await start() : first;
   const { core } = first;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = await core.products.create(admin, { name: 'Beans', sku: 'BEAN-SCENARIO', price: 1200, stock: 50 });
+  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-SCENARIO', price: 1200, stock: 50 }))
+    .result;
   sku = product.sku;
   const specs = [
     ['web', 'Ann Web', 'shop-web/3.2.1'],
@@ -73,14 +74,16 @@ beforeAll(async () => {
   ] as const;
   for (const [id, name, userAgent] of specs) {
     const email = `${id}@clients.example.com`;
-    const user = await core.users.create(admin, {
-      name,
-      email,
-      address: { zipCode: '04524', line1: '1 Road', line2: null },
-    });
+    const user = (
+      await core.users.create(admin, {
+        name,
+        email,
+        address: { zipCode: '04524', line1: '1 Road', line2: null },
+      })
+    ).result;
     const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer' });
     const caller = await core.apiKeys.authenticate(issued.secret);
-    const order = await core.orders.place(caller, { items: [{ productId: product.id, quantity: 1 }] });
+    const order = (await core.orders.place(caller, { items: [{ productId: product.id, quantity: 1 }] })).result;
     clients[id] = { name, userAgent, key: issued.secret, apiKeyId: issued.apiKey.id, email, orderId: order.id };
   }
 });

@@ -12,14 +12,14 @@ import { createInventoryService } from '../../src/core/inventory.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { createGrpcServer, type GrpcServer } from '../../src/grpc/create-grpc-server.js';
 import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
-import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeProduct } from '../support/fixtures.js';
 
 /** How long the store takes before it starts a reservation: far past the call's deadline. */
 const STORE_DELAY_MS = 300;
 
 let database: TestDatabase;
-let core: Core;
+let core: TestCore;
 let admin: Caller;
 let server: GrpcServer;
 let port: number;

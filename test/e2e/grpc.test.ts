@@ -232,7 +232,7 @@ describe('server reflection', () => {
 
 describe('in-process, through createRouterTransport', () => {
   it('maps errors with an ErrorInfo carrying the catalog code', async () => {
-    const transport = createRouterTransport(inventoryRoutes(server.core.inventory));
+    const transport = createRouterTransport(inventoryRoutes(server.inventory));
     const inProcess = createClient(Inventory, transport);
     const reply = await inProcess.getStock({ sku });
     expect(reply.stock?.sku).toBe(sku);

@@ -50,14 +50,17 @@ beforeAll(async () => {
   server = await startServer(config, pino({ level: 'silent' }), { projectRoot: fixture.root, now: () => clock });
   const { core } = server;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = await core.products.create(admin, { name: 'Beans', sku: 'BEAN-RETIRE', price: 1200, stock: 50 });
+  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-RETIRE', price: 1200, stock: 50 }))
+    .result;
   sku = product.sku;
   for (const name of ['web', 'ios'] as const) {
-    const user = await core.users.create(admin, {
-      name: `Shop ${name}`,
-      email: `${name}@shops.example.com`,
-      address: { zipCode: '04524', line1: '1 Road', line2: null },
-    });
+    const user = (
+      await core.users.create(admin, {
+        name: `Shop ${name}`,
+        email: `${name}@shops.example.com`,
+        address: { zipCode: '04524', line1: '1 Road', line2: null },
+      })
+    ).result;
     const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer' });
     await core.orders.place(await core.apiKeys.authenticate(issued.secret), {
       items: [{ productId: product.id, quantity: 1 }],

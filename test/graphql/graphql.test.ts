@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core/index.js';
 import type { Database } from '../../src/store/database.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
-import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
+import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 import { graphqlEndpoint } from '../support/graphql.js';
 
 let database: TestDatabase;
 let statements = 0;
 let delayUsersMs = 0;
-let core: Core;
+let core: TestCore;
 let adminKey: string;
 let customerKey: string;
 let run: Awaited<ReturnType<typeof graphqlEndpoint>>;
@@ -43,9 +43,11 @@ beforeAll(async () => {
   for (let index = 0; index < 10; index++)
     products.push(await makeProduct(core, admin, 100 + index, 10_000, `Product ${index}`));
   for (let index = 0; index < 120; index++) {
-    const order = await core.orders.place(customers[index % 10] as never, {
-      items: [{ productId: products[index % 10]?.id as number, quantity: 1 }],
-    });
+    const order = (
+      await core.orders.place(customers[index % 10] as never, {
+        items: [{ productId: products[index % 10]?.id as number, quantity: 1 }],
+      })
+    ).result;
     if (index % 3 === 0) await core.orders.update(admin, order.id, { status: 'PAID' });
   }
   run = await graphqlEndpoint(core);

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type Core, createCore } from '../../src/core/index.js';
+import { type Core, type CoreOptions, createCore } from '../../src/core/index.js';
+import { createInventoryService, type InventoryService } from '../../src/core/inventory.js';
 import type { Store } from '../../src/core/ports/index.js';
+import { createInventoryClient } from '../../src/grpc/inventory-client.js';
 import { createPgDatabase, createPgliteDatabase, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
@@ -120,7 +122,23 @@ export function serverDatabase(prefix: string): ServerDatabase {
   return { env: { DATA_DIR: data.dir, SEED_DEMO: 'false' }, remove: async () => data.remove() };
 }
 
-/** Builds the core over a test store with the defaults of the server. */
-export function testCore(store: Store, overrides: Partial<Parameters<typeof createCore>[0]> = {}): Promise<Core> {
-  return createCore({ store, vatRate: 0.1, requestTimeoutMs: 2000, ...overrides });
+/** The core as the server builds it, with the inventory service that stands beside it. */
+export type TestCore = Core & { inventory: InventoryService };
+
+/**
+ * Builds the core over a test store with the defaults of the server, wired as the server wires it: the
+ * inventory service beside the core, order placement reaching it through the gRPC client over the
+ * in-process router transport (the same handlers, interceptors and error mapping, no socket). An
+ * `inventory` override replaces that client (a test's failing or slow inventory).
+ */
+export async function testCore(store: Store, overrides: Partial<CoreOptions> = {}): Promise<TestCore> {
+  const inventory = createInventoryService(store);
+  const core = await createCore({
+    store,
+    inventory: createInventoryClient(inventory, {}),
+    vatRate: 0.1,
+    requestTimeoutMs: 2000,
+    ...overrides,
+  });
+  return { ...core, inventory };
 }

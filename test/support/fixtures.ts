@@ -20,7 +20,7 @@ export async function makeAdmin(store: Store): Promise<Caller> {
 
 /** A customer caller with an address on file. */
 export async function makeCustomer(core: Core, admin: Caller, name = 'Customer'): Promise<Caller> {
-  const user = await core.users.create(admin, {
+  const { result: user } = await core.users.create(admin, {
     name,
     email: `${name.toLowerCase().replace(/\W+/g, '.')}-${unique()}@example.com`,
     address: { zipCode: '04524', line1: '12 Harbor Road', line2: null },
@@ -30,7 +30,7 @@ export async function makeCustomer(core: Core, admin: Caller, name = 'Customer')
 
 /** A product with stock; `price` in minor units. */
 export async function makeProduct(core: Core, admin: Caller, price = 1_000, stock = 100, name = 'Widget') {
-  return core.products.create(admin, { name, sku: `SKU-${unique()}`, price, stock });
+  return (await core.products.create(admin, { name, sku: `SKU-${unique()}`, price, stock })).result;
 }
 
 /** The catalog code a core call failed with, or `resolved`. */

@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
+import { requireMetricsReader } from '../core/monitoring.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
@@ -124,7 +125,7 @@ function metricsEndpoint({ core, metrics }: HttpAppDeps): Handler {
   return async (c) => {
     const caller = await callerFromAuthorization(core, c.req.header('authorization'));
     if (!caller || caller === 'invalid') return unauthenticatedResponse(c, caller ? 'wrong-key' : 'missing');
-    if (caller.role !== 'admin') return catalogProblem(c, 'FORBIDDEN', 'Only admins may read /metrics.');
+    requireMetricsReader(caller);
     return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
   };
 }

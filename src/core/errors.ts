@@ -7,12 +7,21 @@ export interface ErrorSpec {
   description: string;
   /** Only GraphQL reports this code (a request error of the GraphQL layer, before any use case runs). */
   graphqlOnly?: true;
+  /** Only the REST API reports this code (the HTTP protocol, or a resource only REST serves). */
+  restOnly?: true;
+  /**
+   * Only the inventory service reports this code (gRPC): order placement cannot meet it, since every
+   * product has a stock record and every placement reserves under a new order id.
+   */
+  inventoryOnly?: true;
 }
 
 const spec = (title: string, description: string): ErrorSpec => ({ title, description });
 const graphql = (title: string, description: string): ErrorSpec => ({ title, description, graphqlOnly: true });
-const notFound = (what: string): ErrorSpec =>
-  spec(`${what} not found`, `The ${what.toLowerCase()} does not exist, or is not visible to the caller.`);
+const rest = (title: string, description: string): ErrorSpec => ({ title, description, restOnly: true });
+const inventory = (title: string, description: string): ErrorSpec => ({ title, description, inventoryOnly: true });
+const notFound = (what: string, only: (title: string, description: string) => ErrorSpec = spec): ErrorSpec =>
+  only(`${what} not found`, `The ${what.toLowerCase()} does not exist, or is not visible to the caller.`);
 
 /**
  * The one error catalog: every failure the service reports, with a stable code. New codes may be added
@@ -20,30 +29,30 @@ const notFound = (what: string): ErrorSpec =>
  */
 export const errorCatalog = {
   VALIDATION_FAILED: spec('Invalid request', 'A parameter, header or body member is invalid.'),
-  MALFORMED_JSON: spec('Malformed JSON', 'The body is not valid JSON.'),
-  UNKNOWN_PARAMETER: spec(
+  MALFORMED_JSON: rest('Malformed JSON', 'The body is not valid JSON.'),
+  UNKNOWN_PARAMETER: rest(
     'Unknown query parameter',
     'A query parameter the operation does not define, or one given twice.',
   ),
-  UNKNOWN_FIELD: spec('Unknown field', 'A body member the schema does not define.'),
-  READ_ONLY_FIELD: spec('Read-only field', 'A read-only member was sent with a value different from the current one.'),
+  UNKNOWN_FIELD: rest('Unknown field', 'A body member the schema does not define.'),
+  READ_ONLY_FIELD: rest('Read-only field', 'A read-only member was sent with a value different from the current one.'),
   INVALID_CURSOR: spec('Invalid cursor', 'The cursor was altered, or was made for other filters or another sort.'),
   UNAUTHENTICATED: spec('Authentication required', 'No credential, or a wrong or revoked one.'),
   FORBIDDEN: spec('Forbidden', "The caller's role does not allow the action."),
-  NOT_FOUND: notFound('Resource'),
+  NOT_FOUND: notFound('Resource', rest),
   ORDER_NOT_FOUND: notFound('Order'),
-  ORDER_ITEM_NOT_FOUND: notFound('Order item'),
+  ORDER_ITEM_NOT_FOUND: notFound('Order item', rest),
   USER_NOT_FOUND: notFound('User'),
   PRODUCT_NOT_FOUND: notFound('Product'),
   SHIPMENT_NOT_FOUND: notFound('Shipment'),
-  CANCELLATION_NOT_FOUND: notFound('Cancellation'),
+  CANCELLATION_NOT_FOUND: notFound('Cancellation', rest),
   DRAFT_NOT_FOUND: notFound('Order draft'),
-  API_KEY_NOT_FOUND: notFound('API key'),
-  SKU_NOT_FOUND: notFound('SKU'),
-  RESERVATION_NOT_FOUND: notFound('Reservation'),
-  BROWNOUT_NOT_FOUND: notFound('Brownout window'),
-  METHOD_NOT_ALLOWED: spec('Method not allowed', 'The path exists but not with this method.'),
-  NOT_ACCEPTABLE: spec('Not acceptable', 'The Accept header names no representation the API produces.'),
+  API_KEY_NOT_FOUND: notFound('API key', rest),
+  SKU_NOT_FOUND: notFound('SKU', inventory),
+  RESERVATION_NOT_FOUND: notFound('Reservation', inventory),
+  BROWNOUT_NOT_FOUND: notFound('Brownout window', rest),
+  METHOD_NOT_ALLOWED: rest('Method not allowed', 'The path exists but not with this method.'),
+  NOT_ACCEPTABLE: rest('Not acceptable', 'The Accept header names no representation the API produces.'),
   INVALID_TRANSITION: spec('Invalid status transition', "The order's status cannot move that way."),
   ALREADY_CANCELED: spec('Already canceled', 'The order already has a cancellation.'),
   USER_HAS_ORDERS: spec('User has orders', 'A user with orders cannot be deleted.'),
@@ -51,15 +60,15 @@ export const errorCatalog = {
   EMAIL_TAKEN: spec('E-mail taken', 'Another user has this e-mail address.'),
   SKU_TAKEN: spec('SKU taken', 'Another product has this SKU.'),
   INSUFFICIENT_STOCK: spec('Insufficient stock', 'Not enough stock is available to reserve.'),
-  RESERVATION_MISMATCH: spec(
+  RESERVATION_MISMATCH: inventory(
     'Reservation mismatch',
     'A reservation for this order and SKU exists with another quantity.',
   ),
-  STOCK_BELOW_RESERVED: spec(
+  STOCK_BELOW_RESERVED: inventory(
     'Stock below reserved',
     'The change would take the on-hand quantity below zero or below what is reserved.',
   ),
-  BROWNOUT_CONFLICT: spec(
+  BROWNOUT_CONFLICT: rest(
     'Brownout conflict',
     'Another window of the item overlaps this one, or the window has already ended.',
   ),
@@ -68,9 +77,9 @@ export const errorCatalog = {
     'The request uses a deprecated item during an announced brownout window; it is refused until the window ends (`Retry-After`). Move off the item before its sunset.',
   ),
   IDEMPOTENCY_KEY_IN_USE: spec('Idempotency key in use', 'A request with this Idempotency-Key is still running.'),
-  PRECONDITION_FAILED: spec('Precondition failed', 'If-Match does not match the current ETag.'),
-  PAYLOAD_TOO_LARGE: spec('Payload too large', 'The body is larger than 1 MiB.'),
-  UNSUPPORTED_MEDIA_TYPE: spec('Unsupported media type', 'The body is not JSON.'),
+  PRECONDITION_FAILED: rest('Precondition failed', 'If-Match does not match the current ETag.'),
+  PAYLOAD_TOO_LARGE: rest('Payload too large', 'The body is larger than 1 MiB.'),
+  UNSUPPORTED_MEDIA_TYPE: rest('Unsupported media type', 'The body is not JSON.'),
   IDEMPOTENCY_KEY_REUSED: spec('Idempotency key reused', 'The Idempotency-Key was already used with another request.'),
   INTERNAL: spec('Internal server error', 'The server failed; the request id identifies the failure in the logs.'),
   INVENTORY_UNAVAILABLE: spec(

@@ -57,6 +57,7 @@ export async function createCore(options: CoreOptions) {
     cursors,
     idempotency,
     requestTimeoutMs: options.requestTimeoutMs,
+    vatRate: options.vatRate,
   });
   const registry = options.registry ?? { items: [] };
   const clock = options.now ? { now: options.now } : {};
@@ -68,7 +69,6 @@ export async function createCore(options: CoreOptions) {
     ...(options.brownoutMaxMinutes !== undefined ? { maxMinutes: options.brownoutMaxMinutes } : {}),
   });
   return {
-    vatRate: options.vatRate,
     cursors,
     orders,
     users: createUserService({ store, cursors, idempotency }),

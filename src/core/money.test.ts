@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { fromMinor, toMinor } from './decimal-amounts.js';
 import { DomainError } from './errors.js';
-import { fromMinor, splitVat, toMinor } from './money.js';
+import { splitVat } from './money.js';
 
 describe('splitVat', () => {
   it.each([

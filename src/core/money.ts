@@ -1,23 +1,5 @@
-import { DomainError } from './errors.js';
-
 /** Money is carried in integer minor units (cents) everywhere inside the service. */
 export type Minor = number;
-
-/** Converts a wire amount (a number with at most two decimals) to minor units; rejects more precision. */
-export function toMinor(amount: number, name = 'amount'): Minor {
-  const minor = Math.round(amount * 100);
-  if (!Number.isFinite(amount) || Math.abs(minor - amount * 100) > 1e-6 || !Number.isSafeInteger(minor)) {
-    throw new DomainError('VALIDATION_FAILED', `${name} must be a number with at most two decimals.`, [
-      { in: 'body', name, message: 'must have at most two decimals' },
-    ]);
-  }
-  return minor;
-}
-
-/** Converts minor units to the wire number (two decimals, no float noise). */
-export function fromMinor(minor: Minor): number {
-  return minor / 100;
-}
 
 /** A total split into supply and VAT, in minor units; `supply + vat === total` always. */
 export interface VatSplit {

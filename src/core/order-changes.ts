@@ -5,7 +5,8 @@ import type { Address, Cancellation, Order, Shipment, ShipmentStatus } from './m
 import { shipmentOf, visibleOrder } from './order-reads.js';
 import { isPaid, type OrderStatus, transition } from './order-state.js';
 import type { OrderChange, OrderStore } from './ports/index.js';
-import { checkVersion, retryStale } from './versions.js';
+import { ORDER_READ_ONLY, refuseReadOnlyChanges } from './read-only.js';
+import { checkVersion, retryStale, type WriteConditions } from './versions.js';
 
 /** A merge patch of an order: absent = unchanged, `null` clears. */
 export interface OrderPatch {
@@ -39,20 +40,34 @@ const shipmentStatusOf: Partial<Record<OrderStatus, ShipmentStatus>> = {
 
 /** Changing orders: patch, replace, cancel, delete and shipment data; status moves follow the state machine. */
 export function createOrderChanges(orders: OrderStore) {
-  /** Reads the order, builds its next state and applies it; a concurrent write retries (without If-Match). */
-  const change = (caller: Caller, id: number, next: (order: Order) => WritableState, ifMatchVersion?: number) =>
+  /**
+   * Reads the order, checks what the body echoed of its read-only members, builds its next state and
+   * applies it; a concurrent write retries (without If-Match).
+   */
+  const change = (
+    caller: Caller,
+    id: number,
+    next: (order: Order) => WritableState,
+    { ifMatchVersion, echo }: WriteConditions<Order> = {},
+  ) =>
     retryStale(ifMatchVersion, async () => {
       const order = await visibleOrder(orders, caller, id);
+      refuseReadOnlyChanges(ORDER_READ_ONLY, echo, order);
       return applyChange(orders, caller, order, next(order), ifMatchVersion);
     });
 
   return {
     /** Changes an order (merge patch). */
-    update: (caller: Caller, id: number, patch: OrderPatch, ifMatchVersion?: number): Promise<Order> =>
-      change(caller, id, (order) => merged(order, patch), ifMatchVersion),
+    update: (caller: Caller, id: number, patch: OrderPatch, conditions?: WriteConditions<Order>): Promise<Order> =>
+      change(caller, id, (order) => merged(order, patch), conditions),
 
     /** Replaces the writable state of an order; `note` and `couponCode` are cleared when absent. */
-    replace: (caller: Caller, id: number, replacement: OrderReplacement, ifMatchVersion?: number): Promise<Order> =>
+    replace: (
+      caller: Caller,
+      id: number,
+      replacement: OrderReplacement,
+      conditions?: WriteConditions<Order>,
+    ): Promise<Order> =>
       change(
         caller,
         id,
@@ -62,7 +77,7 @@ export function createOrderChanges(orders: OrderStore) {
           note: replacement.note ?? null,
           couponCode: replacement.couponCode ?? null,
         }),
-        ifMatchVersion,
+        conditions,
       ),
 
     /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */

@@ -1,5 +1,5 @@
+import { toMinor } from './decimal-amounts.js';
 import { DomainError, type Violation } from './errors.js';
-import { toMinor } from './money.js';
 import { type OrderStatus, orderStatuses } from './order-state.js';
 import type { OrderFilters } from './ports/index.js';
 

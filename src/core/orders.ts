@@ -1,6 +1,7 @@
 import type { CursorCodec } from './cursor.js';
 import type { IdempotencyService } from './idempotency.js';
-import type { Cancellation } from './model.js';
+import type { Cancellation, Order } from './model.js';
+import { splitVat, type VatSplit } from './money.js';
 import { createOrderChanges } from './order-changes.js';
 import { createPlaceOrder, type OrderPlacementStore } from './order-placement.js';
 import { createOrderReads } from './order-reads.js';
@@ -10,6 +11,9 @@ export type { OrderPatch, OrderReplacement, ShipmentPatch } from './order-change
 export type { OrderLine, PlaceOrder, PlaceOrderInput } from './order-placement.js';
 export { ORDER_SORT_FIELDS, type OrderListInput } from './order-reads.js';
 
+/** An order's amount split into supply and VAT, in minor units; `supply + vat === total`. */
+export type AmountDetail = VatSplit;
+
 /** Dependencies of the order service. */
 export interface OrderServiceDeps {
   store: OrderPlacementStore;
@@ -18,6 +22,8 @@ export interface OrderServiceDeps {
   idempotency: IdempotencyService;
   /** Budget of an order placement. */
   requestTimeoutMs: number;
+  /** The VAT rate included in totals, e.g. 0.1. */
+  vatRate: number;
 }
 
 /** A cancellation as a create: the order and the optional reason. */
@@ -30,11 +36,14 @@ export interface CancelInput {
 export type OrderService = ReturnType<typeof createOrderService>;
 
 /** Creates the order service: placement (order-placement.ts), reads (order-reads.ts), changes (order-changes.ts). */
-export function createOrderService({ store, inventory, cursors, idempotency, requestTimeoutMs }: OrderServiceDeps) {
+export function createOrderService(deps: OrderServiceDeps) {
+  const { store, cursors, idempotency, vatRate } = deps;
   const { cancel, ...changes } = createOrderChanges(store.orders);
   return {
+    /** The order's amount split into supply and VAT (included in the total), in minor units. */
+    amountDetail: (order: Pick<Order, 'amount'>): AmountDetail => splitVat(order.amount, vatRate),
     /** Places an order: reserve every line, then write the order; all or nothing; idempotent per key. */
-    place: createPlaceOrder({ store, inventory, idempotency, requestTimeoutMs }),
+    place: createPlaceOrder(deps),
     /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED; idempotent per key. */
     cancel: idempotency.useCase(
       'orders.cancel',

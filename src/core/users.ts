@@ -6,7 +6,8 @@ import { mergePatch } from './merge-patch.js';
 import type { Address, User } from './model.js';
 import { type ListInput, type Page, parseSort, readPage } from './paging.js';
 import type { Store, UserFields } from './ports/index.js';
-import { checkVersion, retryStale } from './versions.js';
+import { refuseReadOnlyChanges, USER_READ_ONLY } from './read-only.js';
+import { checkVersion, retryStale, type WriteConditions } from './versions.js';
 
 /** A new user. */
 export interface UserInput {
@@ -36,15 +37,17 @@ export interface UserServiceDeps {
 
 /** Creates the user service. */
 export function createUserService({ store, cursors, idempotency }: UserServiceDeps) {
-  async function visibleUser(caller: Caller, id: number): Promise<User> {
-    const user = await store.users.get(id);
-    if (!user || !canSee(caller, user.id)) throw new DomainError('USER_NOT_FOUND', `There is no user ${id}.`);
-    return user;
-  }
+  const visibleUser = (caller: Caller, id: number) => visibleUserIn(store, caller, id);
 
-  function write(caller: Caller, id: number, next: (user: User) => UserFields, ifMatchVersion?: number) {
+  function write(
+    caller: Caller,
+    id: number,
+    next: (user: User) => UserFields,
+    { ifMatchVersion, echo }: WriteConditions<User> = {},
+  ) {
     return retryStale(ifMatchVersion, async () => {
       const user = await visibleUser(caller, id);
+      refuseReadOnlyChanges(USER_READ_ONLY, echo, user);
       checkVersion(user, ifMatchVersion, () => stale(id));
       const fields = next(user);
       if (sameFields(fields, user)) return user;
@@ -90,13 +93,13 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
     },
 
     /** Replaces a user's writable fields; optional fields not given are cleared. */
-    replace(caller: Caller, id: number, input: UserInput, ifMatchVersion?: number): Promise<User> {
-      return write(caller, id, () => fieldsOf(input), ifMatchVersion);
+    replace(caller: Caller, id: number, input: UserInput, conditions?: WriteConditions<User>): Promise<User> {
+      return write(caller, id, () => fieldsOf(input), conditions);
     },
 
     /** Changes the given fields of a user (JSON Merge Patch). */
-    update(caller: Caller, id: number, patch: UserPatch, ifMatchVersion?: number): Promise<User> {
-      return write(caller, id, (user) => merged(user, patch), ifMatchVersion);
+    update(caller: Caller, id: number, patch: UserPatch, conditions?: WriteConditions<User>): Promise<User> {
+      return write(caller, id, (user) => merged(user, patch), conditions);
     },
 
     /** Deletes a user (admins, or the user themself) with their keys; a user with orders is kept. */
@@ -110,6 +113,13 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
       if (outcome === 'stale') throw stale(id);
     },
   };
+}
+
+/** One user as the caller may see it: any for admins, themself for customers (others are "not found"). */
+async function visibleUserIn(store: Pick<Store, 'users'>, caller: Caller, id: number): Promise<User> {
+  const user = await store.users.get(id);
+  if (!user || !canSee(caller, user.id)) throw new DomainError('USER_NOT_FOUND', `There is no user ${id}.`);
+  return user;
 }
 
 function merged(user: User, patch: UserPatch): UserFields {

@@ -1,8 +1,15 @@
 import { DomainError } from './errors.js';
+import type { ReadOnlyEcho } from './read-only.js';
 
 /** Something versioned for optimistic concurrency (its ETag). */
 export interface Versioned {
   version: number;
+}
+
+/** The conditions of a PUT or PATCH: the `If-Match` version, and the read-only members the body echoed. */
+export interface WriteConditions<T> {
+  ifMatchVersion?: number | undefined;
+  echo?: ReadOnlyEcho<T> | undefined;
 }
 
 /** Throws `stale()` unless the caller's `If-Match` version (when given) is the current one. */

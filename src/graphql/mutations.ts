@@ -1,6 +1,7 @@
-import type { MutationResolvers } from '../../generated/graphql/resolvers.js';
-import { toMinor } from '../core/money.js';
+import type { CreateUserInput, MutationResolvers, ReplaceUserInput } from '../../generated/graphql/resolvers.js';
+import { toMinor } from '../core/decimal-amounts.js';
 import type { OrderStatus } from '../core/order-state.js';
+import type { UserInput } from '../core/users.js';
 import { address, callerOf, createOptions, given, idOf } from './arguments.js';
 
 /** The writes; each applies the same core call as the matching REST operation, idempotency keys shared. */
@@ -35,8 +36,8 @@ export const mutationResolvers: MutationResolvers = {
     context.core.orders.replace(callerOf(context), idOf(id, 'ORDER_NOT_FOUND', 'order'), {
       status: input.status as OrderStatus,
       shippingAddress: address(input.shippingAddress),
-      note: input.note ?? null,
-      couponCode: input.couponCode ?? null,
+      ...(given(input.note) ? { note: input.note } : {}),
+      ...(given(input.couponCode) ? { couponCode: input.couponCode } : {}),
     }),
   async cancelOrder(_, { id, reason, idempotencyKey }, context) {
     const request = { orderId: idOf(id, 'ORDER_NOT_FOUND', 'order'), ...(given(reason) ? { reason } : {}) };
@@ -64,16 +65,8 @@ export const mutationResolvers: MutationResolvers = {
     return (await context.core.drafts.create(caller, request, createOptions(context, idempotencyKey))).result;
   },
   async createUser(_, { input, idempotencyKey }, context) {
-    const caller = callerOf(context);
-    const request = {
-      name: input.name,
-      email: input.email,
-      ...(given(input.phone) ? { phone: input.phone } : {}),
-      ...(given(input.address) ? { address: address(input.address) } : {}),
-      ...(given(input.nickname) ? { nickname: input.nickname } : {}),
-      ...(given(input.marketingAgreed) ? { marketingAgreed: input.marketingAgreed } : {}),
-    };
-    return (await context.core.users.create(caller, request, createOptions(context, idempotencyKey))).result;
+    const options = createOptions(context, idempotencyKey);
+    return (await context.core.users.create(callerOf(context), userInputOf(input), options)).result;
   },
   updateUser: (_, { id, input }, context) =>
     context.core.users.update(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'), {
@@ -85,14 +78,8 @@ export const mutationResolvers: MutationResolvers = {
       ...(given(input.marketingAgreed) ? { marketingAgreed: input.marketingAgreed } : {}),
     }),
   replaceUser: (_, { id, input }, context) =>
-    context.core.users.replace(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'), {
-      name: input.name,
-      email: input.email,
-      phone: input.phone ?? null,
-      address: input.address ? address(input.address) : null,
-      nickname: input.nickname ?? null,
-      marketingAgreed: input.marketingAgreed ?? false,
-    }),
+    // A replacement is a full user, as a new one is; the core clears what it leaves out.
+    context.core.users.replace(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'), userInputOf(input)),
   async deleteUser(_, { id }, context) {
     await context.core.users.remove(callerOf(context), idOf(id, 'USER_NOT_FOUND', 'user'));
     return String(id);
@@ -120,3 +107,15 @@ export const mutationResolvers: MutationResolvers = {
     return rating;
   },
 };
+
+/** The core's user input from a `UserInput` (create and replace take the same members). */
+function userInputOf(input: CreateUserInput | ReplaceUserInput): UserInput {
+  return {
+    name: input.name,
+    email: input.email,
+    ...(given(input.phone) ? { phone: input.phone } : {}),
+    ...(given(input.address) ? { address: address(input.address) } : {}),
+    ...(given(input.nickname) ? { nickname: input.nickname } : {}),
+    ...(given(input.marketingAgreed) ? { marketingAgreed: input.marketingAgreed } : {}),
+  };
+}

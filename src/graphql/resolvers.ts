@@ -4,8 +4,8 @@
  */
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import type { Resolvers } from '../../generated/graphql/resolvers.js';
+import { fromMinor } from '../core/decimal-amounts.js';
 import type { Product, User } from '../core/model.js';
-import { fromMinor, splitVat } from '../core/money.js';
 import { orderFilters } from '../core/order-filters.js';
 import type { Page } from '../core/paging.js';
 import { callerOf, given, idOf } from './arguments.js';
@@ -99,7 +99,7 @@ export const resolvers: Resolvers = {
   Order: {
     id: (order) => String(order.id),
     amount: (order) => fromMinor(order.amount),
-    amountDetail: (order, _, context) => splitVat(order.amount, context.core.vatRate),
+    amountDetail: (order, _, context) => context.core.orders.amountDetail(order),
     user: (order, _, context) => context.loaders.user.load(order.userId),
     items: (order, _, context) => order.items ?? context.loaders.items.load(order),
     product: async (order, _, context) => {

@@ -1,11 +1,11 @@
+import { toMinor } from '../core/decimal-amounts.js';
 import type { Core } from '../core/index.js';
-import { toMinor } from '../core/money.js';
 import { apiKeyJson, pageJson, productJson, ratingJson } from './mappers.js';
-import { createOptions, type Handler, json, noContent, replayHeader, type Schemas } from './respond.js';
+import { createOptions, json, noContent, type RestHandlerGroup, replayHeader, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';
 
 /** Products, ratings and API keys. */
-export function createCatalogHandlers(core: Core): Record<string, Handler> {
+export function createCatalogHandlers(core: Core) {
   return {
     async listProducts(request) {
       return json(request.c, 200, pageJson(await core.products.list(listInput(request.query)), productJson));
@@ -70,5 +70,5 @@ export function createCatalogHandlers(core: Core): Record<string, Handler> {
       await core.apiKeys.revoke(callerOf(request), pathId(request, 'apiKeyId'));
       return noContent(request.c);
     },
-  };
+  } satisfies RestHandlerGroup;
 }

@@ -2,7 +2,7 @@
 import { type BrownoutWindow, windowState } from '../core/brownouts.js';
 import type { CallerReport, ItemReport } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
-import { type Handler, json, type Schemas } from './respond.js';
+import { json, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, pathId } from './validated-request.js';
 
 const iso = (date: Date) => date.toISOString();
@@ -77,7 +77,7 @@ function callerJson(caller: CallerReport): Schemas['DeprecationCallers']['caller
 }
 
 /** The handlers of the Deprecations tag. */
-export function createDeprecationHandlers(core: Core): Record<string, Handler> {
+export function createDeprecationHandlers(core: Core) {
   return {
     async getDeprecationReport(request) {
       const items = await core.deprecations.list(callerOf(request));
@@ -146,5 +146,5 @@ export function createDeprecationHandlers(core: Core): Record<string, Handler> {
       };
       return json(request.c, 201, body);
     },
-  };
+  } satisfies RestHandlerGroup;
 }

@@ -7,11 +7,11 @@ import { createCatalogHandlers } from './catalog-handlers.js';
 import { createDeprecationHandlers } from './deprecation-handlers.js';
 import { createOrderHandlers } from './order-handlers.js';
 import { createOrderPartHandlers } from './order-part-handlers.js';
-import type { Handler } from './respond.js';
+import type { RestHandlers } from './respond.js';
 import { createUserHandlers } from './user-handlers.js';
 
-/** Builds every operation's handler over the core, keyed by operationId. */
-export function createHandlers(core: Core): Record<string, Handler> {
+/** Builds every operation's handler over the core, keyed by operationId; the compiler checks none is missing. */
+export function createHandlers(core: Core): RestHandlers {
   return {
     ...createOrderHandlers(core),
     ...createOrderPartHandlers(core),

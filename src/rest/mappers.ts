@@ -1,6 +1,7 @@
 /** Maps core values to the wire shapes of contracts/openapi.yaml (money in units, times as ISO strings). */
 
 import type { components } from '../../generated/openapi/schema.js';
+import { fromMinor } from '../core/decimal-amounts.js';
 import type {
   ApiKey,
   Cancellation,
@@ -12,18 +13,12 @@ import type {
   Shipment,
   User,
 } from '../core/model.js';
-import { fromMinor, splitVat } from '../core/money.js';
+import type { AmountDetail } from '../core/orders.js';
 import type { Page } from '../core/paging.js';
 
 type Schemas = components['schemas'];
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
-
-/** Optional parts of an order a request asked for with `include`. */
-export interface OrderIncludes {
-  amountDetail: boolean;
-  vatRate: number;
-}
 
 export const orderItemJson = (item: OrderItem): Schemas['OrderItem'] => ({
   id: item.id,
@@ -35,16 +30,16 @@ export const orderItemJson = (item: OrderItem): Schemas['OrderItem'] => ({
   amount: fromMinor(item.amount),
 });
 
-export function orderJson(order: Order, includes: OrderIncludes): Schemas['Order'] {
-  const split = includes.amountDetail ? splitVat(order.amount, includes.vatRate) : undefined;
+/** An order; `detail`, the core's split of its amount, when the request asked for `amountDetail`. */
+export function orderJson(order: Order, detail?: AmountDetail): Schemas['Order'] {
   return {
     id: order.id,
     userId: order.userId,
     items: order.items.map(orderItemJson),
     amount: fromMinor(order.amount),
     // Left undefined (so left out of the JSON) unless asked for: one object shape either way.
-    amountDetail: split
-      ? { supply: fromMinor(split.supply), vat: fromMinor(split.vat), total: fromMinor(split.total) }
+    amountDetail: detail
+      ? { supply: fromMinor(detail.supply), vat: fromMinor(detail.vat), total: fromMinor(detail.total) }
       : undefined,
     status: order.status,
     shippingAddress: { ...order.shippingAddress, line2: order.shippingAddress.line2 ?? null },

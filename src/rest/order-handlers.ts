@@ -1,19 +1,20 @@
-import type { Core } from '../core/index.js';
+import type { Caller, Core } from '../core/index.js';
 import type { Order } from '../core/model.js';
 import type { OrderStatus } from '../core/order-state.js';
 import type { OrderPatch, OrderReplacement, PlaceOrderInput } from '../core/orders.js';
 import type { ListInput } from '../core/paging.js';
+import type { WriteConditions } from '../core/versions.js';
 import { etagOf, orderJson, pageJson } from './mappers.js';
 import {
   address,
-  checkReadOnly,
   conditionalGet,
   createOptions,
-  type Handler,
   json,
   noContent,
+  type RestHandlerGroup,
   replayHeader,
   type Schemas,
+  versionedWrite,
 } from './respond.js';
 import {
   callerOf,
@@ -26,19 +27,14 @@ import {
   type RestRequest,
 } from './validated-request.js';
 
-const ORDER_READ_ONLY = ['id', 'userId', 'items', 'amount', 'amountDetail', 'createdAt', 'updatedAt'] as const;
-
 /** Orders: list, search, place, read, replace, patch, delete (what hangs off them: order-part-handlers.ts). */
-export function createOrderHandlers(core: Core): Record<string, Handler> {
+export function createOrderHandlers(core: Core) {
   const orderView = (request: RestRequest, order: Order) =>
-    orderJson(order, { amountDetail: includes(request.query.include).has('amountDetail'), vatRate: core.vatRate });
-  const orderResponse = (request: RestRequest, order: Order) =>
-    json(request.c, 200, orderView(request, order), { ETag: etagOf(order.version) });
-
-  async function currentOrderForWrite(request: RestRequest, body: Record<string, unknown>) {
-    const order = await core.orders.get(callerOf(request), pathId(request, 'orderId'));
-    checkReadOnly(body, { ...orderJson(order, { amountDetail: true, vatRate: core.vatRate }) }, ORDER_READ_ONLY);
-  }
+    orderJson(order, includes(request.query.include).has('amountDetail') ? core.orders.amountDetail(order) : undefined);
+  const writeViews = (request: RestRequest) => ({
+    answer: (order: Order) => orderView(request, order),
+    full: (order: Order) => ({ ...orderJson(order, core.orders.amountDetail(order)) }),
+  });
 
   /** The query form and the search body name the same conditions; both become one core list call. */
   const searchList = async (request: RestRequest, conditions: OrderConditions, paging: ListInput) => {
@@ -80,34 +76,24 @@ export function createOrderHandlers(core: Core): Record<string, Handler> {
     },
 
     async replaceOrder(request) {
-      const body = request.body as Schemas['OrderReplace'] & Record<string, unknown>;
-      await currentOrderForWrite(request, body);
-      const order = await core.orders.replace(
-        callerOf(request),
-        pathId(request, 'orderId'),
-        replacementOf(body),
-        ifMatchOf(request),
-      );
-      return orderResponse(request, order);
+      const replacement = replacementOf(request.body as Schemas['OrderReplace']);
+      const replace = (caller: Caller, id: number, conditions: WriteConditions<Order>) =>
+        core.orders.replace(caller, id, replacement, conditions);
+      return versionedWrite(request, 'orderId', replace, writeViews(request));
     },
 
     async updateOrder(request) {
-      const body = request.body as Schemas['OrderPatch'] & Record<string, unknown>;
-      await currentOrderForWrite(request, body);
-      const order = await core.orders.update(
-        callerOf(request),
-        pathId(request, 'orderId'),
-        patchOf(body),
-        ifMatchOf(request),
-      );
-      return orderResponse(request, order);
+      const patch = patchOf(request.body as Schemas['OrderPatch']);
+      const update = (caller: Caller, id: number, conditions: WriteConditions<Order>) =>
+        core.orders.update(caller, id, patch, conditions);
+      return versionedWrite(request, 'orderId', update, writeViews(request));
     },
 
     async deleteOrder(request) {
       await core.orders.remove(callerOf(request), pathId(request, 'orderId'), ifMatchOf(request));
       return noContent(request.c);
     },
-  };
+  } satisfies RestHandlerGroup;
 }
 
 function placeOrderInput(body: Schemas['OrderCreate']): PlaceOrderInput {
@@ -125,8 +111,8 @@ function replacementOf(body: Schemas['OrderReplace']): OrderReplacement {
   return {
     status: body.status as OrderStatus,
     shippingAddress: address(body.shippingAddress),
-    note: body.note ?? null,
-    couponCode: body.couponCode ?? null,
+    ...(body.note !== undefined ? { note: body.note } : {}),
+    ...(body.couponCode !== undefined ? { couponCode: body.couponCode } : {}),
   };
 }
 

@@ -1,10 +1,10 @@
 import type { Core } from '../core/index.js';
 import { cancellationJson, draftJson, orderItemJson, pageJson, shipmentJson } from './mappers.js';
-import { createOptions, type Handler, json, replayHeader, type Schemas } from './respond.js';
+import { createOptions, json, type RestHandlerGroup, replayHeader, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';
 
 /** What hangs off an order (items, shipment, cancellation) and order drafts. */
-export function createOrderPartHandlers(core: Core): Record<string, Handler> {
+export function createOrderPartHandlers(core: Core) {
   return {
     async listOrderItems(request) {
       const page = await core.orders.itemPage(callerOf(request), pathId(request, 'orderId'), listInput(request.query));
@@ -71,5 +71,5 @@ export function createOrderPartHandlers(core: Core): Record<string, Handler> {
     async getOrderDraft(request) {
       return json(request.c, 200, draftJson(await core.drafts.get(callerOf(request), pathId(request, 'draftId'))));
     },
-  };
+  } satisfies RestHandlerGroup;
 }

@@ -1,19 +1,31 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { components } from '../../generated/openapi/schema.js';
-import { canonicalJson } from '../core/canonical-json.js';
-import { DomainError, type Violation } from '../core/errors.js';
+import type { components, operations } from '../../generated/openapi/schema.js';
+import type { Caller } from '../core/caller.js';
 import type { CreateOptions } from '../core/idempotency.js';
 import type { Address } from '../core/model.js';
+import type { WriteConditions } from '../core/versions.js';
 import { answer } from '../http/edge-headers.js';
 import { etagOf } from './mappers.js';
-import { noneMatchHits, type RestRequest } from './validated-request.js';
+import { callerOf, ifMatchOf, noneMatchHits, pathId, type RestRequest } from './validated-request.js';
 
 /** The contract's schemas: the wire types handlers read and write. */
 export type Schemas = components['schemas'];
 
 /** One REST operation: a validated request in, a response out. */
 export type Handler = (request: RestRequest) => Promise<Response>;
+
+/** The operations the health routes serve outside `/v1` (src/http/health-routes.ts), not REST handlers. */
+export const HEALTH_OPERATIONS = ['getHealth', 'getReadiness', 'getLiveness'] as const;
+
+/** Every operationId of contracts/openapi.yaml that a REST handler serves. */
+export type RestOperationId = Exclude<keyof operations, (typeof HEALTH_OPERATIONS)[number]>;
+
+/** A handler for every REST operation of the contract: a missing one is a type error. */
+export type RestHandlers = Record<RestOperationId, Handler>;
+
+/** Some of the handlers, by operationId: a name that is no operation of the contract is a type error. */
+export type RestHandlerGroup = Partial<RestHandlers>;
 
 /** A JSON response. */
 export const json = (c: Context, status: ContentfulStatusCode, body: unknown, headers: Record<string, string> = {}) =>
@@ -38,29 +50,30 @@ export function conditionalGet(request: RestRequest, version: number, body: () =
   return json(request.c, 200, body(), { ETag: etag });
 }
 
-/** Refuses read-only members sent with a value other than the current one (docs/decisions.md §3). */
-export function checkReadOnly(
-  body: Record<string, unknown>,
-  current: Record<string, unknown>,
-  names: readonly string[],
-) {
-  const violations: Violation[] = [];
-  for (const name of names) {
-    if (name in body && canonicalJson(body[name]) !== canonicalJson(current[name])) {
-      violations.push({
-        in: 'body',
-        name: `/${name}`,
-        message: 'is read-only; send the current value or leave it out',
-      });
-    }
-  }
-  if (violations.length > 0) {
-    throw new DomainError(
-      'READ_ONLY_FIELD',
-      `Read-only members cannot be changed: ${violations.map((v) => v.name).join(', ')}.`,
-      violations,
-    );
-  }
+/** How a resource is answered after a PUT or PATCH, and how its read-only members are compared. */
+export interface WriteViews<T> {
+  /** The representation the request asked for. */
+  answer(resource: T): unknown;
+  /** The full representation, which a body's read-only members are compared with (by the core). */
+  full(resource: T): Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A PUT or PATCH of the resource at the path id `pathParameter`: the core's write runs with the request's
+ * `If-Match` and with what the body echoed of read-only members, and is answered 200 with its new ETag.
+ */
+export async function versionedWrite<T extends { version: number }>(
+  request: RestRequest,
+  pathParameter: string,
+  write: (caller: Caller, id: number, conditions: WriteConditions<T>) => Promise<T>,
+  views: WriteViews<T>,
+): Promise<Response> {
+  const echo = { sent: request.body as Record<string, unknown>, view: views.full };
+  const written = await write(callerOf(request), pathId(request, pathParameter), {
+    ifMatchVersion: ifMatchOf(request),
+    echo,
+  });
+  return json(request.c, 200, views.answer(written), { ETag: etagOf(written.version) });
 }
 
 /** The core's address from the wire's. */

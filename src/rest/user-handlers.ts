@@ -1,30 +1,24 @@
-import type { Core } from '../core/index.js';
+import type { Caller, Core } from '../core/index.js';
 import type { User } from '../core/model.js';
+import type { UserInput } from '../core/users.js';
+import type { WriteConditions } from '../core/versions.js';
 import { etagOf, pageJson, userJson } from './mappers.js';
 import {
   address,
-  checkReadOnly,
   conditionalGet,
   createOptions,
-  type Handler,
   json,
   noContent,
+  type RestHandlerGroup,
   replayHeader,
   type Schemas,
+  versionedWrite,
 } from './respond.js';
-import { callerOf, ifMatchOf, listInput, pathId, type RestRequest } from './validated-request.js';
-
-const USER_READ_ONLY = ['id', 'createdAt', 'lastLoginAt'] as const;
+import { callerOf, ifMatchOf, listInput, pathId } from './validated-request.js';
 
 /** Users, including the caller at /users/me. */
-export function createUserHandlers(core: Core): Record<string, Handler> {
-  const userResponse = (request: RestRequest, user: User) =>
-    json(request.c, 200, userJson(user), { ETag: etagOf(user.version) });
-
-  async function currentUserForWrite(request: RestRequest, body: Record<string, unknown>) {
-    const user = await core.users.get(callerOf(request), pathId(request, 'userId'));
-    checkReadOnly(body, { ...userJson(user) }, USER_READ_ONLY);
-  }
+export function createUserHandlers(core: Core) {
+  const views = { answer: userJson, full: (user: User) => ({ ...userJson(user) }) };
 
   return {
     async listUsers(request) {
@@ -33,7 +27,7 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
     },
 
     async createUser(request) {
-      const input = newUserOf(request.body as Schemas['UserCreate']);
+      const input = userInputOf(request.body as Schemas['UserCreate']);
       const { result, replayed } = await core.users.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, userJson(result), {
         Location: `/v1/users/${result.id}`,
@@ -54,37 +48,28 @@ export function createUserHandlers(core: Core): Record<string, Handler> {
     },
 
     async replaceUser(request) {
-      const body = request.body as Schemas['UserReplace'] & Record<string, unknown>;
-      await currentUserForWrite(request, body);
-      const user = await core.users.replace(
-        callerOf(request),
-        pathId(request, 'userId'),
-        replacementOf(body),
-        ifMatchOf(request),
-      );
-      return userResponse(request, user);
+      // A replacement is a full user, as a new one is; the core clears what it leaves out.
+      const replacement = userInputOf(request.body as Schemas['UserReplace']);
+      const replace = (caller: Caller, id: number, conditions: WriteConditions<User>) =>
+        core.users.replace(caller, id, replacement, conditions);
+      return versionedWrite(request, 'userId', replace, views);
     },
 
     async updateUser(request) {
-      const body = request.body as Schemas['UserPatch'] & Record<string, unknown>;
-      await currentUserForWrite(request, body);
-      const user = await core.users.update(
-        callerOf(request),
-        pathId(request, 'userId'),
-        patchOf(body),
-        ifMatchOf(request),
-      );
-      return userResponse(request, user);
+      const patch = patchOf(request.body as Schemas['UserPatch']);
+      const update = (caller: Caller, id: number, conditions: WriteConditions<User>) =>
+        core.users.update(caller, id, patch, conditions);
+      return versionedWrite(request, 'userId', update, views);
     },
 
     async deleteUser(request) {
       await core.users.remove(callerOf(request), pathId(request, 'userId'), ifMatchOf(request));
       return noContent(request.c);
     },
-  };
+  } satisfies RestHandlerGroup;
 }
 
-function newUserOf(body: Schemas['UserCreate']) {
+function userInputOf(body: Schemas['UserCreate'] | Schemas['UserReplace']): UserInput {
   return {
     name: body.name,
     email: body.email,
@@ -92,17 +77,6 @@ function newUserOf(body: Schemas['UserCreate']) {
     ...(body.address ? { address: address(body.address) } : {}),
     ...(body.nickname !== undefined ? { nickname: body.nickname } : {}),
     ...(body.marketingAgreed !== undefined ? { marketingAgreed: body.marketingAgreed } : {}),
-  };
-}
-
-function replacementOf(body: Schemas['UserReplace']) {
-  return {
-    name: body.name,
-    email: body.email,
-    phone: body.phone ?? null,
-    address: body.address ? address(body.address) : null,
-    nickname: body.nickname ?? null,
-    marketingAgreed: body.marketingAgreed ?? false,
   };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller, Core } from '../../src/core/index.js';
+import type { Caller } from '../../src/core/index.js';
 import { createInventoryService, RESERVATION_TTL_MS } from '../../src/core/inventory.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore, testDatabaseUrl } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';

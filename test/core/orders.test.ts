@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller, Core } from '../../src/core/index.js';
+import type { Caller } from '../../src/core/index.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
@@ -181,7 +181,7 @@ describe('order status', () => {
   it('checks versions: a stale If-Match is PRECONDITION_FAILED', async () => {
     const { order } = await newOrder();
     await core.orders.update(alice, order.id, { note: 'first' });
-    expect(await code(core.orders.update(alice, order.id, { note: 'second' }, order.version))).toBe(
+    expect(await code(core.orders.update(alice, order.id, { note: 'second' }, { ifMatchVersion: order.version }))).toBe(
       'PRECONDITION_FAILED',
     );
   });

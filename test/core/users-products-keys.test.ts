@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
-import type { Caller, Core } from '../../src/core/index.js';
+import type { Caller } from '../../src/core/index.js';
 import { seedDemo } from '../../src/demo/seed-demo.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
@@ -51,7 +51,7 @@ describe('users', () => {
       email: `ab-${alice.userId}@example.com`,
     });
     expect(replaced).toMatchObject({ phone: null, nickname: null, address: null, marketingAgreed: false });
-    expect(await code(core.users.update(alice, alice.userId, { name: 'Z' }, before.version))).toBe(
+    expect(await code(core.users.update(alice, alice.userId, { name: 'Z' }, { ifMatchVersion: before.version }))).toBe(
       'PRECONDITION_FAILED',
     );
   });

@@ -7,7 +7,7 @@ import http2 from 'node:http2';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import type { Caller, Core } from '../../src/core/index.js';
+import type { Caller } from '../../src/core/index.js';
 import { createInventoryService } from '../../src/core/inventory.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { createGrpcServer, type GrpcServer } from '../../src/grpc/create-grpc-server.js';

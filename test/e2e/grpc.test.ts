@@ -1,16 +1,14 @@
 import path from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { createClient, createRouterTransport, type HandlerContext } from '@connectrpc/connect';
+import { createClient, type HandlerContext } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
 import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import { Inventory, ReserveReplySchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { createGrpcServer } from '../../src/grpc/create-grpc-server.js';
-import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
 import type { RunningServer } from '../../src/main.js';
 import { contractClient, type ProblemBody } from '../support/client.js';
 import { type GrpcClient, grpcClient } from '../support/grpc-client.js';
@@ -166,17 +164,6 @@ describe('server reflection', () => {
     );
     expect(files).toEqual(['google/protobuf/timestamp.proto', 'inventory/v1/inventory.proto']);
     expect(missing).toMatchObject({ case: 'errorResponse', value: { errorCode: 5 } });
-  });
-});
-
-describe('in-process, through createRouterTransport', () => {
-  it('maps errors with an ErrorInfo carrying the catalog code', async () => {
-    const transport = createRouterTransport(inventoryRoutes(server.core.inventory));
-    const inProcess = createClient(Inventory, transport);
-    const reply = await inProcess.getStock({ sku });
-    expect(reply.stock?.sku).toBe(sku);
-    const error = await inProcess.reserve({ orderId: '7030', sku, quantity: 10_000 }).catch((e) => e);
-    expect(error.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: 'INSUFFICIENT_STOCK' });
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
-import { grpcInventory } from '../support/grpc-client.js';
+import { grpcClient } from '../support/grpc-client.js';
 import { prepareOrders } from '../support/load.js';
 import { type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 
@@ -103,7 +103,7 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
     const list = await fetch(`${second.httpUrl}/v1/orders?size=100&sort=id`, { headers: target.headers });
     const stored = ((await list.json()) as { items: Array<{ id: number }> }).items.map((order) => order.id);
     expect(stored, `orders answered to the retries: ${[...orderIds].join(', ')}`).toHaveLength(keys.length);
-    const grpc = grpcInventory(second.grpcUrl);
+    const grpc = grpcClient({ address: second.grpcUrl });
     try {
       for (const sku of skus) {
         const stock = await grpc.call('getStock', { sku });

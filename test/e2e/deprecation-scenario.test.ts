@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
 import { createClient as createGraphqlClient } from 'graphql-http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { type RunningServer, startServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
+import { grpcClient } from '../support/grpc-client.js';
 
 // The retirement scenario of issue "Deprecation you can act on": three clients of orders over REST and
 // GraphQL (shop-web and shop-ios read `amount`, partner-x is on `amountDetail`) and one gRPC caller of a
@@ -128,33 +128,19 @@ function graphql(server: RunningServer, client: Client | undefined, query: strin
 }
 
 /** AdjustStock through @grpc/grpc-js with the fixture proto, returning the response headers. */
-function adjustStockWithReason(server: RunningServer): Promise<grpc.Metadata> {
-  const definition = protoLoader.loadSync('inventory/v1/inventory.proto', {
-    includeDirs: [path.join(fixture.root, 'contracts')],
+async function adjustStockWithReason(server: RunningServer): Promise<grpc.Metadata> {
+  const client = grpcClient({
+    address: server.grpcUrl,
+    protoRoot: path.join(fixture.root, 'contracts'),
+    userAgent: 'stock-sync/1.4.0',
   });
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-    inventory: { v1: { Inventory: grpc.ServiceClientConstructor } };
-  };
-  const client = new loaded.inventory.v1.Inventory(
-    server.grpcUrl.replace(/^http:\/\//, ''),
-    grpc.credentials.createInsecure(),
-    { 'grpc.primary_user_agent': 'stock-sync/1.4.0' },
-  );
-  return new Promise((resolve, reject) => {
-    let headers: grpc.Metadata | undefined;
-    const call = (client as unknown as Record<string, (...args: unknown[]) => grpc.ClientUnaryCall>).AdjustStock?.call(
-      client,
-      { sku, delta: 5, reason: 'goods received' },
-      (error: grpc.ServiceError | null) => {
-        client.close();
-        if (error) reject(error);
-        else resolve(headers as grpc.Metadata);
-      },
-    );
-    call?.on('metadata', (metadata: grpc.Metadata) => {
-      headers = metadata;
-    });
-  });
+  try {
+    const { error, headers } = await client.call('AdjustStock', { sku, delta: 5, reason: 'goods received' });
+    if (error) throw error;
+    return headers as grpc.Metadata;
+  } finally {
+    client.close();
+  }
 }
 
 describe('a retirement, measured', () => {

@@ -1,113 +1,59 @@
 import path from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { createClient, createRouterTransport, type HandlerContext } from '@connectrpc/connect';
+import { createClient, type HandlerContext } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
 import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import { Inventory, ReserveReplySchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { createGrpcServer } from '../../src/grpc/create-grpc-server.js';
-import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
 import type { RunningServer } from '../../src/main.js';
 import { contractClient, type ProblemBody } from '../support/client.js';
+import { type GrpcClient, grpcClient } from '../support/grpc-client.js';
 import { startTestServer } from '../support/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const ADMIN_KEY = 'grpc-test-admin-key-0123456789';
 const TOKEN = 'internal-token-0123456789abcdef';
 
-type Callback<T> = (error: grpc.ServiceError | null, reply: T) => void;
-type Unary = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: Callback<never>) => void;
-
-/** An independent client: @grpc/grpc-js loading a .proto file, as another team's service would. */
-function inventoryClient(address: string, protoRoot = path.join(root, 'contracts')) {
-  const definition = protoLoader.loadSync('inventory/v1/inventory.proto', {
-    includeDirs: [protoRoot],
-    enums: String,
-    longs: Number,
-    defaults: true,
-  });
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-    inventory: { v1: { Inventory: grpc.ServiceClientConstructor } };
-  };
-  const client = new loaded.inventory.v1.Inventory(
-    address,
-    grpc.credentials.createInsecure(),
-  ) as unknown as grpc.Client & Record<string, Unary>;
-  const call = <T>(method: string, request: object, token?: string): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const metadata = new grpc.Metadata();
-      if (token) metadata.set('authorization', `Bearer ${token}`);
-      (client[method] as Unary).call(client, request, metadata, { deadline: Date.now() + 5_000 }, (error, reply) =>
-        error ? reject(error) : resolve(reply as T),
-      );
-    });
-  return { client, call };
-}
-
-/** Sends raw bytes as a ReserveRequest, to prove what the server does with fields it does not know. */
-function rawReserve(address: string, bytes: Buffer, token?: string): Promise<unknown> {
-  const client = new grpc.Client(address, grpc.credentials.createInsecure());
-  const metadata = new grpc.Metadata();
-  if (token) metadata.set('authorization', `Bearer ${token}`);
-  return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(
-      '/inventory.v1.Inventory/Reserve',
-      (value: Buffer) => value,
-      (value: Buffer) => value,
-      bytes,
-      metadata,
-      { deadline: Date.now() + 5_000 },
-      (error, reply) => {
-        client.close();
-        if (error) reject(error);
-        else resolve(reply);
-      },
-    );
-  });
-}
-
 let server: RunningServer;
-let address: string;
-let client: ReturnType<typeof inventoryClient>;
+/** An independent client: @grpc/grpc-js loading a .proto file, as another team's service would. */
+let client: GrpcClient;
 let sku: string;
 
 beforeAll(async () => {
   server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false', INTERNAL_TOKEN: TOKEN });
-  address = new URL(server.grpcUrl).host;
-  client = inventoryClient(address);
+  client = grpcClient({ address: server.grpcUrl, token: TOKEN });
   const admin = contractClient(server.httpUrl, ADMIN_KEY);
   sku = `GRPC-${Date.now()}`;
   await admin.POST('/v1/products', { body: { name: 'Grinder', sku, price: 89, stock: 10 } });
 });
 afterAll(async () => {
-  client?.client.close();
+  client?.close();
   await server?.close();
 });
 
 describe('inventory.v1.Inventory over gRPC', () => {
   it('reserves idempotently per (order, sku) and reports stock', async () => {
-    const first = await client.call<{ replayed: boolean; stock: { available: number } }>(
-      'Reserve',
-      { orderId: '7001', sku, quantity: 2 },
-      TOKEN,
-    );
+    const first = await client.reply<{ replayed: boolean; stock: { available: number } }>('Reserve', {
+      orderId: '7001',
+      sku,
+      quantity: 2,
+    });
     expect(first).toMatchObject({ replayed: false, stock: { onHand: 10, reserved: 2, available: 8 } });
     expect(first).toMatchObject({
       reservation: { orderId: '7001', sku, quantity: 2, state: 'RESERVATION_STATE_HELD' },
     });
-    const retry = await client.call('Reserve', { orderId: '7001', sku, quantity: 2 }, TOKEN);
+    const retry = await client.reply('Reserve', { orderId: '7001', sku, quantity: 2 });
     expect(retry).toMatchObject({ replayed: true });
-    expect(await client.call('GetStock', { sku }, TOKEN)).toMatchObject({ stock: { reserved: 2 } });
+    expect(await client.reply('GetStock', { sku })).toMatchObject({ stock: { reserved: 2 } });
   });
 
   it('answers the documented status codes', async () => {
     const status = (method: string, request: object) =>
-      client.call(method, request, TOKEN).then(
+      client.reply(method, request).then(
         () => 'OK',
         (error: grpc.ServiceError) => grpc.status[error.code],
       );
@@ -120,29 +66,28 @@ describe('inventory.v1.Inventory over gRPC', () => {
     expect(await status('Release', { orderId: '7999', sku })).toBe('NOT_FOUND');
     expect(await status('AdjustStock', { sku, delta: -9 })).toBe('FAILED_PRECONDITION');
     // DEADLINE_EXCEEDED is proven in grpc-deadline.test.ts, where no client-side deadline can answer for the server.
-    const noToken = await client.call('GetStock', { sku }).catch((error: grpc.ServiceError) => error.code);
-    expect(noToken).toBe(grpc.status.UNAUTHENTICATED);
+    const noToken = grpcClient({ address: server.grpcUrl });
+    try {
+      expect((await noToken.call('GetStock', { sku })).code).toBe(grpc.status.UNAUTHENTICATED);
+    } finally {
+      noToken.close();
+    }
   });
 
   it('releases idempotently and adjusts on-hand stock', async () => {
-    await client.call('Reserve', { orderId: '7010', sku, quantity: 1 }, TOKEN);
-    const released = await client.call<{ reservations: Array<{ state: string }> }>(
-      'Release',
-      { orderId: '7010', sku },
-      TOKEN,
-    );
+    await client.reply('Reserve', { orderId: '7010', sku, quantity: 1 });
+    const released = await client.reply<{ reservations: Array<{ state: string }> }>('Release', {
+      orderId: '7010',
+      sku,
+    });
     expect(released.reservations).toEqual([expect.objectContaining({ state: 'RESERVATION_STATE_RELEASED' })]);
-    const again = await client.call<{ reservations: Array<{ state: string }> }>(
-      'Release',
-      { orderId: '7010', sku },
-      TOKEN,
-    );
+    const again = await client.reply<{ reservations: Array<{ state: string }> }>('Release', { orderId: '7010', sku });
     expect(again.reservations).toEqual([expect.objectContaining({ state: 'RESERVATION_STATE_RELEASED' })]);
-    const adjusted = await client.call<{ stock: { onHand: number } }>(
-      'AdjustStock',
-      { sku, delta: 5, reason: 'restock' },
-      TOKEN,
-    );
+    const adjusted = await client.reply<{ stock: { onHand: number } }>('AdjustStock', {
+      sku,
+      delta: 5,
+      reason: 'restock',
+    });
     expect(adjusted.stock.onHand).toBe(15);
   });
 
@@ -153,51 +98,43 @@ describe('inventory.v1.Inventory over gRPC', () => {
     writer.uint32((3 << 3) | 0).int32(1); // quantity
     writer.uint32((4 << 3) | 2).string(sku); // sku
     writer.uint32((99 << 3) | 0).int32(42); // a field number this revision does not know
-    const reply = fromBinary(
-      ReserveReplySchema,
-      (await rawReserve(address, Buffer.from(writer.finish()), TOKEN)) as Buffer,
-    );
+    const raw = await client.raw('/inventory.v1.Inventory/Reserve', Buffer.from(writer.finish()));
+    expect(raw).toMatchObject({ code: grpc.status.OK });
+    const reply = fromBinary(ReserveReplySchema, raw.reply as Buffer);
     expect(reply.reservation).toMatchObject({ orderId: '7020', sku, quantity: 1 });
 
-    const old = inventoryClient(address, path.join(root, 'test/fixtures/proto/revision-1'));
+    const old = grpcClient({
+      address: server.grpcUrl,
+      protoRoot: path.join(root, 'test/fixtures/proto/revision-1'),
+      token: TOKEN,
+    });
     try {
       const error = await old
-        .call('Reserve', { orderId: '7021', itemId: 'legacy-item-9', quantity: 1 }, TOKEN)
+        .reply('Reserve', { orderId: '7021', itemId: 'legacy-item-9', quantity: 1 })
         .catch((e) => e);
       expect(error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'sku is required.' });
     } finally {
-      old.client.close();
+      old.close();
     }
   });
 
   it('answers garbage bytes with a clean error and keeps serving', async () => {
-    const error = (await rawReserve(address, Buffer.from([0xff, 0xff, 0xff, 0x0f, 0x01]), TOKEN).catch(
-      (e) => e,
-    )) as grpc.ServiceError;
+    const outcome = await client.raw('/inventory.v1.Inventory/Reserve', Buffer.from([0xff, 0xff, 0xff, 0x0f, 0x01]));
     // As grpc-go and grpc-java do, an undecodable message is INTERNAL; the message names the cause, no internals.
-    expect(error.code).toBe(grpc.status.INTERNAL);
-    expect(error.details).toMatch(/parse binary/i);
-    expect(error.details).not.toMatch(/\bat \S+:\d+/);
-    await expect(client.call('GetStock', { sku }, TOKEN)).resolves.toMatchObject({ stock: { sku } });
+    expect(outcome.code).toBe(grpc.status.INTERNAL);
+    expect(outcome.details).toMatch(/parse binary/i);
+    expect(outcome.details).not.toMatch(/\bat \S+:\d+/);
+    await expect(client.reply('GetStock', { sku })).resolves.toMatchObject({ stock: { sku } });
   });
 
   it('keeps health open without the token', async () => {
-    const definition = protoLoader.loadSync(path.join(root, 'contracts/grpc/health/v1/health.proto'), {
-      enums: String,
+    const health = grpcClient({
+      address: server.grpcUrl,
+      proto: 'grpc/health/v1/health.proto',
+      service: 'grpc.health.v1.Health',
     });
-    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-      grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
-    };
-    const health = new loaded.grpc.health.v1.Health(
-      address,
-      grpc.credentials.createInsecure(),
-    ) as unknown as grpc.Client & {
-      Check(request: object, callback: Callback<{ status: string }>): void;
-    };
     try {
-      const reply = await new Promise((resolve, reject) =>
-        health.Check({ service: 'inventory.v1.Inventory' }, (error, value) => (error ? reject(error) : resolve(value))),
-      );
+      const reply = await health.reply('Check', { service: 'inventory.v1.Inventory' });
       expect(reply).toEqual({ status: 'SERVING' });
     } finally {
       health.close();
@@ -227,17 +164,6 @@ describe('server reflection', () => {
     );
     expect(files).toEqual(['google/protobuf/timestamp.proto', 'inventory/v1/inventory.proto']);
     expect(missing).toMatchObject({ case: 'errorResponse', value: { errorCode: 5 } });
-  });
-});
-
-describe('in-process, through createRouterTransport', () => {
-  it('maps errors with an ErrorInfo carrying the catalog code', async () => {
-    const transport = createRouterTransport(inventoryRoutes(server.inventory));
-    const inProcess = createClient(Inventory, transport);
-    const reply = await inProcess.getStock({ sku });
-    expect(reply.stock?.sku).toBe(sku);
-    const error = await inProcess.reserve({ orderId: '7030', sku, quantity: 10_000 }).catch((e) => e);
-    expect(error.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: 'INSUFFICIENT_STOCK' });
   });
 });
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch, expectContract, see } from '../support/contract.js';
+import { grpcClient } from '../support/grpc-client.js';
 import { startTestServer } from '../support/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -93,28 +93,13 @@ describe('the running server', () => {
   });
 
   it('serves the standard gRPC health service on the internal port to an independent gRPC client', async () => {
-    const definition = protoLoader.loadSync(path.join(root, 'contracts/grpc/health/v1/health.proto'), {
-      enums: String,
+    const client = grpcClient({
+      address: server.grpcUrl,
+      proto: 'grpc/health/v1/health.proto',
+      service: 'grpc.health.v1.Health',
+      deadlineMs: 2000,
     });
-    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-      grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
-    };
-    const client = new loaded.grpc.health.v1.Health(
-      new URL(server.grpcUrl).host,
-      grpc.credentials.createInsecure(),
-    ) as unknown as grpc.Client & {
-      Check(
-        request: { service: string },
-        options: grpc.CallOptions,
-        callback: (error: grpc.ServiceError | null, reply: { status: string }) => void,
-      ): void;
-    };
-    const check = (service: string) =>
-      new Promise<{ status: string }>((resolve, reject) =>
-        client.Check({ service }, { deadline: Date.now() + 2000 }, (error, reply) =>
-          error ? reject(error) : resolve(reply),
-        ),
-      );
+    const check = (service: string) => client.reply('Check', { service });
     try {
       await expect(check('')).resolves.toEqual({ status: 'SERVING' });
       await expect(check('no.such.Service')).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
-import { type CallOutcome, grpcInventory } from '../support/grpc-client.js';
+import { type CallOutcome, grpcClient } from '../support/grpc-client.js';
 import { type LoadOutcome, loadRequest, prepareOrders } from '../support/load.js';
 import { type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 
@@ -20,7 +20,7 @@ describe(`SIGTERM under keep-alive load (${testDatabaseUrl ? 'PostgreSQL' : 'PGl
     server = await spawnServer(database);
     const { httpUrl, grpcUrl } = server;
     const target = await prepareOrders(httpUrl);
-    const grpc = grpcInventory(grpcUrl);
+    const grpc = grpcClient({ address: grpcUrl });
 
     const outcomes: LoadOutcome[] = [];
     const calls: CallOutcome[] = [];

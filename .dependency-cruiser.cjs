@@ -37,6 +37,30 @@ module.exports = {
       to: { path: '^src/store/|node_modules/(pg|@electric-sql/pglite)/' },
     },
     {
+      name: 'core-passes-context-explicitly',
+      comment:
+        'The core passes what a function needs (an idempotency claim, a deadline, a caller) as an argument: AsyncLocalStorage hides the coupling from readers and the type checker.',
+      severity: 'error',
+      from: { path: '(^|/)src/core/' },
+      to: { path: '^(node:)?async_hooks$' },
+    },
+    {
+      name: 'edge-helpers-use-no-driver',
+      comment:
+        'src/http holds what every HTTP route shares; database and Redis adapters live in src/store and src/redis, handed in by the composition root.',
+      severity: 'error',
+      from: { path: '(^|/)src/http/' },
+      to: { path: '(^|/)src/(store|redis)/|node_modules/(pg|pg-pool|@electric-sql/pglite|postgres|ioredis|redis)/' },
+    },
+    {
+      name: 'transports-leave-money-to-the-core',
+      comment:
+        "What an amount is made of (its VAT split) is the core's rule (src/core/money.ts); transports map the core's amounts with src/core/decimal-amounts.ts.",
+      severity: 'error',
+      from: { path: '(^|/)src/(http|rest|graphql|grpc|compose)/' },
+      to: { path: '(^|/)src/core/money\\.ts$' },
+    },
+    {
       name: 'rest-and-graphql-are-apart',
       comment: 'The two HTTP transports share the core and the edge helpers (src/http), never each other.',
       severity: 'error',

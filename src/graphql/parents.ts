@@ -19,7 +19,7 @@ export type {
   Shipment as ShipmentParent,
   User as UserParent,
 } from '../core/model.js';
-export type { VatSplit as AmountDetailParent } from '../core/money.js';
+export type { AmountDetail as AmountDetailParent } from '../core/orders.js';
 
 /** A page of a connection, with its total counted only if the field is selected. */
 export interface ConnectionParent<T> {

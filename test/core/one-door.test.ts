@@ -1,0 +1,49 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { Caller } from '../../src/core/caller.js';
+import type { Idempotent } from '../../src/core/idempotency.js';
+import type { Core } from '../../src/core/index.js';
+import type { Order } from '../../src/core/model.js';
+import type { PlaceOrderInput } from '../../src/core/orders.js';
+
+// Type-level: checked by `npm run typecheck` (tsc), which CI runs; the runtime part only names the claims.
+
+/** Every function of every service of a core, as `service.member`. */
+type Member<C> = {
+  [S in keyof C & string]: C[S] extends object
+    ? {
+        [M in keyof C[S] & string]: C[S][M] extends (...args: never[]) => unknown ? [`${S}.${M}`, C[S][M]] : never;
+      }[keyof C[S] & string]
+    : never;
+}[keyof C & string];
+
+/** Whether a parameter type takes an order to place: an object with its lines or the draft to place. */
+type TakesAnOrderToPlace<P> = P extends object ? ('items' | 'draftId' extends keyof P ? true : never) : never;
+
+/** The names of the members that accept an order to place. */
+type PlacingDoors<C> =
+  Member<C> extends infer Entry
+    ? Entry extends [infer Name, (...args: infer Args) => unknown]
+      ? true extends TakesAnOrderToPlace<Args[number]>
+        ? Name
+        : never
+      : never
+    : never;
+
+/** A core with a door beside the idempotent one, as `core.orders.place` used to be. */
+type CoreWithABareDoor = Omit<Core, 'orders'> & {
+  orders: Core['orders'] & { placeNow(caller: Caller, input: PlaceOrderInput): Promise<Order> };
+};
+
+describe("the core's public API", () => {
+  it('places an order only through the idempotent use case', () => {
+    expectTypeOf<PlacingDoors<Core>>().toEqualTypeOf<'orders.place'>();
+    expectTypeOf<ReturnType<Core['orders']['place']>>().toEqualTypeOf<Promise<Idempotent<Order>>>();
+    expectTypeOf<Parameters<Core['orders']['place']>[2]>().toEqualTypeOf<
+      { idempotencyKey?: string | undefined; signal?: AbortSignal | undefined } | undefined
+    >();
+  });
+
+  it('the check finds a second door (the fixture breaks the rule)', () => {
+    expectTypeOf<PlacingDoors<CoreWithABareDoor>>().toEqualTypeOf<'orders.place' | 'orders.placeNow'>();
+  });
+});

@@ -31,7 +31,7 @@ import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './u
 import { useRequestBodyLimit } from './use-request-body-limit.js';
 import { TimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
 
-/** Limits and switches of the GraphQL endpoint (documented defaults in the README and the schema). */
+/** Limits and switches of the GraphQL endpoint (defaults documented in docs/configuration.md and the schema). */
 export interface GraphQLSettings {
   maxDepth: number;
   maxCost: number;

@@ -8,7 +8,7 @@ import { requires } from '../support/requires.js';
 import { startTestServer } from '../support/server.js';
 
 /**
- * The rate budget (README "Rate budget"): one budget per caller that REST requests and GraphQL
+ * The rate budget (docs/operating.md, "Rate budget"): one budget per caller that REST requests and GraphQL
  * operations draw from by cost, announced in RateLimit headers, 429 once spent, anonymous callers by
  * address, shared by instances through Redis and still answering when Redis is away.
  */

@@ -61,6 +61,14 @@ module.exports = {
       to: { path: '(^|/)src/core/money\\.ts$' },
     },
     {
+      name: 'transports-leave-usage-to-the-policy',
+      comment:
+        "What counts as a use of a deprecated item, and what is recorded for whom, is the core's deprecation policy (src/core/deprecation-policy.ts): transports collect what a request used and apply its decision.",
+      severity: 'error',
+      from: { path: '(^|/)src/(http|rest|graphql|grpc)/' },
+      to: { path: '(^|/)src/core/(usage-recorder|ports/usage)\\.ts$' },
+    },
+    {
       name: 'rest-and-graphql-are-apart',
       comment: 'The two HTTP transports share the core and the edge helpers (src/http), never each other.',
       severity: 'error',

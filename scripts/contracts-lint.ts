@@ -12,7 +12,7 @@ import path from 'node:path';
 import { buildSchema, parse, validate, validateSchema } from 'graphql';
 import { parse as parseYaml } from 'yaml';
 import type { DeprecationRegistry } from '../src/core/deprecation-registry.js';
-import { restDeprecations } from '../src/rest/deprecation-signals.js';
+import { restMatcher } from '../src/deprecation-matching/rest.js';
 import { buildRegistry } from './deprecations/build-registry.js';
 
 const rootFlag = process.argv.indexOf('--root');
@@ -60,11 +60,13 @@ function lintDeprecations(): boolean {
 }
 
 /**
- * An operation that can use a deprecated REST item can be refused in its brownout windows with `410
- * BROWNOUT`: its responses must document that (`'410': { $ref: '#/components/responses/Gone' }`).
+ * An operation that can be refused in a brownout window documents that answer: `410` (BROWNOUT, `'410':
+ * { $ref: '#/components/responses/Gone' }`) where the deprecated item is the operation itself, `400`
+ * where its request can send a deprecated parameter or body member. A deprecated response property is
+ * left out of the answer, which changes no status.
  */
 function goneResponsesMissing(registry: DeprecationRegistry, document: Record<string, unknown>): string[] {
-  const signals = restDeprecations(registry, document);
+  const matcher = restMatcher(registry, document);
   const responses = new Map<string, Record<string, unknown>>();
   for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
     for (const operation of Object.values(pathItem) as Array<{ operationId?: string; responses?: object }>) {
@@ -74,15 +76,16 @@ function goneResponsesMissing(registry: DeprecationRegistry, document: Record<st
   }
   return registry.items
     .filter((item) => item.protocol === 'rest' && item.status === 'deprecated')
-    .flatMap((item) =>
-      signals
-        .operationsUsing(item.id)
-        .filter((operationId) => !responses.get(operationId)?.['410'])
+    .flatMap((item) => {
+      const status = item.match.on === 'operation' ? '410' : '400';
+      return matcher
+        .operationsSending(item.id)
+        .filter((operationId) => !responses.get(operationId)?.[status])
         .map(
           (operationId) =>
-            `openapi.yaml ${operationId}: can use the deprecated ${item.id}, so it must document '410' (BROWNOUT)`,
-        ),
-    );
+            `openapi.yaml ${operationId}: can send the deprecated ${item.id}, so it must document '${status}' (BROWNOUT)`,
+        );
+    });
 }
 
 const results =

@@ -17,6 +17,7 @@ import { createConfiguredRateLimiter, publicAppSettings } from './compose/settin
 import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
+import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
 import { createInventoryService, type InventoryService } from './core/inventory.js';
@@ -70,14 +71,8 @@ export async function startServer(
   // Brownout windows are loaded before serving; the timers reload them and sweep expired leases.
   await core.brownouts.refresh();
   const stopTimers = startTimers(core, inventory, config, logger);
-  // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
-  const recorder = createUsageRecorder({
-    port: store.usage,
-    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    flushMs: config.USAGE_FLUSH_MS,
-    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
-    ...(now ? { now } : {}),
-  });
+  const metrics = createMetrics();
+  const { recorder, deprecationPolicy } = countUsage({ store, core, metrics, config, logger, now });
   const secrets = await bootstrap(core, store, {
     ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
@@ -86,7 +81,6 @@ export async function startServer(
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
   const httpDrain = createHttpDrain();
-  const metrics = createMetrics();
   metrics.watchPool(() => db.poolStats?.());
   const rateLimiter = createConfiguredRateLimiter(config, logger);
   if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
@@ -98,7 +92,7 @@ export async function startServer(
     core,
     metrics,
     registry,
-    recorder,
+    deprecationPolicy,
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
@@ -106,7 +100,7 @@ export async function startServer(
     inventory,
     metrics,
     registry,
-    recorder,
+    deprecationPolicy,
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     isServing: () => serving,
   });
@@ -143,6 +137,40 @@ export async function startServer(
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
 async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
   return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
+}
+
+/**
+ * How uses of deprecated and watched items are counted: the core's policy decides, the recorder writes
+ * them every USAGE_FLUSH_MS off the request path, and the metrics count them by item and kind.
+ */
+function countUsage({
+  store,
+  core,
+  metrics,
+  config,
+  logger,
+  now,
+}: {
+  store: ReturnType<typeof createSqlStore>;
+  core: Core;
+  metrics: ReturnType<typeof createMetrics>;
+  config: Config;
+  logger: Logger;
+  now: (() => Date) | undefined;
+}) {
+  const recorder = createUsageRecorder({
+    port: store.usage,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    flushMs: config.USAGE_FLUSH_MS,
+    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
+    ...(now ? { now } : {}),
+  });
+  const deprecationPolicy = createDeprecationPolicy({
+    brownouts: core.brownouts,
+    recorder,
+    onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
+  });
+  return { recorder, deprecationPolicy };
 }
 
 /** Opens (and migrates) the database and builds the core over it. */

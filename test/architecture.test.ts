@@ -39,12 +39,15 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     );
   });
 
-  it('fail AsyncLocalStorage in the core, a driver in an edge helper, and a transport computing VAT', async () => {
+  it('fail AsyncLocalStorage in the core, a driver in an edge helper, a transport computing VAT or counting uses', async () => {
     const { output } = await depcruise('test/fixtures/architecture');
     expect(output).toMatch(/core-passes-context-explicitly: .*src\/core\/keeps-ambient-context\.ts → async_hooks/);
     expect(output).toMatch(/edge-helpers-use-no-driver: .*src\/http\/talks-to-redis\.ts → node_modules\/ioredis\//);
     expect(output).toMatch(
       /transports-leave-money-to-the-core: .*src\/graphql\/splits-vat\.ts → .*src\/core\/money\.ts/,
+    );
+    expect(output).toMatch(
+      /transports-leave-usage-to-the-policy: .*src\/rest\/counts-uses\.ts → .*src\/core\/usage-recorder\.ts/,
     );
   });
 

@@ -1,6 +1,6 @@
 /** Which registry items a finding of the gate's diffs is about. */
 import type { DeprecationRegistry, RestMatch } from '../../src/core/deprecation-registry.js';
-import { restDeprecations } from '../../src/rest/deprecation-signals.js';
+import { restMatcher } from '../../src/deprecation-matching/rest.js';
 import type { Change } from './report.js';
 
 const OPERATION = /^(GET|PUT|POST|PATCH|DELETE) (\S+)/;
@@ -45,7 +45,7 @@ export function registryIdsOf(
   }
   const operation = operationOf(change);
   const operationId = operation ? operationIds(openapi).get(operation) : undefined;
-  const signals = restDeprecations(registry, openapi);
+  const signals = restMatcher(registry, openapi);
   return items
     .filter((item) => {
       const match = item.match as RestMatch;

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { buildSchema, type GraphQLSchema, parse, validate } from 'graphql';
 import type { CallerSummary } from '../../src/core/deprecation-callers.js';
 import type { RegistryItem } from '../../src/core/deprecation-registry.js';
-import { namesUsed } from '../../src/graphql/use-deprecation-signals.js';
-import { restDeprecations } from '../../src/rest/deprecation-signals.js';
+import { namesUsed } from '../../src/deprecation-matching/graphql.js';
+import { restMatcher } from '../../src/deprecation-matching/rest.js';
 import { type Contracts, readContracts } from '../breaking/gate.js';
 import { diffGraphql } from '../breaking/graphql-diff.js';
 import { diffOpenApi } from '../breaking/openapi-diff.js';
@@ -128,9 +128,7 @@ export async function analyzeImpact({
   for (const impact of impacts) {
     if (impact.contract === 'openapi') {
       const own = operationOf(impact);
-      const carriers = impact.registryIds.flatMap((id) =>
-        restDeprecations(baseRegistry, base.openapi).operationsUsing(id),
-      );
+      const carriers = impact.registryIds.flatMap((id) => restMatcher(baseRegistry, base.openapi).operationsUsing(id));
       const names = [...baseIds].filter(([, id]) => carriers.includes(id)).map(([name]) => name);
       impact.restOperations = [...new Set([...(own ? [own] : []), ...names])].sort();
     }

@@ -5,10 +5,11 @@
  */
 import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { InventoryService } from '../core/inventory.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
+import { grpcMatcher } from '../deprecation-matching/grpc.js';
 import { internalTokenInterceptor } from '../grpc/auth.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
 import { deprecationInterceptor } from '../grpc/deprecation-interceptor.js';
@@ -25,7 +26,8 @@ export interface InternalAppDeps {
   inventory: InventoryService;
   metrics: Metrics;
   registry: DeprecationRegistry;
-  recorder: UsageRecorder;
+  /** The core's deprecation policy, counting uses per caller. */
+  deprecationPolicy: DeprecationPolicy;
   /** When set, every call must carry `authorization: Bearer <token>`. */
   internalToken?: string;
   /** Whether the health service answers SERVING (false while draining). */
@@ -38,7 +40,7 @@ export function createInternalApp({
   inventory: inventoryService,
   metrics,
   registry,
-  recorder,
+  deprecationPolicy,
   internalToken,
   isServing,
 }: InternalAppDeps) {
@@ -54,7 +56,11 @@ export function createInternalApp({
     interceptors: [
       metricsInterceptor(metrics),
       ...(internalToken ? [internalTokenInterceptor(internalToken)] : []),
-      deprecationInterceptor({ registry, metrics, recorder, brownouts: core.brownouts }),
+      deprecationInterceptor({
+        matcher: grpcMatcher(registry),
+        policy: deprecationPolicy,
+        authenticate: (secret) => core.apiKeys.authenticate(secret),
+      }),
     ],
   });
 }

@@ -2,11 +2,11 @@ import type { HttpBindings } from '@hono/node-server';
 import { type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
+import type { DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import { requireMetricsReader } from '../core/monitoring.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
@@ -36,8 +36,8 @@ export interface HttpAppDeps {
   metrics: Metrics;
   /** Deprecated and watched items (generated/deprecations.json); none when absent. */
   registry?: DeprecationRegistry;
-  /** Where uses of those items are counted per caller. */
-  recorder?: UsageRecorder;
+  /** The core's deprecation policy, counting uses per caller. */
+  deprecationPolicy?: DeprecationPolicy;
   /** PUBLIC_BASE_URL: where clients reach the server, when a proxy stands in front of it. */
   publicBaseUrl?: string;
   /** The rate budget of REST and GraphQL callers; absent when RATE_LIMIT_ENABLED is false. */
@@ -188,8 +188,8 @@ function corsPolicy(): MiddlewareHandler {
   };
 }
 
-function signalDeps({ registry, recorder }: HttpAppDeps) {
-  return { ...(registry ? { registry } : {}), ...(recorder ? { recorder } : {}) };
+function signalDeps({ registry, deprecationPolicy }: HttpAppDeps) {
+  return { ...(registry ? { registry } : {}), ...(deprecationPolicy ? { policy: deprecationPolicy } : {}) };
 }
 
 /** A bounded route label for requests outside the REST contract. */

@@ -92,18 +92,29 @@ export function signalOf(
 
 /**
  * The `Brownout` signal of a set of used items: the windows announced for the deprecated ones, as RFC 3339
- * intervals `<start>/<end>` separated by `, `, earliest first; undefined when none is announced. The same
- * value on every interface (REST and gRPC headers; GraphQL lists the windows in `extensions.deprecations`).
+ * intervals `<start>/<end>` separated by `, `, earliest first; undefined when none is announced. The
+ * running window of a `withheld` item (left out of the answer) is marked `; withheld="<item id>"`. The
+ * same value on every interface (REST and gRPC headers; GraphQL lists the windows in
+ * `extensions.deprecations`).
  */
 export function brownoutHeader(
   items: RegistryItem[],
   announced: (id: string) => Array<{ startsAt: Date; endsAt: Date }>,
+  withheld: readonly RegistryItem[] = [],
 ): string | undefined {
   const windows = items
     .filter((item) => item.status === 'deprecated')
-    .flatMap((item) => announced(item.id))
-    .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
+    .flatMap((item) =>
+      // The earliest window not yet ended is the running one when the item is withheld.
+      announced(item.id).map((window, index) => ({
+        window,
+        marked: index === 0 && withheld.includes(item) ? `; withheld="${item.id}"` : '',
+      })),
+    )
+    .sort((a, b) => a.window.startsAt.getTime() - b.window.startsAt.getTime());
   if (windows.length === 0) return undefined;
-  const intervals = windows.map((window) => `${window.startsAt.toISOString()}/${window.endsAt.toISOString()}`);
+  const intervals = windows.map(
+    ({ window, marked }) => `${window.startsAt.toISOString()}/${window.endsAt.toISOString()}${marked}`,
+  );
   return [...new Set(intervals)].join(', ');
 }

@@ -11,9 +11,10 @@ import { GraphQLError } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { unauthenticated } from '../core/caller.js';
+import { createDeprecationPolicy, type DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Caller, Core } from '../core/index.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
+import { graphqlMatcher } from '../deprecation-matching/graphql.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { httpStatusOf } from '../http/http-status.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -53,8 +54,8 @@ export interface GraphQLDeps {
   rateBudget?: Omit<UseRateBudgetOptions, 'metrics'>;
   /** Deprecated and watched items (generated/deprecations.json); none when absent. */
   registry?: DeprecationRegistry;
-  /** Where uses of those items are counted per caller. */
-  recorder?: UsageRecorder;
+  /** The core's deprecation policy, counting per caller (default: over the core's windows, counting nowhere). */
+  policy?: DeprecationPolicy;
 }
 
 interface ServerContext {
@@ -74,7 +75,7 @@ export async function createGraphQL({
   metrics,
   rateBudget,
   registry = { items: [] },
-  recorder,
+  policy = createDeprecationPolicy({ brownouts: core.brownouts }),
 }: GraphQLDeps) {
   const [typeDefs, manifestText] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
@@ -93,7 +94,7 @@ export async function createGraphQL({
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
     useIntrospectionSwitch(settings.introspection) as Plugin<Context>,
-    useDeprecationSignals({ registry, metrics, brownouts: core.brownouts, ...(recorder ? { recorder } : {}) }),
+    useDeprecationSignals({ matcher: graphqlMatcher(registry), policy }),
   ];
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));

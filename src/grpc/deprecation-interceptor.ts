@@ -1,95 +1,117 @@
 /**
- * The deprecation signals of gRPC: a call to a deprecated or watched rpc, or a request that sets a
- * deprecated or watched field, is counted per caller (client from `user-agent`); when a deprecated one
- * was used, the response headers (or the error's metadata) carry `deprecation` (`@<unix seconds>`),
- * `sunset` (an HTTP-date), `link` (the reference entry) and `brownout` (announced windows), as over REST.
- * During a running brownout window of a used item the call fails with FAILED_PRECONDITION, an ErrorInfo
- * whose reason is `BROWNOUT`, and `retry-after` (seconds to the window's end), before the handler runs.
+ * The gRPC form of the deprecation policy (docs/decisions.md §7): the interceptor collects what a unary
+ * call uses (src/deprecation-matching/grpc.ts: its rpc, the request fields it set, the reply fields its
+ * answer carries) and applies what the core's policy decides:
+ * - a refused rpc or request field fails the call with FAILED_PRECONDITION, an ErrorInfo whose reason is
+ *   `BROWNOUT`, and `retry-after` (seconds to the window's end), before the handler runs;
+ * - a withheld reply field is cleared, as its removal would;
+ * - a caller's uses of deprecated items get the `deprecation`, `sunset`, `link` and `brownout` headers
+ *   (or error metadata), as over REST.
+ * Callers are counted by their issued API key when the call carries one in `x-api-key` (the internal
+ * token stays in `authorization`), else by client name (`user-agent`) alone.
  */
-import type { DescMessage, Message } from '@bufbuild/protobuf';
-import { isFieldSet } from '@bufbuild/protobuf';
+import { clearField, type DescMethod } from '@bufbuild/protobuf';
 import { ConnectError, type Interceptor } from '@connectrpc/connect';
-import type { BrownoutService } from '../core/brownouts.js';
-import { brownoutHeader, type DeprecationRegistry, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
-import { clientOf, type Metrics } from '../observability/metrics.js';
+import type { BrownoutWindow } from '../core/brownouts.js';
+import type { Caller } from '../core/caller.js';
+import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/deprecation-policy.js';
+import { brownoutHeader, type GrpcMatch, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
+import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
+import { clientOf } from '../observability/metrics.js';
 import { toConnectError } from './errors.js';
+
+/** The metadata key a caller sends its issued API key in, to be named in deprecation reports. */
+export const API_KEY_HEADER = 'x-api-key';
 
 /** What the interceptor needs. */
 export interface DeprecationInterceptorOptions {
-  registry: DeprecationRegistry;
-  metrics: Metrics;
-  recorder?: UsageRecorder;
-  /** The brownout windows (none when absent). */
-  brownouts?: Pick<BrownoutService, 'refusal' | 'announced'>;
+  matcher: GrpcMatcher;
+  policy: DeprecationPolicy;
+  /** Resolves an issued API key to its caller; a wrong or revoked key fails with UNAUTHENTICATED. */
+  authenticate(secret: string): Promise<Caller>;
 }
 
-/** Counts and signals uses of registry items in unary requests. */
-export function deprecationInterceptor({
-  registry,
-  metrics,
-  recorder,
-  brownouts,
-}: DeprecationInterceptorOptions): Interceptor {
-  const rpcs = new Map<string, RegistryItem>();
-  const fields = new Map<string, Array<{ number: number; item: RegistryItem }>>();
-  for (const item of registry.items) {
-    const match = item.match;
-    if (item.protocol !== 'grpc') continue;
-    if (match.on === 'rpc' && 'method' in match) rpcs.set(`${match.service}.${match.method}`, item);
-    if (match.on === 'field' && 'number' in match) {
-      fields.set(match.message, [...(fields.get(match.message) ?? []), { number: match.number, item }]);
-    }
-  }
+const ASKED_NOTHING: ReadonlySet<string> = new Set();
+
+/** Counts, signals, refuses and trims the registry items unary calls use. */
+export function deprecationInterceptor({ matcher, policy, authenticate }: DeprecationInterceptorOptions): Interceptor {
+  if (matcher.empty) return (next) => next;
   return (next) => async (request) => {
-    const used: RegistryItem[] = [];
-    const rpc = rpcs.get(`${request.service.typeName}.${request.method.name}`);
-    if (rpc) used.push(rpc);
-    if (!request.stream) {
-      for (const { number, item } of fields.get(request.method.input.typeName) ?? []) {
-        if (isSent(request.method.input, request.message, number)) used.push(item);
-      }
-    }
-    if (used.length === 0) return next(request);
-    const client = clientOf(request.header.get('user-agent'));
-    const refusal = brownouts?.refusal(used.map((item) => item.id));
-    // A refused call counts only as a brownout hit of the items whose window runs; nothing else was used.
-    const counted = refusal ? refusal.blocked : used;
-    const kind = refusal ? 'brownout' : 'use';
-    for (const item of counted) {
-      metrics.deprecatedUsage.inc({ item: item.id, kind });
-      recorder?.record({ item: item.id, apiKeyId: 0, client, kind });
-    }
-    const signal = signalOf(used);
-    const brownout = brownouts ? brownoutHeader(used, brownouts.announced) : undefined;
-    const sign = (headers: Headers) => {
-      if (!signal) return;
-      if (signal.deprecation) headers.set('deprecation', signal.deprecation);
-      if (signal.sunset) headers.set('sunset', signal.sunset);
-      headers.set('link', signal.links.map((link) => `<${link}>; rel="deprecation"`).join(', '));
-      if (brownout) headers.set('brownout', brownout);
-    };
-    if (refusal) {
-      const error = toConnectError(refusal.error);
-      sign(error.metadata);
-      error.metadata.set('retry-after', String(refusal.retryAfterSeconds));
+    const sent = matcher.sent(request.method, request.stream ? undefined : request.message);
+    if (sent.length === 0 && !matcher.mayReceive(request.method)) return next(request);
+    const caller = await callerOf(request.header, authenticate);
+    const before = policy.decide(caller, { sent, received: [], asked: ASKED_NOTHING });
+    if (before.refusal) {
+      const error = toConnectError(before.refusal.error);
+      sign(error.metadata, before.signalled, policy.announced);
+      error.metadata.set('retry-after', String(before.refusal.retryAfterSeconds));
       throw error;
     }
+    let response: Awaited<ReturnType<typeof next>>;
     try {
-      const response = await next(request);
-      sign(response.header);
-      return response;
+      response = await next(request);
     } catch (error) {
-      if (error instanceof ConnectError) sign(error.metadata);
+      if (error instanceof ConnectError) sign(error.metadata, before.signalled, policy.announced);
       throw error;
     }
+    const after = response.stream
+      ? undefined
+      : replyDecision(policy, matcher, caller, request.method, response.message);
+    if (after) withhold(request.method, response.message as never, after.withheld);
+    sign(response.header, [...before.signalled, ...(after?.signalled ?? [])], policy.announced, after?.withheld);
+    return response;
   };
 }
 
-/** Whether the request set field `number`: a known field with a value, or an unknown one on the wire. */
-function isSent(schema: DescMessage, message: Message, number: number): boolean {
-  const field = schema.fields.find((candidate) => candidate.number === number);
-  if (field) return isFieldSet(message, field);
-  const unknown = (message as { $unknown?: Array<{ no: number }> }).$unknown;
-  return unknown?.some((entry) => entry.no === number) ?? false;
+/** The decision on what a reply carries, settled at once: the reply is delivered. */
+function replyDecision(
+  policy: DeprecationPolicy,
+  matcher: GrpcMatcher,
+  caller: UsageCaller,
+  method: DescMethod,
+  reply: Parameters<GrpcMatcher['received']>[1],
+): DeprecationDecision | undefined {
+  const received = matcher.received(method, reply);
+  if (received.length === 0) return undefined;
+  const decision = policy.decide(caller, { sent: [], received, asked: ASKED_NOTHING });
+  policy.settle(decision, true);
+  return decision;
+}
+
+/** The caller as usage counts it: its key when the call carries one in `x-api-key`, and its client name. */
+async function callerOf(headers: Headers, authenticate: DeprecationInterceptorOptions['authenticate']) {
+  const client = clientOf(headers.get('user-agent'));
+  const secret = headers.get(API_KEY_HEADER);
+  if (!secret) return { apiKeyId: 0, client };
+  try {
+    return { apiKeyId: (await authenticate(secret.trim())).apiKeyId ?? 0, client };
+  } catch (error) {
+    throw toConnectError(error);
+  }
+}
+
+/** Clears the withheld fields of a reply. */
+function withhold(method: DescMethod, reply: Parameters<typeof clearField>[0], withheld: readonly RegistryItem[]) {
+  for (const item of withheld) {
+    const field = method.output.fields.find(
+      (candidate) => candidate.number === (item.match as GrpcMatch & { number: number }).number,
+    );
+    if (field) clearField(reply, field);
+  }
+}
+
+/** The deprecation headers of the items a caller uses, on a response's headers or an error's metadata. */
+function sign(
+  headers: Headers,
+  items: readonly RegistryItem[],
+  announced: (id: string) => BrownoutWindow[],
+  withheld: readonly RegistryItem[] = [],
+): void {
+  const signal = signalOf([...items]);
+  if (!signal) return;
+  if (signal.deprecation) headers.set('deprecation', signal.deprecation);
+  if (signal.sunset) headers.set('sunset', signal.sunset);
+  headers.set('link', signal.links.map((link) => `<${link}>; rel="deprecation"`).join(', '));
+  const brownout = brownoutHeader([...items], announced, withheld);
+  if (brownout) headers.set('brownout', brownout);
 }

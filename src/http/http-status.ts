@@ -65,3 +65,9 @@ export const httpStatusOf = {
   REQUEST_ENTITY_TOO_LARGE: 413,
   TIMEOUT: 200,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
+
+/**
+ * The status of `BROWNOUT` for a deprecated parameter or request body member: the request is refused as
+ * it would be once the member is gone (a bad request), where a browned-out operation is gone (410).
+ */
+export const BROWNOUT_OF_INPUT_STATUS = 400 satisfies ContentfulStatusCode;

@@ -1,4 +1,5 @@
 import type { Context, ErrorHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
 import { answer } from './edge-headers.js';
@@ -59,12 +60,14 @@ export function catalogProblem(
   detail: string,
   errors?: Violation[],
   headers: Record<string, string> = {},
+  /** Only for a code whose contract documents a second status (`BROWNOUT_OF_INPUT_STATUS`). */
+  status: ContentfulStatusCode = httpStatusOf[code],
 ): Response {
   const spec = errorCatalog[code];
   const retryAfter = RETRY_AFTER_SECONDS[code];
   return problemResponse(
     c,
-    { status: httpStatusOf[code], code, title: spec.title, detail, ...(errors ? { errors } : {}) },
+    { status, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
     retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(retryAfter) },
   );
 }

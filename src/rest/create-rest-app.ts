@@ -4,17 +4,17 @@
  * the one error catalog.
  */
 import { type ErrorHandler, Hono, type MiddlewareHandler } from 'hono';
+import { createDeprecationPolicy, type DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
+import { restMatcher } from '../deprecation-matching/rest.js';
 import { chain } from '../http/chain.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';
-import { restDeprecations } from './deprecation-signals.js';
+import { deprecationSignals } from './deprecation-step.js';
 import { createHandlers } from './handlers.js';
 import {
   authenticate,
-  deprecationSignals,
   dispatch,
   negotiate,
   type RestEnv,
@@ -33,8 +33,8 @@ export interface RestAppDeps {
   metrics: Metrics;
   /** Deprecated and watched items (generated/deprecations.json); none when absent. */
   registry?: DeprecationRegistry;
-  /** Where uses of those items are counted per caller. */
-  recorder?: UsageRecorder;
+  /** The core's deprecation policy, counting per caller (default: over the core's windows, counting nowhere). */
+  policy?: DeprecationPolicy;
   /** Answers an error a step throws, at that step (`problemOnError`, src/http/problem.ts). */
   onError: ErrorHandler;
   /** A step before the pipeline, on every request under `/v1` (the rate budget, which charges 404s too). */
@@ -50,7 +50,7 @@ export function createRestApp({
   core,
   metrics,
   registry = { items: [] },
-  recorder,
+  policy = createDeprecationPolicy({ brownouts: core.brownouts }),
   onError,
   admission,
 }: RestAppDeps): Hono<RestEnv> {
@@ -63,7 +63,7 @@ export function createRestApp({
     if (!healthOperations.includes(id) && !handlers[id])
       throw new Error(`the contract's operation ${id} has no handler`);
   }
-  const deprecations = restDeprecations(registry, contract.definition);
+  const matcher = restMatcher(registry, contract.definition);
   const app = new Hono<RestEnv>();
   app.all(
     '*',
@@ -76,7 +76,7 @@ export function createRestApp({
         readQueryParameters(contract),
         readRequestBody(contract),
         validateRequest(contract),
-        deprecationSignals({ deprecations, brownouts: core.brownouts, metrics, ...(recorder ? { recorder } : {}) }),
+        deprecationSignals({ matcher, policy }),
         dispatch(handlers),
       ],
       onError,

@@ -13,13 +13,10 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/index.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import type { ChainStep } from '../http/chain.js';
 import { catalogProblem } from '../http/problem.js';
-import { clientOf, type Metrics } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';
-import { type ItemUse, type RestDeprecations, signalHeaders } from './deprecation-signals.js';
 import {
   type AjvError,
   acceptable,
@@ -31,7 +28,6 @@ import {
   validationError,
 } from './request-parsing.js';
 import type { Handler } from './respond.js';
-import { includes } from './validated-request.js';
 
 /** What the steps hand on, typed for every step after the one that sets it. */
 export interface RestVariables {
@@ -47,6 +43,8 @@ export interface RestVariables {
   restCaller: Caller | undefined;
   query: Record<string, string>;
   body: unknown;
+  /** The top-level members a partial answer is to hold (`fields=`); undefined for a full answer. */
+  fields?: ReadonlySet<string> | undefined;
 }
 
 /** The Hono environment of the `/v1` app. */
@@ -150,85 +148,6 @@ export function validateRequest(contract: RestContract): Step {
     }
     return next();
   };
-}
-
-/** What the deprecation step needs. */
-export interface DeprecationStepOptions {
-  deprecations: RestDeprecations;
-  brownouts: Core['brownouts'];
-  metrics: Metrics;
-  recorder?: UsageRecorder;
-}
-
-/**
- * Deprecated and watched items: those the request sends and those its answer would carry. A running
- * brownout window of one answers `410 BROWNOUT` before the handler; otherwise the uses are counted per
- * caller and a 2xx answer carries the signals (`Deprecation`, `Sunset`, `Link`, `Brownout`).
- */
-export function deprecationSignals(options: DeprecationStepOptions): Step {
-  return function signalDeprecations(c, next) {
-    const { operationId } = c.get('operation');
-    const query = c.get('query');
-    const body = c.get('body');
-    const uses = options.deprecations.requestUses(operationId, { query, header: (name) => c.req.header(name), body });
-    const include = includes(query.include ?? (body as { include?: string[] } | undefined)?.include);
-    const received = options.deprecations.responseUses(operationId, include);
-    if (uses.length === 0 && received.length === 0) return next();
-    return countAndSignal(c, next, options, uses, received);
-  };
-}
-
-/** The deprecation step of a request that uses (or whose answer would carry) registered items. */
-async function countAndSignal(
-  c: Context<RestEnv>,
-  next: Next,
-  { brownouts, metrics, recorder }: DeprecationStepOptions,
-  uses: ItemUse[],
-  received: ItemUse[],
-): Promise<Response | undefined> {
-  const apiKeyId = c.get('restCaller')?.apiKeyId ?? 0;
-  const client = clientOf(c.req.header('user-agent'));
-  const count = (found: ItemUse[]) => {
-    for (const { item, kind } of found) {
-      metrics.deprecatedUsage.inc({ item: item.id, kind });
-      recorder?.record({ item: item.id, apiKeyId, client, kind });
-    }
-  };
-  // Watched items are only counted: no brownout window and no signal header can concern them.
-  const deprecated = uses.some(isDeprecated) || received.some(isDeprecated);
-  const refused = deprecated ? brownoutResponse(c, brownouts, [...uses, ...received], count) : undefined;
-  if (refused) return refused;
-  count(uses);
-  await next();
-  const succeeded = c.res.status >= 200 && c.res.status < 300;
-  if (succeeded) count(received);
-  if (!deprecated) return;
-  const signalled = succeeded ? [...uses, ...received] : uses;
-  for (const [name, value] of Object.entries(signalHeaders(signalled, brownouts.announced))) {
-    c.res.headers.set(name, value);
-  }
-}
-
-const isDeprecated = (use: ItemUse) => use.item.status === 'deprecated';
-
-/**
- * `410 BROWNOUT` when the request uses (or its answer would carry) a deprecated item in a running brownout
- * window, before the handler runs, so nothing is done: the deprecation signals, and `Retry-After` the
- * window's end. The refused attempt is counted per caller as a brownout hit.
- */
-function brownoutResponse(
-  c: Context,
-  brownouts: Core['brownouts'],
-  uses: ItemUse[],
-  count: (found: ItemUse[]) => void,
-): Response | undefined {
-  const refusal = brownouts.refusal(uses.filter((use) => use.kind === 'use').map((use) => use.item.id));
-  if (!refusal) return undefined;
-  count(refusal.blocked.map((item) => ({ item, kind: 'brownout' })));
-  return catalogProblem(c, 'BROWNOUT', refusal.error.detail, undefined, {
-    ...signalHeaders(uses, brownouts.announced),
-    'Retry-After': String(refusal.retryAfterSeconds),
-  });
 }
 
 /** The operation's handler, given what the steps read. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type ErrorCode, type ErrorSpec, errorCatalog } from '../../src/core/errors.js';
-import { httpStatusOf } from '../../src/http/http-status.js';
+import { BROWNOUT_OF_INPUT_STATUS, httpStatusOf } from '../../src/http/http-status.js';
 
 // The contracts list the error codes by hand, for the people who read them; the core's catalog is the one
 // list the code uses. These tests keep the two in step.
@@ -23,15 +23,19 @@ const codesIn = (text: string) => [...text.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map
 const sorted = (codes: Iterable<string>) => [...new Set(codes)].sort();
 
 /** The `| code | status | meaning |` table of the REST description: each code with its status. */
-function restErrorTable(description: string): Map<string, number> {
-  const table = new Map<string, number>();
+function restErrorTable(description: string): Map<string, number[]> {
+  const table = new Map<string, number[]>();
   for (const row of description.split('\n')) {
     const cells = row.split('|').map((cell) => cell.trim());
     if (cells.length < 4 || !/^\d{3}$/.test(cells[2] as string)) continue;
-    for (const code of codesIn(cells[1] as string)) table.set(code, Number(cells[2]));
+    for (const code of codesIn(cells[1] as string)) table.set(code, [...(table.get(code) ?? []), Number(cells[2])]);
   }
   return table;
 }
+
+/** The statuses a code is answered with: its own, and the second one the contract documents for it. */
+const statusesOf = (code: ErrorCode): number[] =>
+  code === 'BROWNOUT' ? [httpStatusOf[code], BROWNOUT_OF_INPUT_STATUS] : [httpStatusOf[code]];
 
 /**
  * The codes the GraphQL description names: the field errors in its Errors paragraph, and GraphQL's own
@@ -48,7 +52,7 @@ describe("the contracts' error-code lists and the core's catalog", () => {
   it('the REST table holds every code the REST API reports, each with the status the server answers', () => {
     const table = restErrorTable(openapi.info.description);
     expect(sorted(table.keys())).toEqual(sorted(restCodes));
-    for (const [code, status] of table) expect(status, code).toBe(httpStatusOf[code as ErrorCode]);
+    for (const [code, statuses] of table) expect(statuses, code).toEqual(statusesOf(code as ErrorCode));
   });
 
   it("GraphQL's description names every code a field can fail with, and every GraphQL request error", () => {
@@ -65,8 +69,8 @@ describe("the contracts' error-code lists and the core's catalog", () => {
       '| code | status | meaning |\n|---|---|---|\n| `A_CODE`, `B_CODE` | 409 | x |\n| `C` | 4xx | y |',
     );
     expect([...table]).toEqual([
-      ['A_CODE', 409],
-      ['B_CODE', 409],
+      ['A_CODE', [409]],
+      ['B_CODE', [409]],
     ]);
     const lists = graphqlCodeLists(
       '"""\n**Errors.** Codes are those of the REST API (`X_CODE`).\n**Request errors** `Y_CODE`\n**Limits** `Z_CODE`\n"""',

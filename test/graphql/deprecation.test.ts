@@ -3,9 +3,10 @@ import path from 'node:path';
 import { buildSchema, parse } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
+import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { createGraphQL } from '../../src/graphql/create-graphql.js';
-import { namesUsed } from '../../src/graphql/use-deprecation-signals.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
@@ -40,7 +41,7 @@ beforeAll(async () => {
     settings: defaultGraphQLSettings,
     metrics: createMetrics(),
     registry: fixture.registry,
-    recorder,
+    policy: createDeprecationPolicy({ brownouts: core.brownouts, recorder }),
   });
   run = async (query, userAgent = 'shop-web/3.2.1') => {
     const response = await yoga.fetch(

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
 import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
@@ -44,7 +45,11 @@ beforeAll(async () => {
       core,
       metrics,
       registry: fixture.registry,
-      recorder,
+      policy: createDeprecationPolicy({
+        brownouts: core.brownouts,
+        recorder,
+        onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
+      }),
       onError,
     }),
   );

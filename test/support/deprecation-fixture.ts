@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
 import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
-import { restDeprecations } from '../../src/rest/deprecation-signals.js';
+import { restMatcher } from '../../src/deprecation-matching/rest.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -60,11 +60,11 @@ export function deprecationFixture(): { root: string; registry: DeprecationRegis
 
   let { registry, problems } = buildRegistry(path.join(fixture, 'contracts'));
   if (problems.length > 0) throw new Error(problems.join('\n'));
-  // Each operation that can use a deprecated REST item documents its brownout answer, as the lint requires.
+  // A deprecated REST operation documents its brownout answer (410), as the lint requires.
   const touched = new Set(
     registry.items
-      .filter((item) => item.protocol === 'rest')
-      .flatMap((item) => restDeprecations(registry, openapi).operationsUsing(item.id)),
+      .filter((item) => item.protocol === 'rest' && item.match.on === 'operation')
+      .flatMap((item) => restMatcher(registry, openapi).operationsSending(item.id)),
   );
   for (const pathItem of Object.values(openapi.paths) as Array<
     Record<string, { operationId?: string; responses: object }>

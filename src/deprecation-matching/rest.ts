@@ -1,28 +1,14 @@
 /**
- * Which registry items a REST request uses, and the signals it gets for them (spec §9.2 rule 7): an
- * operation, a parameter it sent, a body member it sent, a property its 2xx answer carries. Deprecated
- * items put `Deprecation` (RFC 9745, `@<unix seconds>`), `Sunset` (RFC 8594) and
- * `Link: </docs/deprecations#<id>>; rel="deprecation"` on the answer; watched items are only counted.
- * Everything is read from the registry and the contract, once, at start.
+ * Which registry items a REST request uses (docs/decisions.md §7): its operation, a parameter or body
+ * member it sent, a property its 2xx answer can carry (with the resource member that holds it, which
+ * `fields=` names, and where it sits in the answer). Read from the registry and the contract once, at
+ * start; shared by the REST transport and the contract scripts (lint, impact, the gate's registry ids).
+ * What a use is, is the core's deprecation policy (src/core/deprecation-policy.ts).
  */
-import type { BrownoutWindow } from '../core/brownouts.js';
-import {
-  brownoutHeader,
-  type DeprecationRegistry,
-  type RegistryItem,
-  type RestMatch,
-  signalOf,
-} from '../core/deprecation-registry.js';
-import type { UsageKind } from '../core/ports/usage.js';
-import { atPointer } from './json-pointer.js';
+import type { DeprecationRegistry, RegistryItem, RestMatch } from '../core/deprecation-registry.js';
+import { atPointer } from '../rest/json-pointer.js';
 
 type Json = Record<string, unknown>;
-
-/** An item used by a request, and whether it counts as a use of its replacement. */
-export interface ItemUse {
-  item: RegistryItem;
-  kind: UsageKind;
-}
 
 interface BodyItem {
   path: string[];
@@ -37,76 +23,86 @@ interface ParameterItem {
   item: RegistryItem;
 }
 
+/** A registry property a 2xx answer of an operation can carry. */
+export interface ResponseItem {
+  item: RegistryItem;
+  /** The top-level member of the resource that holds it (what `fields=` names). */
+  member: string;
+  /** Where it sits in the answer (`*` = each array item), for every 2xx answer shape of the operation. */
+  paths: string[][];
+}
+
 interface OperationItems {
   operation: RegistryItem[];
   parameters: ParameterItem[];
   body: BodyItem[];
-  response: RegistryItem[];
+  response: ResponseItem[];
 }
 
-/** The REST deprecation signals of one contract. */
-export interface RestDeprecations {
-  /** Items the request uses: its operation, parameters and body members. */
-  requestUses(
+/** The registry items of one contract, by operation. */
+export interface RestMatcher {
+  /** Items the request sends: its operation, the parameters and body members it sent. */
+  sent(
     operationId: string,
-    sent: { query: Record<string, string>; header(name: string): string | undefined; body: unknown },
-  ): ItemUse[];
-  /** Items a 2xx answer carries (properties of its schemas), with `include` deciding replacement uses. */
-  responseUses(operationId: string, include: Set<string>): ItemUse[];
-  /** The operations a request of which can use the item (so can be refused in its brownout windows). */
+    request: { query: Record<string, string>; header(name: string): string | undefined; body: unknown },
+  ): RegistryItem[];
+  /** The properties a 2xx answer of the operation can carry. */
+  received(operationId: string): readonly ResponseItem[];
+  /** The operations a request of which can use the item: send it, or receive it in its answer. */
   operationsUsing(id: string): string[];
+  /** The operations whose request can send the item (itself, a parameter or a body member). */
+  operationsSending(id: string): string[];
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
 /** Indexes the registry's REST items by operation, following the contract's schemas. */
-export function restDeprecations(registry: DeprecationRegistry, document: Json): RestDeprecations {
+export function restMatcher(registry: DeprecationRegistry, document: Json): RestMatcher {
   const byOperation = indexOperations(
     registry.items.filter((item) => item.protocol === 'rest'),
     document,
   );
   return {
-    requestUses(operationId, { query, header, body }) {
+    sent(operationId, { query, header, body }) {
       const entry = byOperation.get(operationId);
       if (!entry) return [];
-      const uses: ItemUse[] = entry.operation.map((item) => ({ item, kind: 'use' }));
+      const uses: RegistryItem[] = [...entry.operation];
       // The operation's few registered parameters are looked up, not every parameter the request sent.
       for (const parameter of entry.parameters) {
         const sent =
           parameter.in === 'path' ||
           (parameter.in === 'query' && Object.hasOwn(query, parameter.name)) ||
           (parameter.in === 'header' && header(parameter.name) !== undefined);
-        if (sent) uses.push({ item: parameter.item, kind: 'use' });
+        if (sent) uses.push(parameter.item);
       }
       for (const { path, item } of entry.body) {
-        if (present(body, path)) uses.push({ item, kind: 'use' });
+        if (present(body, path)) uses.push(item);
       }
       return uses;
     },
-    operationsUsing(id) {
-      const uses = (entry: OperationItems) =>
-        [
-          ...entry.operation,
-          ...entry.parameters.map((parameter) => parameter.item),
-          ...entry.body.map((body) => body.item),
-          ...entry.response,
-        ].some((item) => item.id === id);
-      return [...byOperation].filter(([, entry]) => uses(entry)).map(([operationId]) => operationId);
-    },
-    responseUses(operationId, include) {
-      const entry = byOperation.get(operationId);
-      if (!entry) return [];
-      return entry.response.map((item) => ({
-        item,
-        kind: item.replacement && include.has(item.replacement) ? 'replacement' : 'use',
-      }));
-    },
+    received: (operationId) => byOperation.get(operationId)?.response ?? [],
+    operationsUsing: (id) => operationsWith(byOperation, id, true),
+    operationsSending: (id) => operationsWith(byOperation, id, false),
   };
+}
+
+/** The operations whose requests send the item (and, with `answers`, whose answers can carry it). */
+function operationsWith(byOperation: Map<string, OperationItems>, id: string, answers: boolean): string[] {
+  const holds = (entry: OperationItems) =>
+    [
+      ...entry.operation,
+      ...entry.parameters.map((parameter) => parameter.item),
+      ...entry.body.map((body) => body.item),
+      ...(answers ? entry.response.map((response) => response.item) : []),
+    ].some((item) => item.id === id);
+  return [...byOperation].filter(([, entry]) => holds(entry)).map(([operationId]) => operationId);
 }
 
 /** The contract's schemas as far as the registry's properties go. */
 interface Reachability {
   resolve(ref: string): Json;
+  /** Whether a schema is the list envelope (`{items, hasNext, …}`). */
+  isListEnvelope(schema: Json): boolean;
   /** Every registry property reachable from a schema, with its path in an instance (`*` = each array item). */
   reachable(schema: Json): BodyItem[];
 }
@@ -146,8 +142,14 @@ function operationItems(rest: RegistryItem[], operationId: string, operation: Js
     if (!status.startsWith('2')) continue;
     const response = typeof raw.$ref === 'string' ? reach.resolve(raw.$ref) : raw;
     for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
-      for (const { item } of reach.reachable((media.schema ?? {}) as Json)) {
-        if (!entry.response.includes(item)) entry.response.push(item);
+      const schema = (media.schema ?? {}) as Json;
+      const envelope = reach.isListEnvelope(schema);
+      for (const { item, path } of reach.reachable(schema)) {
+        // A list envelope's items are the resources (`items.*.member`); else the answer is the resource.
+        const member = (envelope ? path[2] : path[0]) as string;
+        const known = entry.response.find((response) => response.item === item);
+        if (known) known.paths.push(path);
+        else entry.response.push({ item, member, paths: [path] });
       }
     }
   }
@@ -183,7 +185,12 @@ function reachability(rest: RegistryItem[], document: Json): Reachability {
     }
     return found;
   };
-  return { resolve, reachable: (schema) => reachable(schema, [], undefined, new Set()) };
+  const isListEnvelope = (schema: Json): boolean => {
+    const resolved = typeof schema.$ref === 'string' ? resolve(schema.$ref) : schema;
+    const properties = (resolved.properties ?? {}) as Json;
+    return 'items' in properties && 'hasNext' in properties;
+  };
+  return { resolve, isListEnvelope, reachable: (schema) => reachable(schema, [], undefined, new Set()) };
 }
 
 /** Whether a member at `path` was sent (`*` = in any array item). */
@@ -193,24 +200,4 @@ function present(value: unknown, path: string[]): boolean {
   const [head, ...rest] = path as [string, ...string[]];
   if (head === '*') return Array.isArray(value) && value.some((entry) => present(entry, rest));
   return Object.hasOwn(value, head) && present((value as Json)[head], rest);
-}
-
-/**
- * The signal headers for the deprecated items among `uses` (none for watched items), with the brownout
- * windows announced for them in `Brownout`.
- */
-export function signalHeaders(
-  uses: ItemUse[],
-  announced: (id: string) => BrownoutWindow[] = () => [],
-): Record<string, string> {
-  const items = uses.filter((use) => use.kind === 'use').map((use) => use.item);
-  const signal = signalOf(items);
-  if (!signal) return {};
-  const brownout = brownoutHeader(items, announced);
-  return {
-    ...(signal.deprecation ? { Deprecation: signal.deprecation } : {}),
-    ...(signal.sunset ? { Sunset: signal.sunset } : {}),
-    Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', '),
-    ...(brownout ? { Brownout: brownout } : {}),
-  };
 }

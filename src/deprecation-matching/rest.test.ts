@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RegistryItem } from '../core/deprecation-registry.js';
-import { restDeprecations } from './deprecation-signals.js';
+import { restMatcher } from './rest.js';
 
 const parameter = (where: string, name: string): RegistryItem => ({
   id: `rest.getThing.${where}.${name}`,
@@ -19,13 +19,11 @@ const document = {
   paths: { '/v1/things/{thingId}': { get: { operationId: 'getThing', responses: { '200': {} } } } },
 };
 const items = [parameter('path', 'thingId'), parameter('query', 'legacy'), parameter('header', 'X-Legacy')];
-const deprecations = restDeprecations({ items }, document);
+const matcher = restMatcher({ items }, document);
 const used = (query: Record<string, string>, headers: Record<string, string> = {}) =>
-  deprecations
-    .requestUses('getThing', { query, header: (name) => headers[name], body: undefined })
-    .map((use) => use.item.id);
+  matcher.sent('getThing', { query, header: (name) => headers[name], body: undefined }).map((item) => item.id);
 
-describe('restDeprecations.requestUses', () => {
+describe('restMatcher.sent', () => {
   it('counts a deprecated path parameter on every request of its operation', () => {
     expect(used({})).toEqual(['rest.getThing.path.thingId']);
   });

@@ -1,0 +1,143 @@
+/**
+ * The REST form of the deprecation policy (docs/decisions.md §7): the step collects what a request uses
+ * (src/deprecation-matching/rest.ts) and applies what the core's policy decides, in HTTP terms:
+ * - a refused operation is `410 BROWNOUT`; a refused parameter or body member is `400 BROWNOUT` naming
+ *   it, as the request would be once the member is gone; nothing runs;
+ * - a withheld response property is left out of the 2xx answer, as its removal would, status unchanged;
+ * - the caller's uses of deprecated items get `Deprecation` (RFC 9745), `Sunset` (RFC 8594),
+ *   `Link: <…>; rel="deprecation"` and `Brownout` (the windows announced; a withheld item's running
+ *   window is marked `withheld`).
+ */
+import type { Context, Next } from 'hono';
+import type { BrownoutWindow } from '../core/brownouts.js';
+import type { DeprecationDecision, DeprecationPolicy, ReceivedItem } from '../core/deprecation-policy.js';
+import { brownoutHeader, type RegistryItem, type RestMatch, signalOf } from '../core/deprecation-registry.js';
+import type { Violation } from '../core/errors.js';
+import type { ResponseItem, RestMatcher } from '../deprecation-matching/rest.js';
+import type { ChainStep } from '../http/chain.js';
+import { BROWNOUT_OF_INPUT_STATUS } from '../http/http-status.js';
+import { catalogProblem } from '../http/problem.js';
+import { clientOf } from '../observability/metrics.js';
+import type { RestEnv } from './pipeline.js';
+import { includes } from './validated-request.js';
+
+/** What the step needs. */
+export interface DeprecationStepOptions {
+  matcher: RestMatcher;
+  policy: DeprecationPolicy;
+}
+
+/** Counts and signals the registry items a request uses; refuses or trims it during a brownout window. */
+export function deprecationSignals({ matcher, policy }: DeprecationStepOptions): ChainStep<RestEnv> {
+  return function signalDeprecations(c, next) {
+    const { operationId } = c.get('operation');
+    const query = c.get('query');
+    const body = c.get('body');
+    const sent = matcher.sent(operationId, { query, header: (name) => c.req.header(name), body });
+    const answerItems = matcher.received(operationId);
+    if (sent.length === 0 && answerItems.length === 0) return next();
+    return applyPolicy(c, next, policy, sent, answerItems);
+  };
+}
+
+async function applyPolicy(
+  c: Context<RestEnv>,
+  next: Next,
+  policy: DeprecationPolicy,
+  sent: RegistryItem[],
+  answerItems: readonly ResponseItem[],
+): Promise<Response | undefined> {
+  const fields = c.get('fields');
+  const body = c.get('body') as { include?: string[] } | undefined;
+  const asked = new Set([...includes(c.get('query').include ?? body?.include), ...(fields ?? [])]);
+  const received: ReceivedItem[] = answerItems.map(({ item, member }) => ({
+    item,
+    carried: !fields || fields.has(member),
+    named: fields?.has(member) ?? false,
+  }));
+  const caller = { apiKeyId: c.get('restCaller')?.apiKeyId ?? 0, client: clientOf(c.req.header('user-agent')) };
+  const decision = policy.decide(caller, { sent, received, asked });
+  if (decision.refusal) {
+    policy.settle(decision, false);
+    return refusalResponse(c, decision, policy.announced);
+  }
+  await next();
+  const delivered = c.res.status >= 200 && c.res.status < 300;
+  policy.settle(decision, delivered);
+  if (delivered && decision.withheld.length > 0) {
+    c.res = await withhold(
+      c.res,
+      answerItems.filter((entry) => decision.withheld.includes(entry.item)),
+    );
+  }
+  const signalled = delivered ? decision.signalled : decision.signalled.filter((item) => sent.includes(item));
+  for (const [name, value] of Object.entries(signalHeaders(signalled, policy.announced, decision.withheld))) {
+    c.res.headers.set(name, value);
+  }
+}
+
+/** `410 BROWNOUT` for a refused operation, `400 BROWNOUT` naming a refused parameter or body member. */
+function refusalResponse(
+  c: Context<RestEnv>,
+  decision: DeprecationDecision,
+  announced: (id: string) => BrownoutWindow[],
+): Response {
+  const { error, retryAfterSeconds } = decision.refusal as NonNullable<DeprecationDecision['refusal']>;
+  const headers = { ...signalHeaders(decision.signalled, announced), 'Retry-After': String(retryAfterSeconds) };
+  const inputs = decision.refused.filter((item) => (item.match as RestMatch).on !== 'operation');
+  if (inputs.length < decision.refused.length) return catalogProblem(c, 'BROWNOUT', error.detail, undefined, headers);
+  const violations = inputs.map(violationOf);
+  return catalogProblem(c, 'BROWNOUT', error.detail, violations, headers, BROWNOUT_OF_INPUT_STATUS);
+}
+
+/** Where a refused parameter or body member sits in the request. */
+function violationOf(item: RegistryItem): Violation {
+  const match = item.match as RestMatch;
+  const message = `is deprecated and blocked during a brownout window; leave it out (${item.link})`;
+  if (match.on === 'parameter') return { in: match.in as Violation['in'], name: match.name, message };
+  const path = match.on === 'body' || match.on === 'property' ? match.path : [];
+  return { in: 'body', name: `/${path.filter((part) => part !== '*').join('/')}`, message };
+}
+
+/** The answer without the withheld properties (its ETag, over the full representation, is kept). */
+async function withhold(response: Response, withheld: readonly ResponseItem[]): Promise<Response> {
+  if (!response.headers.get('content-type')?.includes('json')) return response;
+  const json = (await response.json()) as unknown;
+  for (const { paths } of withheld) for (const path of paths) remove(json, path);
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(json), { status: response.status, headers });
+}
+
+/** Deletes the member at `path` (`*` = in every array item). */
+function remove(value: unknown, path: readonly string[]): void {
+  if (value === null || typeof value !== 'object' || path.length === 0) return;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (head === '*') {
+    if (Array.isArray(value)) for (const entry of value) remove(entry, rest);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  if (rest.length === 0) delete record[head];
+  else remove(record[head], rest);
+}
+
+/**
+ * The signal headers of the deprecated items a caller uses, with the brownout windows announced for them
+ * in `Brownout`; the running window of a withheld item carries `; withheld="<item id>"`.
+ */
+export function signalHeaders(
+  items: readonly RegistryItem[],
+  announced: (id: string) => BrownoutWindow[] = () => [],
+  withheld: readonly RegistryItem[] = [],
+): Record<string, string> {
+  const signal = signalOf([...items]);
+  if (!signal) return {};
+  const brownout = brownoutHeader([...items], announced, withheld);
+  return {
+    ...(signal.deprecation ? { Deprecation: signal.deprecation } : {}),
+    ...(signal.sunset ? { Sunset: signal.sunset } : {}),
+    Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', '),
+    ...(brownout ? { Brownout: brownout } : {}),
+  };
+}

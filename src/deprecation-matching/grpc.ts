@@ -4,7 +4,14 @@
  * response fields its reply carries. Shared by the gRPC transport and the contract scripts. What a use
  * is, is the core's deprecation policy.
  */
-import { type DescMessage, type DescMethod, isFieldSet, type Message } from '@bufbuild/protobuf';
+import {
+  clearField,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  isFieldSet,
+  type Message,
+} from '@bufbuild/protobuf';
 import type { ReceivedItem } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
 
@@ -20,10 +27,12 @@ export interface GrpcMatcher {
   readonly empty: boolean;
   /** The items a call sends: its rpc, and the fields its request message set. */
   sent(method: DescMethod, request: Message | undefined): RegistryItem[];
-  /** Whether a method's reply type has registry fields at all. */
+  /** Whether a method's reply can hold registry fields at all (in its type or a message nested in it). */
   mayReceive(method: DescMethod): boolean;
-  /** The registry fields of a method's reply type, with whether this reply carries each. */
+  /** The registry fields a reply's type holds (nested messages too), with whether this reply carries each. */
   received(method: DescMethod, reply: Message): ReceivedItem[];
+  /** Clears the given registry fields wherever the reply carries them (a brownout withholds them). */
+  clear(method: DescMethod, reply: Message, items: readonly RegistryItem[]): void;
 }
 
 /** Indexes the registry's gRPC items by rpc (`package.Service.Method`) and by message type. */
@@ -51,16 +60,60 @@ export function grpcMatcher(registry: DeprecationRegistry): GrpcMatcher {
       }
       return used;
     },
-    mayReceive: (method) => fields.has(method.output.typeName),
+    mayReceive: (method) => holdsRegistryFields(method.output, fields, new Set()),
     received(method, reply) {
-      return (fields.get(method.output.typeName) ?? []).map(({ number, item }) => ({
-        item,
-        carried: isSet(method.output, reply, number),
-        // No gRPC caller can leave a field out: a reply that carries it is read.
-        named: true,
-      }));
+      const found = new Map<RegistryItem, boolean>();
+      visit(method.output, reply, fields, (item, carried) => found.set(item, (found.get(item) ?? false) || carried));
+      // No gRPC caller can leave a field out: a reply that carries it is read.
+      return [...found].map(([item, carried]) => ({ item, carried, named: true }));
+    },
+    clear(method, reply, items) {
+      visit(method.output, reply, fields, (item, carried, message, field) => {
+        if (carried && items.includes(item) && field) clearField(message, field);
+      });
     },
   };
+}
+
+/** Whether a message type, or one nested in it, has registry fields. */
+function holdsRegistryFields(schema: DescMessage, fields: Map<string, FieldItem[]>, seen: Set<string>): boolean {
+  if (fields.has(schema.typeName)) return true;
+  if (seen.has(schema.typeName)) return false;
+  seen.add(schema.typeName);
+  return schema.fields.some((field) => {
+    const nested =
+      field.fieldKind === 'message' ? field.message : field.fieldKind === 'list' ? field.message : undefined;
+    return nested !== undefined && holdsRegistryFields(nested, fields, seen);
+  });
+}
+
+/**
+ * Calls `found` for every registry field of the message and of the messages set in it (singular and
+ * repeated), with whether that message instance sets it.
+ */
+function visit(
+  schema: DescMessage,
+  message: Message,
+  fields: Map<string, FieldItem[]>,
+  found: (item: RegistryItem, carried: boolean, message: Message, field: DescField | undefined) => void,
+  depth = 0,
+): void {
+  if (depth > 16) return;
+  for (const { number, item } of fields.get(schema.typeName) ?? []) {
+    found(
+      item,
+      isSet(schema, message, number),
+      message,
+      schema.fields.find((field) => field.number === number),
+    );
+  }
+  for (const field of schema.fields) {
+    const value = (message as unknown as Record<string, unknown>)[field.localName];
+    if (field.fieldKind === 'message' && value) visit(field.message, value as Message, fields, found, depth + 1);
+    if (field.fieldKind === 'list' && field.listKind === 'message' && Array.isArray(value)) {
+      for (const entry of value) visit(field.message, entry as Message, fields, found, depth + 1);
+    }
+  }
 }
 
 /** Whether a message has field `number` set: a known field with a value, or an unknown one on the wire. */

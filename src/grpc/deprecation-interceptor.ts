@@ -10,12 +10,12 @@
  * Callers are counted by their issued API key when the call carries one in `x-api-key` (the internal
  * token stays in `authorization`), else by client name (`user-agent`) alone.
  */
-import { clearField, type DescMethod } from '@bufbuild/protobuf';
+import type { DescMethod } from '@bufbuild/protobuf';
 import { ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { BrownoutWindow } from '../core/brownouts.js';
 import type { Caller } from '../core/caller.js';
 import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/deprecation-policy.js';
-import { brownoutHeader, type GrpcMatch, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
+import { brownoutHeader, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
 import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
 import { clientOf } from '../observability/metrics.js';
 import { toConnectError } from './errors.js';
@@ -57,7 +57,8 @@ export function deprecationInterceptor({ matcher, policy, authenticate }: Deprec
     const after = response.stream
       ? undefined
       : replyDecision(policy, matcher, caller, request.method, response.message);
-    if (after) withhold(request.method, response.message as never, after.withheld);
+    if (after && after.withheld.length > 0 && !response.stream)
+      matcher.clear(request.method, response.message, after.withheld);
     sign(response.header, [...before.signalled, ...(after?.signalled ?? [])], policy.announced, after?.withheld);
     return response;
   };
@@ -87,16 +88,6 @@ async function callerOf(headers: Headers, authenticate: DeprecationInterceptorOp
     return { apiKeyId: (await authenticate(secret.trim())).apiKeyId ?? 0, client };
   } catch (error) {
     throw toConnectError(error);
-  }
-}
-
-/** Clears the withheld fields of a reply. */
-function withhold(method: DescMethod, reply: Parameters<typeof clearField>[0], withheld: readonly RegistryItem[]) {
-  for (const item of withheld) {
-    const field = method.output.fields.find(
-      (candidate) => candidate.number === (item.match as GrpcMatch & { number: number }).number,
-    );
-    if (field) clearField(reply, field);
   }
 }
 

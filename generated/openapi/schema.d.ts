@@ -1266,7 +1266,7 @@ export interface components {
             link: string;
             uses: components["schemas"]["DeprecationUses"];
             replacementUses: components["schemas"]["DeprecationUses"];
-            /** @description Requests refused during brownout windows. */
+            /** @description Requests that met the item in a brownout window: refused, or answered without it. */
             brownoutHits: components["schemas"]["DeprecationUses"];
             /** @description Brownout windows announced or running, earliest first. */
             brownouts: components["schemas"]["BrownoutAnnouncement"][];
@@ -1295,7 +1295,7 @@ export interface components {
                 uses: number;
                 /** @description Uses of its replacement. */
                 replacementUses: number;
-                /** @description Requests refused during brownout windows. */
+                /** @description Requests that met the item in brownout windows (refused, or answered without it). */
                 brownoutHits: number;
                 firstSeen: components["schemas"]["Timestamp"];
                 lastSeen: components["schemas"]["Timestamp"];
@@ -1304,10 +1304,10 @@ export interface components {
             uses: number;
             /** @description Uses of its replacement in the period. */
             replacementUses: number;
-            /** @description Requests refused during brownout windows in the period. */
+            /** @description Requests that met the item in brownout windows in the period (refused, or answered without it). */
             brownoutHits: number;
             /**
-             * @description Whether the caller was first seen refused in a brownout window: it had not been measured using
+             * @description Whether the caller was first seen meeting a brownout window: it had not been measured using
              *     the item before (in the period), and the brownout surfaced it.
              */
             surfacedByBrownout: boolean;
@@ -1324,7 +1324,7 @@ export interface components {
                 uses: number;
                 /** @description Uses of its replacement that day. */
                 replacementUses: number;
-                /** @description Requests refused in brownout windows that day. */
+                /** @description Requests that met the item in brownout windows that day. */
                 brownoutHits: number;
             }[];
             /** @description Whether a notice about this item was recorded for this key. */

@@ -12,8 +12,8 @@ const root = path.resolve(import.meta.dirname, '../..');
  * The specification's own example of a change (spec §9.2 rule 2) at its second step: a copy of the
  * project whose contracts deprecate `Order.amount` with its replacement named beside the deprecation —
  * REST `x-replaced-by: amountDetail`, GraphQL ``@deprecated(reason: "Use `amountDetail`. …")`` — while
- * watched.yaml still lists both items with their replacement. The registry is built as `npm run generate`
- * would.
+ * watched.yaml still lists both items with their replacement; and the gRPC reply field `Stock.reserved`.
+ * The registry is built as `npm run generate` would.
  */
 export function amountMigrationFixture(): { root: string; registry: DeprecationRegistry; remove(): void } {
   const fixture = mkdtempSync(path.join(tmpdir(), 'amount-migration-'));
@@ -38,6 +38,16 @@ export function amountMigrationFixture(): { root: string; registry: DeprecationR
   );
   if (deprecated === schema) throw new Error('the fixture found no `amount: Float!` field in schema.graphql');
   writeFileSync(schemaFile, deprecated);
+
+  // gRPC: the reply field `Stock.reserved`, read by every GetStock caller (no caller can leave it out).
+  const protoFile = path.join(fixture, 'contracts/inventory/v1/inventory.proto');
+  const proto = readFileSync(protoFile, 'utf8');
+  const deprecatedProto = proto.replace(
+    /\n(\s*)(\/\/ [^\n]*\n)(\s*)int32 reserved = 3;/,
+    `\n$1$2$1// Deprecated: ${DEPRECATED_ON}. Sunset: ${SUNSET}.\n$3int32 reserved = 3 [deprecated = true];`,
+  );
+  if (deprecatedProto === proto) throw new Error('the fixture found no `int32 reserved = 3;` in the proto');
+  writeFileSync(protoFile, deprecatedProto);
 
   const { registry, problems } = buildRegistry(path.join(fixture, 'contracts'));
   if (problems.length > 0) throw new Error(problems.join('\n'));

@@ -116,10 +116,46 @@ export async function expectContract(
   const media = documented.content[mediaType as string];
   expect(media, `${label} as ${mediaType}, documented: ${Object.keys(documented.content).join(', ')}`).toBeDefined();
   if (media?.schema) {
-    const validate = validatorFor(media.schema);
+    const schema = relaxWithheld(media.schema, withheldProperties(seen.headers, api));
+    const validate = validatorFor(schema);
     expect(validate(body), `${label}: ${JSON.stringify(validate.errors, null, 2)}`).toBe(true);
   }
   return body;
+}
+
+/**
+ * The component schemas a brownout left properties out of, from the `Brownout` header's
+ * `withheld="rest.<Schema>.<property>"` marks: such an answer is checked against the schema less them.
+ */
+function withheldProperties(headers: Headers, api: OpenAPIBackend): Map<object, Set<string>> {
+  const withheld = new Map<object, Set<string>>();
+  const schemas = (api.definition.components?.schemas ?? {}) as Record<string, object>;
+  for (const [, schema, property] of (headers.get('brownout') ?? '').matchAll(/withheld="rest\.(\w+)\.(\w+)"/g)) {
+    const target = schemas[schema as string];
+    if (target) withheld.set(target, new Set([...(withheld.get(target) ?? []), property as string]));
+  }
+  return withheld;
+}
+
+/** A copy of `schema` in which each target schema no longer requires its withheld properties. */
+function relaxWithheld(schema: object, withheld: Map<object, Set<string>>): object {
+  if (withheld.size === 0) return schema;
+  const copies = new Map<object, object>();
+  const copy = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    const known = copies.get(node);
+    if (known) return known;
+    const result: Record<string, unknown> | unknown[] = Array.isArray(node) ? [] : {};
+    copies.set(node, result);
+    for (const [key, value] of Object.entries(node)) (result as Record<string, unknown>)[key] = copy(value);
+    const dropped = withheld.get(node);
+    const required = (result as { required?: unknown }).required;
+    if (dropped && Array.isArray(required)) {
+      (result as { required: string[] }).required = required.filter((name) => !dropped.has(name as string));
+    }
+    return result;
+  };
+  return copy(schema) as object;
 }
 
 /** Fetches, checks the response against the contract and returns status, headers and parsed body. */

@@ -20,12 +20,13 @@ import type { Caller } from './core/caller.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
 import { createInventoryService, type InventoryService } from './core/inventory.js';
+import type { UsagePort } from './core/ports/usage.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -70,14 +71,8 @@ export async function startServer(
   // Brownout windows are loaded before serving; the timers reload them and sweep expired leases.
   await core.brownouts.refresh();
   const stopTimers = startTimers(core, inventory, config, logger);
-  // Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path.
-  const recorder = createUsageRecorder({
-    port: store.usage,
-    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    flushMs: config.USAGE_FLUSH_MS,
-    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
-    ...(now ? { now } : {}),
-  });
+  const metrics = createMetrics();
+  const recorder = await startRecorder(store.usage, config, logger, metrics, now);
   const secrets = await bootstrap(core, store, {
     ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
@@ -86,7 +81,6 @@ export async function startServer(
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
   const httpDrain = createHttpDrain();
-  const metrics = createMetrics();
   metrics.watchPool(() => db.poolStats?.());
   const rateLimiter = createConfiguredRateLimiter(config, logger);
   if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
@@ -197,6 +191,24 @@ function startTimers(core: Core, inventory: InventoryService, config: Config, lo
     clearInterval(sweep);
     clearInterval(brownoutRefresh);
   };
+}
+
+/**
+ * Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path; the instance is
+ * registered before it serves, so a day it serves counts as measured only once it has flushed for that day.
+ */
+async function startRecorder(usage: UsagePort, config: Config, logger: Logger, metrics: Metrics, now?: () => Date) {
+  const recorder = createUsageRecorder({
+    port: usage,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    flushMs: config.USAGE_FLUSH_MS,
+    maxEntries: config.USAGE_MAX_ENTRIES,
+    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
+    onDropped: ({ item, count }) => metrics.deprecationUsageDropped.inc({ item }, count),
+    ...(now ? { now } : {}),
+  });
+  await recorder.register();
+  return recorder;
 }
 
 async function closeRecorder(recorder: UsageRecorder, logger: Logger): Promise<void> {

@@ -35,15 +35,6 @@ export function usageStore(db: Database): UsagePort {
       return rows.map((row) => ({ ...row, count: Number(row.count) }));
     },
 
-    async instances(sinceDay) {
-      const rows = await db.query<{ day: string; instances: number }>(
-        `SELECT day::text AS day, count(*)::int AS instances FROM deprecation_recorders
-          WHERE day >= $1::date AND flushes > 0 GROUP BY day ORDER BY day`,
-        [sinceDay],
-      );
-      return rows.map((row) => ({ day: row.day, instances: Number(row.instances) }));
-    },
-
     coverage: (item, sinceDay) => readCoverage(db, item, sinceDay),
 
     async callers(item, sinceDay) {

@@ -99,8 +99,6 @@ export interface UsagePort {
    * with no instance and no drop is absent).
    */
   coverage(item: string, sinceDay: string): Promise<DayCoverage[]>;
-  /** How many instances flushed usage on each day from `sinceDay` on (days without any are absent). */
-  instances(sinceDay: string): Promise<Array<{ day: string; instances: number }>>;
   /** Records notices; the key ids must exist (unknown ones are returned, nothing recorded then). */
   addNotices(notices: Notice[], recordedBy: number): Promise<{ unknownKeys: number[] }>;
   notices(item: string): Promise<Notice[]>;

@@ -51,6 +51,7 @@ const environment = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).default('order-api:rate'),
   USAGE_FLUSH_MS: positiveInt.default(5000),
+  USAGE_MAX_ENTRIES: positiveInt.default(10_000),
   BROWNOUT_NOTICE_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   BROWNOUT_MAX_MINUTES: positiveInt.max(7 * 24 * 60).default(24 * 60),
   BROWNOUT_REFRESH_MS: positiveInt.default(5000),

@@ -21,12 +21,13 @@ import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
 import { createInventoryService, type InventoryService } from './core/inventory.js';
+import type { UsagePort } from './core/ports/usage.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -72,7 +73,12 @@ export async function startServer(
   await core.brownouts.refresh();
   const stopTimers = startTimers(core, inventory, config, logger);
   const metrics = createMetrics();
-  const { recorder, deprecationPolicy } = countUsage({ store, core, metrics, config, logger, now });
+  const recorder = await startRecorder(store.usage, config, logger, metrics, now);
+  const deprecationPolicy = createDeprecationPolicy({
+    brownouts: core.brownouts,
+    recorder,
+    onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
+  });
   const secrets = await bootstrap(core, store, {
     ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
@@ -139,40 +145,6 @@ async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
   return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
 }
 
-/**
- * How uses of deprecated and watched items are counted: the core's policy decides, the recorder writes
- * them every USAGE_FLUSH_MS off the request path, and the metrics count them by item and kind.
- */
-function countUsage({
-  store,
-  core,
-  metrics,
-  config,
-  logger,
-  now,
-}: {
-  store: ReturnType<typeof createSqlStore>;
-  core: Core;
-  metrics: ReturnType<typeof createMetrics>;
-  config: Config;
-  logger: Logger;
-  now: (() => Date) | undefined;
-}) {
-  const recorder = createUsageRecorder({
-    port: store.usage,
-    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    flushMs: config.USAGE_FLUSH_MS,
-    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
-    ...(now ? { now } : {}),
-  });
-  const deprecationPolicy = createDeprecationPolicy({
-    brownouts: core.brownouts,
-    recorder,
-    onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
-  });
-  return { recorder, deprecationPolicy };
-}
-
 /** Opens (and migrates) the database and builds the core over it. */
 async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
   const { db, applied } = await openDatabase({
@@ -225,6 +197,24 @@ function startTimers(core: Core, inventory: InventoryService, config: Config, lo
     clearInterval(sweep);
     clearInterval(brownoutRefresh);
   };
+}
+
+/**
+ * Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path; the instance is
+ * registered before it serves, so a day it serves counts as measured only once it has flushed for that day.
+ */
+async function startRecorder(usage: UsagePort, config: Config, logger: Logger, metrics: Metrics, now?: () => Date) {
+  const recorder = createUsageRecorder({
+    port: usage,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    flushMs: config.USAGE_FLUSH_MS,
+    maxEntries: config.USAGE_MAX_ENTRIES,
+    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
+    onDropped: ({ item, count }) => metrics.deprecationUsageDropped.inc({ item }, count),
+    ...(now ? { now } : {}),
+  });
+  await recorder.register();
+  return recorder;
 }
 
 async function closeRecorder(recorder: UsageRecorder, logger: Logger): Promise<void> {

@@ -4,8 +4,8 @@
  *   (a) the item was deprecated with a sunset date in the released (base) contracts;
  *   (b) the sunset date has passed;
  *   (c) the committed usage export (`npm run usage:export`) shows zero use, brownout hits included, on each
- *       of the last `quietDays` days (default 30), each measured by at least one running instance, up to
- *       a day no older than 7 days;
+ *       of the last `quietDays` days (default 30), each measured completely (every instance that served it
+ *       flushed for it, no use of the item dropped), up to a day no older than 7 days;
  *   (d) when the quiet days are missing because it was used after its sunset, the item is overdue: the
  *       refusal says so and names the callers still using it.
  * A hand-typed date proves nothing; the export is produced from the live database and reviewed with the
@@ -15,7 +15,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
-import { quietDaysOf, USAGE_EXPORT_FORMAT, type UsageExport } from '../../src/core/usage-export.js';
+import {
+  type ExportDay,
+  incompleteReasons,
+  quietDaysOf,
+  USAGE_EXPORT_FORMAT,
+  type UsageExport,
+} from '../../src/core/usage-export.js';
 import type { Change } from './report.js';
 
 /** A recorded retirement: the removed item as the gate names it, its registry id, and the evidence. */
@@ -40,6 +46,8 @@ export type RetirementVerdict =
 const PROTOCOL = { openapi: 'rest', graphql: 'graphql', proto: 'grpc' } as const;
 const DAY_MS = 86_400_000;
 const MAX_EXPORT_AGE_DAYS = 7;
+const FORMAT_1 = 'order-api.usage-export/1';
+const COUNTS = ['instances', 'flushedInstances', 'droppedUses', 'uses', 'replacementUses', 'brownoutHits'] as const;
 
 /** Reads the committed retirements file; a malformed entry is a load failure, never silently ignored. */
 export function loadRetirements(file: string): Retirement[] {
@@ -74,14 +82,36 @@ function readExport(root: string, file: string): UsageExport {
   const full = path.resolve(root, file);
   if (!existsSync(full)) throw new Error(`the evidence ${file} does not exist (write it with npm run usage:export)`);
   const parsed = JSON.parse(readFileSync(full, 'utf8')) as UsageExport;
+  if ((parsed.format as string) === FORMAT_1)
+    throw new Error(
+      `the evidence ${file} is a usage export of format 1, which took a day for measured when any one instance ` +
+        `flushed, even if another never did or uses were dropped: export it again (${USAGE_EXPORT_FORMAT})`,
+    );
   if (parsed.format !== USAGE_EXPORT_FORMAT || !Array.isArray(parsed.days) || !Array.isArray(parsed.callers))
     throw new Error(`the evidence ${file} is not a usage export (${USAGE_EXPORT_FORMAT})`);
   parsed.days.forEach((day, index) => {
     const expected = new Date(Date.parse(`${parsed.to}T00:00:00Z`) - (parsed.days.length - 1 - index) * DAY_MS);
     if (day.day !== expected.toISOString().slice(0, 10))
       throw new Error(`the evidence ${file} skips or repeats days (at ${day.day}); export it again`);
+    // `measured` must follow from the counts beside it, so an edited flag cannot make a day quiet.
+    const counted = COUNTS.every((key) => Number.isInteger(day[key]) && day[key] >= 0);
+    const reasons = counted ? incompleteReasons(day) : [];
+    if (!counted || day.measured !== (reasons.length === 0) || String(day.incomplete) !== String(reasons))
+      throw new Error(`the evidence ${file} contradicts itself on ${day.day} (counts, measured); export it again`);
   });
   return parsed;
+}
+
+/** Why a day is not quiet, for the refusal. */
+function notQuiet(day: ExportDay): string {
+  if (day.uses + day.brownoutHits > 0) return `it was used on ${day.day}`;
+  if (day.instances === 0 && day.droppedUses === 0) return `nothing was measured on ${day.day}`;
+  const why = day.incomplete.map((reason) => {
+    if (reason === 'uses-dropped') return `${day.droppedUses} uses were dropped (buffer full)`;
+    if (reason === 'no-instance') return 'no instance noted serving it';
+    return `${day.instances - day.flushedInstances} of ${day.instances} instances that served it never flushed`;
+  });
+  return `${day.day} was not measured completely: ${why.join('; ')}`;
 }
 
 const callersText = (evidence: UsageExport) =>
@@ -128,8 +158,8 @@ export function checkRetirement(
       reason: `overdue: still used after its sunset ${sunset}, by ${callersText(evidence)}. Return to announcing: tell these callers, set a new sunset, brown out again`,
     };
   if (quiet < retirement.quietDays) {
-    const last = [...evidence.days].reverse().find((day) => day.instances === 0 || day.uses + day.brownoutHits > 0);
-    const why = last && last.instances === 0 ? `nothing was measured on ${last.day}` : `it was used on ${last?.day}`;
+    const last = evidence.days[evidence.days.length - 1 - quiet];
+    const why = last ? notQuiet(last) : `the evidence holds ${evidence.days.length} days`;
     return {
       allowed: false,
       reason: `only ${quiet} quiet days at the end of the evidence, ${retirement.quietDays} needed (${why})${evidence.callers.length > 0 ? `; callers: ${callersText(evidence)}` : ''}`,

@@ -3,10 +3,13 @@
  *
  *   npm run usage:export -- <item> [--days 30] [--to YYYY-MM-DD] [--out contracts/evidence/<item>.json]
  *
- * Day by day over the last `--days` days up to `--to` (default today, included): how many instances recorded usage, the uses,
- * replacement uses and brownout hits, and the callers still using the item. Without `--out` it prints the
- * JSON. From the database the server uses (see src/cli/cli-support.ts); in a production install:
- * `node dist/src/cli/usage-export.js <item>`.
+ * Day by day over the last `--days` days up to `--to` (default today, included): how completely the day was
+ * measured (the instances that served it and those that flushed for it, the uses dropped by a full buffer:
+ * `measured` only when every instance flushed and none dropped a use), the uses, replacement uses and
+ * brownout hits, and the callers still using the item. A measured day can still miss what a crashed instance
+ * had buffered since its last flush, at most USAGE_FLUSH_MS of its traffic (see src/core/usage-export.ts).
+ * Without `--out` it prints the JSON. From the database the server uses (see src/cli/cli-support.ts); in a
+ * production install: `node dist/src/cli/usage-export.js <item>`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -47,7 +50,7 @@ runCommand(async () => {
   mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
   writeFileSync(values.out, text);
   console.log(
-    `${values.out}: ${evidence.item}, ${evidence.from} to ${evidence.to}, ${evidence.daysCovered} days measured, ` +
+    `${values.out}: ${evidence.item}, ${evidence.from} to ${evidence.to}, ${evidence.daysMeasured} days measured, ` +
       `${evidence.quietDays} quiet days at the end, ${evidence.totals.uses} uses, ${evidence.totals.brownoutHits} brownout hits`,
   );
 });

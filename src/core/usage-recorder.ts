@@ -1,11 +1,17 @@
 /**
  * Records uses of registry items off the request path: `record` only adds to an in-memory buffer; a timer
  * flushes it every `flushMs` as one additive batch, and `close` flushes what is left. Memory is bounded:
- * at most `maxEntries` distinct (item, caller, kind, day) entries wait (further new entries are dropped and
- * counted), and at most `maxClientsPerKey` distinct clients per key and UTC day are told apart (the rest
- * count as `other`; the count starts afresh each day, so new versions of a client are seen). A crash loses at most the last `flushMs` of counts.
+ * at most `maxEntries` distinct (item, caller, kind, day) entries wait (further new entries are dropped,
+ * reported to `onDropped` and written with the next flush per item and day, so that day is not taken for a
+ * quiet one), and at most `maxClientsPerKey` distinct clients per key and UTC day are told apart (the rest
+ * count as `other`; the count starts afresh each day, so new versions of a client are seen).
+ *
+ * Completeness: `register` notes the instance as serving before it takes requests, and every flush notes it
+ * again for each day the flush completes; a day counts as measured only when every instance that served it
+ * flushed for it. A crash loses the uses buffered since the last successful flush: at most `flushMs` of this
+ * instance's traffic, more only while its writes fail (each failure goes to `onError`).
  */
-import type { UsageCount, UsageKind, UsagePort } from './ports/usage.js';
+import type { UsageCount, UsageDrop, UsageKind, UsagePort } from './ports/usage.js';
 
 /** One use as a transport reports it. */
 export interface UsageEvent {
@@ -20,12 +26,14 @@ export interface UsageEvent {
 /** The recorder's settings. */
 export interface UsageRecorderOptions {
   port: UsagePort;
-  /** Identifies this instance in the flush log (host and process id, say). */
+  /** Identifies this instance in its heartbeats and dropped counts (host and process id, say). */
   instance: string;
   flushMs?: number;
   maxEntries?: number;
   maxClientsPerKey?: number;
   onError?: (error: unknown) => void;
+  /** Told of every use dropped because the buffer was full (a metric, say). */
+  onDropped?: (drop: UsageDrop) => void;
   now?: () => Date;
 }
 
@@ -36,8 +44,14 @@ export interface UsageRecorder {
   flush(): Promise<void>;
   /** Stops the timer and flushes. */
   close(): Promise<void>;
-  /** Entries dropped because the buffer was full, since start. */
+  /** Uses dropped because the buffer was full, since start. */
   readonly dropped: number;
+}
+
+/** The recorder its owner holds: the one that also registers the instance. */
+export interface InstanceUsageRecorder extends UsageRecorder {
+  /** Notes this instance as serving today, before it takes requests (a failure is thrown). */
+  register(): Promise<void>;
 }
 
 /** Starts a recorder with its flush timer. */
@@ -48,45 +62,38 @@ export function createUsageRecorder({
   maxEntries = 10_000,
   maxClientsPerKey = 20,
   onError = () => undefined,
+  onDropped = () => undefined,
   now = () => new Date(),
-}: UsageRecorderOptions): UsageRecorder {
-  let buffer = new Map<string, UsageCount>();
-  let dropped = 0;
-  let flushing: Promise<void> = Promise.resolve();
+}: UsageRecorderOptions): InstanceUsageRecorder {
+  const buffer = usageBuffer(maxEntries, onDropped);
+  // The first day the next flush completes: the day of the last successful flush or of the registration.
+  let pendingFrom: string | undefined;
+  let writing: Promise<void> = Promise.resolve();
 
   const clientFor = clientTable(maxEntries, maxClientsPerKey);
   const dayOf = utcDays();
 
   const write = async () => {
-    const batch = [...buffer.values()];
-    buffer = new Map();
+    const at = now();
+    const today = dayOf(at.getTime());
+    const taken = buffer.take();
     try {
-      await port.add(batch, { instance, at: now() });
+      const days = daysBetween(pendingFrom ?? today, today);
+      await port.add(taken.counts, { instance, at, days, dropped: taken.drops });
+      pendingFrom = today;
     } catch (error) {
       onError(error);
-      // Keep the counts for the next flush, within the same bound.
-      for (const entry of batch) merge(entry);
+      buffer.restore(taken);
     }
   };
 
-  const merge = (entry: UsageCount) => {
-    const id = `${entry.item}\u0000${entry.apiKeyId}\u0000${entry.client}\u0000${entry.kind}\u0000${entry.day}`;
-    const existing = buffer.get(id);
-    if (existing) {
-      existing.count += entry.count;
-      if (entry.firstSeen < existing.firstSeen) existing.firstSeen = entry.firstSeen;
-      if (entry.lastSeen > existing.lastSeen) existing.lastSeen = entry.lastSeen;
-    } else if (buffer.size >= maxEntries) {
-      dropped += entry.count;
-    } else {
-      buffer.set(id, { ...entry });
-    }
+  // Registration and flushes run one after the other; a failed registration still lets the next run.
+  const enqueue = (work: () => Promise<void>) => {
+    const next = writing.then(work);
+    writing = next.catch(() => undefined);
+    return next;
   };
-
-  const flush = () => {
-    flushing = flushing.then(write);
-    return flushing;
-  };
+  const flush = () => enqueue(write);
   const timer = setInterval(() => void flush(), flushMs);
   timer.unref();
 
@@ -95,7 +102,7 @@ export function createUsageRecorder({
       const at = now();
       const key = apiKeyId ?? 0;
       const day = dayOf(at.getTime());
-      merge({
+      buffer.add({
         item,
         apiKeyId: key,
         client: clientFor(key, client, day),
@@ -106,15 +113,86 @@ export function createUsageRecorder({
         lastSeen: at,
       });
     },
+    register: () =>
+      enqueue(async () => {
+        const at = now();
+        await port.register({ instance, at });
+        pendingFrom ??= dayOf(at.getTime());
+      }),
     flush,
     async close() {
       clearInterval(timer);
       await flush();
     },
     get dropped() {
+      return buffer.dropped;
+    },
+  };
+}
+
+/**
+ * The counts waiting for a flush, at most `maxEntries` distinct ones; a new entry beyond that is dropped,
+ * told to `onDropped` and kept as a count per item and day, written with the flush.
+ */
+function usageBuffer(maxEntries: number, onDropped: (drop: UsageDrop) => void) {
+  let counts = new Map<string, UsageCount>();
+  let drops = new Map<string, UsageDrop>();
+  let dropped = 0;
+
+  const addDrop = ({ item, day, count }: UsageDrop) => {
+    const id = `${item}\u0000${day}`;
+    const existing = drops.get(id);
+    if (existing) existing.count += count;
+    else drops.set(id, { item, day, count });
+  };
+
+  const add = (entry: UsageCount) => {
+    const id = `${entry.item}\u0000${entry.apiKeyId}\u0000${entry.client}\u0000${entry.kind}\u0000${entry.day}`;
+    const existing = counts.get(id);
+    if (existing) {
+      existing.count += entry.count;
+      if (entry.firstSeen < existing.firstSeen) existing.firstSeen = entry.firstSeen;
+      if (entry.lastSeen > existing.lastSeen) existing.lastSeen = entry.lastSeen;
+    } else if (counts.size >= maxEntries) {
+      const drop = { item: entry.item, day: entry.day, count: entry.count };
+      dropped += drop.count;
+      addDrop(drop);
+      onDropped(drop);
+    } else {
+      counts.set(id, { ...entry });
+    }
+  };
+
+  return {
+    add,
+    /** Empties the buffer and returns what it held. */
+    take() {
+      const taken = { counts: [...counts.values()], drops: [...drops.values()] };
+      counts = new Map();
+      drops = new Map();
+      return taken;
+    },
+    /** Puts back what a failed flush took, within the same bound (what no longer fits is dropped). */
+    restore(taken: { counts: UsageCount[]; drops: UsageDrop[] }) {
+      for (const entry of taken.counts) add(entry);
+      for (const drop of taken.drops) addDrop(drop);
+    },
+    get dropped() {
       return dropped;
     },
   };
+}
+
+/** The UTC days from `first` to `last`, both included (`last` alone when `first` is not before it). */
+function daysBetween(first: string, last: string): string[] {
+  const days: string[] = [];
+  for (let time = Date.parse(`${first}T00:00:00Z`); ; time += 86_400_000) {
+    const day = new Date(time).toISOString().slice(0, 10);
+    if (day >= last) break;
+    days.push(day);
+  }
+  days.push(last);
+  return days;
 }
 
 /**

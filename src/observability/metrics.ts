@@ -74,6 +74,12 @@ export function createMetrics() {
       labelNames: ['item', 'kind'] as const,
       registers: [registry],
     }),
+    deprecationUsageDropped: new Counter({
+      name: 'deprecation_usage_dropped_total',
+      help: "Uses of deprecated and watched items that an instance's usage buffer dropped because it was full (USAGE_MAX_ENTRIES), by item id; the day they fell on is not a measured one for that item.",
+      labelNames: ['item'] as const,
+      registers: [registry],
+    }),
   };
 }
 

@@ -1,4 +1,13 @@
-import type { CallerUsage, Notice, UsageCount, UsagePort, UsageTotal } from '../core/ports/usage.js';
+import type {
+  CallerUsage,
+  DayCoverage,
+  Notice,
+  UsageCount,
+  UsageDrop,
+  UsageFlush,
+  UsagePort,
+  UsageTotal,
+} from '../core/ports/usage.js';
 import type { Database, Queryable } from './database.js';
 
 /** Deprecation usage in PostgreSQL: additive upserts, so any number of instances can write at once. */
@@ -7,11 +16,15 @@ export function usageStore(db: Database): UsagePort {
     async add(counts, flush) {
       // Rows are written in key order, so two instances flushing overlapping batches lock in the same order.
       const rows = [...counts].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+      const drops = [...(flush.dropped ?? [])].sort((a, b) => dropKey(a).localeCompare(dropKey(b)));
       await db.transaction(async (tx) => {
         if (rows.length > 0) await addCounts(tx, rows);
+        if (drops.length > 0) await addDrops(tx, drops, flush);
         await countFlush(tx, flush);
       });
     },
+
+    register: (heartbeat) => registerInstance(db, heartbeat),
 
     async totals(sinceDay) {
       const rows = await db.query<UsageTotal>(
@@ -22,14 +35,7 @@ export function usageStore(db: Database): UsagePort {
       return rows.map((row) => ({ ...row, count: Number(row.count) }));
     },
 
-    async instances(sinceDay) {
-      const rows = await db.query<{ day: string; instances: number }>(
-        `SELECT day::text AS day, count(*)::int AS instances FROM deprecation_recorders
-          WHERE day >= $1::date GROUP BY day ORDER BY day`,
-        [sinceDay],
-      );
-      return rows.map((row) => ({ day: row.day, instances: Number(row.instances) }));
-    },
+    coverage: (item, sinceDay) => readCoverage(db, item, sinceDay),
 
     async callers(item, sinceDay) {
       const rows = await db.query<Record<string, unknown>>(
@@ -96,13 +102,77 @@ async function addCounts(tx: Queryable, rows: UsageCount[]): Promise<void> {
   );
 }
 
-/** Counts the flush of an instance on its day: the evidence that the day was measured. */
-async function countFlush(tx: Queryable, flush: { instance: string; at: Date }): Promise<void> {
+/** Notes an instance as serving on the day of `at`, not flushed yet (a registration). */
+async function registerInstance(db: Database, { instance, at }: { instance: string; at: Date }): Promise<void> {
+  await db.query(
+    `INSERT INTO deprecation_recorders (instance, day, flushes, first_seen, last_seen)
+     VALUES ($1, $2::date, 0, $3, $3)
+     ON CONFLICT (instance, day) DO UPDATE SET
+       first_seen = LEAST(deprecation_recorders.first_seen, EXCLUDED.first_seen),
+       last_seen = GREATEST(deprecation_recorders.last_seen, EXCLUDED.last_seen)`,
+    [instance, at.toISOString().slice(0, 10), at.toISOString()],
+  );
+}
+
+/** Per day: the instances that served and that flushed, and the uses of `item` dropped. */
+async function readCoverage(db: Database, item: string, sinceDay: string): Promise<DayCoverage[]> {
+  const [instances, drops] = await Promise.all([
+    db.query<{ day: string; served: number; flushed: number }>(
+      `SELECT day::text AS day, count(*)::int AS served, count(*) FILTER (WHERE flushes > 0)::int AS flushed
+         FROM deprecation_recorders WHERE day >= $1::date GROUP BY day`,
+      [sinceDay],
+    ),
+    db.query<{ day: string; dropped: number }>(
+      `SELECT day::text AS day, sum(count)::bigint AS dropped FROM deprecation_usage_dropped
+        WHERE item = $1 AND day >= $2::date GROUP BY day`,
+      [item, sinceDay],
+    ),
+  ]);
+  const byDay = new Map<string, DayCoverage>();
+  for (const row of instances)
+    byDay.set(row.day, { day: row.day, served: Number(row.served), flushed: Number(row.flushed), dropped: 0 });
+  for (const row of drops) {
+    const day = byDay.get(row.day) ?? { day: row.day, served: 0, flushed: 0, dropped: 0 };
+    day.dropped = Number(row.dropped);
+    byDay.set(row.day, day);
+  }
+  return [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day));
+}
+
+/** Adds the uses a recorder dropped, per item, day and instance (additive, as the counts). */
+async function addDrops(tx: Queryable, drops: UsageDrop[], flush: UsageFlush): Promise<void> {
   await tx.query(
-    `INSERT INTO deprecation_recorders (instance, day, flushes, last_flush_at) VALUES ($1, $2::date, 1, $3)
+    `INSERT INTO deprecation_usage_dropped (item, day, instance, count, last_flush_at)
+     SELECT item, day, $4::text, count, $5::timestamptz
+       FROM unnest($1::text[], $2::date[], $3::bigint[]) AS d (item, day, count)
+     ON CONFLICT (item, day, instance) DO UPDATE SET
+       count = deprecation_usage_dropped.count + EXCLUDED.count,
+       last_flush_at = GREATEST(deprecation_usage_dropped.last_flush_at, EXCLUDED.last_flush_at)`,
+    [
+      drops.map((drop) => drop.item),
+      drops.map((drop) => drop.day),
+      drops.map((drop) => drop.count),
+      flush.instance,
+      flush.at.toISOString(),
+    ],
+  );
+}
+
+/**
+ * Notes the flush of an instance on each day it completes (the day of `at` by default): the evidence that the
+ * instance's usage of those days is written.
+ */
+async function countFlush(tx: Queryable, { instance, at, days }: UsageFlush): Promise<void> {
+  const flushed = [...new Set(days ?? [at.toISOString().slice(0, 10)])].sort();
+  await tx.query(
+    `INSERT INTO deprecation_recorders (instance, day, flushes, last_flush_at, first_seen, last_seen)
+     SELECT $1::text, day, 1, $3::timestamptz, $3::timestamptz, $3::timestamptz
+       FROM unnest($2::date[]) AS d (day)
      ON CONFLICT (instance, day) DO UPDATE SET flushes = deprecation_recorders.flushes + 1,
-       last_flush_at = GREATEST(deprecation_recorders.last_flush_at, EXCLUDED.last_flush_at)`,
-    [flush.instance, flush.at.toISOString().slice(0, 10), flush.at.toISOString()],
+       last_flush_at = GREATEST(deprecation_recorders.last_flush_at, EXCLUDED.last_flush_at),
+       first_seen = LEAST(deprecation_recorders.first_seen, EXCLUDED.first_seen),
+       last_seen = GREATEST(deprecation_recorders.last_seen, EXCLUDED.last_seen)`,
+    [instance, flushed, at.toISOString()],
   );
 }
 
@@ -129,6 +199,10 @@ function toNotice(row: Record<string, unknown>): Notice {
     note: (row.note as string | null) ?? null,
     notifiedAt: new Date(row.notified_at as string),
   };
+}
+
+function dropKey(drop: UsageDrop): string {
+  return `${drop.item}\u0000${drop.day}`;
 }
 
 function keyOf(row: UsageCount): string {

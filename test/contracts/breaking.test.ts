@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type Retirement, runGate } from '../../scripts/breaking/gate.js';
 import { diffProto } from '../../scripts/breaking/proto-diff.js';
+import { type ExportDay, incompleteReasons, USAGE_EXPORT_FORMAT } from '../../src/core/usage-export.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const contracts = path.join(root, 'contracts');
@@ -79,22 +80,35 @@ describe('removal through a recorded retirement with evidence only', () => {
     },
   });
 
+  /** One day of an export: two instances, both flushed, nothing dropped, no use, unless given. */
+  type Day = Partial<Pick<ExportDay, 'instances' | 'flushedInstances' | 'droppedUses' | 'uses' | 'brownoutHits'>>;
   /** A usage export of `rest.Order.note` ending `to`, one entry per day, as `npm run usage:export` writes. */
-  function evidence(days: Array<{ instances?: number; uses?: number; brownoutHits?: number }>, to = today): string {
+  function evidence(days: Day[], to = today, format = USAGE_EXPORT_FORMAT as string): string {
     const end = Date.parse(`${to}T00:00:00Z`);
-    const list = days.map((day, index) => ({
-      day: new Date(end - (days.length - 1 - index) * 86_400_000).toISOString().slice(0, 10),
-      instances: day.instances ?? 2,
-      uses: day.uses ?? 0,
-      replacementUses: 0,
-      brownoutHits: day.brownoutHits ?? 0,
-    }));
+    const list = days.map((day, index) => {
+      const instances = day.instances ?? 2;
+      const counts = {
+        instances,
+        flushedInstances: day.flushedInstances ?? instances,
+        droppedUses: day.droppedUses ?? 0,
+      };
+      const incomplete = incompleteReasons(counts);
+      return {
+        day: new Date(end - (days.length - 1 - index) * 86_400_000).toISOString().slice(0, 10),
+        ...counts,
+        measured: incomplete.length === 0,
+        incomplete,
+        uses: day.uses ?? 0,
+        replacementUses: 0,
+        brownoutHits: day.brownoutHits ?? 0,
+      };
+    });
     const used = list.some((day) => day.uses + day.brownoutHits > 0);
     const file = path.join(scratch, `evidence-${counter++}.json`);
     writeFileSync(
       file,
       JSON.stringify({
-        format: 'order-api.usage-export/1',
+        format,
         item: 'rest.Order.note',
         from: list[0]?.day,
         to,
@@ -170,6 +184,28 @@ describe('removal through a recorded retirement with evidence only', () => {
     expect((await gate([entry(evidence(quiet(40)), { registryItem: 'rest.listOrders' })])).finding?.refused).toMatch(
       /^rest\.listOrders was not deprecated with a sunset date/,
     );
+  });
+
+  it('counts neither a day with dropped uses nor one an instance served without flushing as quiet', async () => {
+    const dropped = [...quiet(20), { droppedUses: 3 }, ...quiet(15)];
+    expect((await gate([entry(evidence(dropped))])).finding?.refused).toMatch(
+      /only 15 quiet days .*\(2026-11-08 was not measured completely: 3 uses were dropped \(buffer full\)\)/,
+    );
+    const unflushed = [...quiet(20), { instances: 3, flushedInstances: 2 }, ...quiet(15)];
+    expect((await gate([entry(evidence(unflushed))])).finding?.refused).toMatch(
+      /only 15 quiet days .*\(2026-11-08 was not measured completely: 1 of 3 instances that served it never flushed\)/,
+    );
+  });
+
+  it('refuses an export of format 1, and one whose measured flag contradicts its counts', async () => {
+    expect((await gate([entry(evidence(quiet(40), today, 'order-api.usage-export/1'))])).finding?.refused).toMatch(
+      /is a usage export of format 1, .*: export it again \(order-api\.usage-export\/2\)$/,
+    );
+    const file = evidence(quiet(40));
+    const edited = JSON.parse(readFileSync(file, 'utf8'));
+    Object.assign(edited.days[30], { flushedInstances: 1 });
+    writeFileSync(file, JSON.stringify(edited));
+    expect((await gate([entry(file)])).finding?.refused).toMatch(/contradicts itself on 2026-11-14/);
   });
 
   it('calls an item still used after its sunset overdue and names the callers', async () => {

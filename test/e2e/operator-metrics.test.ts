@@ -8,22 +8,23 @@ import { requires } from '../support/requires.js';
 import { startTestServer } from '../support/server.js';
 
 // What an operator scrapes from /metrics beyond HTTP: GraphQL errors refused before execution, gRPC calls
-// per method and code, and the database pool.
+// per method and code, the database pool, and deprecation uses a full usage buffer dropped (a buffer of one
+// entry here).
 const ADMIN_KEY = 'metrics-test-admin-key-0123456789';
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY });
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, USAGE_MAX_ENTRIES: '1' });
 });
 afterAll(() => server?.close());
 
 const scrape = async () =>
   (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
 
-const graphql = (body: unknown) =>
+const graphql = (body: unknown, userAgent = 'metrics-test/1.0') =>
   fetch(`${server.httpUrl}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}`, 'user-agent': userAgent },
     body: JSON.stringify(body),
   });
 
@@ -50,6 +51,14 @@ describe('/metrics for operators', () => {
     expect(text).toMatch(
       /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/,
     );
+  });
+
+  it('counts the deprecation uses a full usage buffer dropped, by item', async () => {
+    await server.flushUsage();
+    // Order.amount is watched; two clients are two entries, and the buffer holds one.
+    for (const client of ['shop-web/3.2.1', 'shop-ios/1.0.0'])
+      expect((await graphql({ query: '{ orders(first: 1) { id amount } }' }, client)).status).toBe(200);
+    expect(await scrape()).toContain('deprecation_usage_dropped_total{item="graphql.Order.amount"} 1');
   });
 
   it.runIf(requires(testDatabaseUrl, 'PostgreSQL pool metrics', 'set TEST_DATABASE_URL'))(

@@ -274,8 +274,11 @@ describe('the retirement sequence', () => {
     }
     const noteEvidence = JSON.parse(readFileSync(exported['graphql.Order.note'] as string, 'utf8'));
     expect(noteEvidence).toMatchObject({
+      format: 'order-api.usage-export/2',
       item: 'graphql.Order.note',
       to: '2027-08-05',
+      // The server registered when it started and flushed every day since: all 45 days are measured.
+      daysMeasured: 45,
       totals: { uses: 0, brownoutHits: 0 },
     });
     expect(noteEvidence.quietDays).toBeGreaterThanOrEqual(30);

@@ -49,16 +49,56 @@ export interface Notice {
   notifiedAt: Date;
 }
 
+/** Uses of one item on one UTC day that a recorder dropped because its buffer was full. */
+export interface UsageDrop {
+  item: string;
+  /** `YYYY-MM-DD` (UTC). */
+  day: string;
+  count: number;
+}
+
+/** What an instance notes with a flush, besides its counts. */
+export interface UsageFlush {
+  instance: string;
+  at: Date;
+  /**
+   * The UTC days whose usage this flush completes for the instance: from the day of its previous flush (or of
+   * its registration) to the day of `at`. Default: the day of `at`.
+   */
+  days?: string[];
+  /** Uses dropped since the previous flush, per item and day. */
+  dropped?: UsageDrop[];
+}
+
+/** How completely usage was measured on one UTC day, for one item. */
+export interface DayCoverage {
+  day: string;
+  /** Instances that served that day: registered when they started, or flushed for it. */
+  served: number;
+  /** Of those, the ones that flushed usage for that day at least once. */
+  flushed: number;
+  /** Uses of the item dropped that day because an instance's buffer was full. */
+  dropped: number;
+}
+
 /** Usage in the database. */
 export interface UsagePort {
-  /** Adds counts (count += …, first_seen = least, last_seen = greatest) and notes the instance's flush. */
-  add(counts: UsageCount[], flush: { instance: string; at: Date }): Promise<void>;
+  /**
+   * Adds counts (count += …, first_seen = least, last_seen = greatest), and in the same transaction the
+   * dropped uses and the instance's heartbeat for each day the flush completes.
+   */
+  add(counts: UsageCount[], flush: UsageFlush): Promise<void>;
+  /** Notes that an instance serves from `at` on: its heartbeat for that day, not flushed yet. */
+  register(heartbeat: { instance: string; at: Date }): Promise<void>;
   /** Daily totals per item and kind from `sinceDay` on. */
   totals(sinceDay: string): Promise<UsageTotal[]>;
   /** Every row of one item from `sinceDay` on, with the key owner's name and email. */
   callers(item: string, sinceDay: string): Promise<CallerUsage[]>;
-  /** How many instances flushed usage on each day from `sinceDay` on (days without any are absent). */
-  instances(sinceDay: string): Promise<Array<{ day: string; instances: number }>>;
+  /**
+   * Per day from `sinceDay` on: the instances that served and that flushed, and the item's dropped uses (a day
+   * with no instance and no drop is absent).
+   */
+  coverage(item: string, sinceDay: string): Promise<DayCoverage[]>;
   /** Records notices; the key ids must exist (unknown ones are returned, nothing recorded then). */
   addNotices(notices: Notice[], recordedBy: number): Promise<{ unknownKeys: number[] }>;
   notices(item: string): Promise<Notice[]>;

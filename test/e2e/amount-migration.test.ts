@@ -55,7 +55,10 @@ beforeAll(async () => {
         address: { zipCode: '04524', line1: '1 Road', line2: null },
       })
     ).result;
-    const issued = await core.apiKeys.issue(admin, { userId: user.id, role: name === 'stocker' ? 'admin' : 'customer' });
+    const issued = await core.apiKeys.issue(admin, {
+      userId: user.id,
+      role: name === 'stocker' ? 'admin' : 'customer',
+    });
     keys[name] = issued.secret;
     if (name === 'stocker') continue;
     const caller: Caller = await core.apiKeys.authenticate(issued.secret);
@@ -124,7 +127,9 @@ async function getStock() {
     { sku },
     {
       headers: { 'x-api-key': keys.stocker, 'user-agent': 'stock-sync/2.0' },
-      onHeader: (received) => received.forEach((value, name) => headers.set(name, value)),
+      onHeader: (received) => {
+        for (const [name, value] of received) headers.set(name, value);
+      },
     },
   );
   return { reply, headers };
@@ -138,7 +143,12 @@ async function callersOf(item: string) {
     (body.callers as any[]).flatMap((caller) =>
       caller.clients.map((client: any) => [
         client.client.split('/')[0],
-        { uses: client.uses, replacementUses: client.replacementUses, brownoutHits: client.brownoutHits, apiKeyId: caller.apiKeyId },
+        {
+          uses: client.uses,
+          replacementUses: client.replacementUses,
+          brownoutHits: client.brownoutHits,
+          apiKeyId: caller.apiKeyId,
+        },
       ]),
     ),
   );

@@ -775,7 +775,7 @@ export interface components {
             items: components["schemas"]["OrderItem"][];
             /** @description The order's total, VAT included. A legacy field, kept unchanged; see `amountDetail` for the split. */
             amount: components["schemas"]["Money"];
-            /** @description Present only when requested with `include=amountDetail`. */
+            /** @description Present only when requested, with `include=amountDetail` or by naming it in `fields`. */
             amountDetail?: components["schemas"]["AmountDetail"];
             status: components["schemas"]["OrderStatus"];
             shippingAddress: components["schemas"]["Address"];
@@ -876,6 +876,8 @@ export interface components {
             cursor?: string;
             withTotal?: boolean;
             include?: "amountDetail"[];
+            /** @description As the `fields` query parameter: only these members of each order (a partial answer). */
+            fields?: components["schemas"]["OrderField"][];
         };
         /** @description One page of orders. */
         OrderList: {
@@ -897,6 +899,16 @@ export interface components {
             /** @description Only with `withTotal=true`. */
             totalCount?: number;
         };
+        /**
+         * @description A top-level member of `Order`, as `fields` names it for a partial answer.
+         * @enum {string}
+         */
+        OrderField: "id" | "userId" | "items" | "amount" | "amountDetail" | "status" | "shippingAddress" | "note" | "couponCode" | "createdAt" | "updatedAt";
+        /**
+         * @description A top-level member of `OrderItem`, as `fields` names it for a partial answer.
+         * @enum {string}
+         */
+        OrderItemField: "id" | "orderId" | "productId" | "sku" | "quantity" | "unitPrice" | "amount";
         /** @description The shipment of an order. */
         Shipment: {
             id: components["schemas"]["Id"];
@@ -1037,6 +1049,11 @@ export interface components {
             /** @description Only with `withTotal=true`. */
             totalCount?: number;
         };
+        /**
+         * @description A top-level member of `User`, as `fields` names it for a partial answer.
+         * @enum {string}
+         */
+        UserField: "id" | "name" | "email" | "phone" | "address" | "nickname" | "marketingAgreed" | "createdAt" | "lastLoginAt";
         /** @description A product of the catalog. */
         Product: {
             id: components["schemas"]["Id"];
@@ -1078,6 +1095,11 @@ export interface components {
             /** @description Only with `withTotal=true`. */
             totalCount?: number;
         };
+        /**
+         * @description A top-level member of `Product`, as `fields` names it for a partial answer.
+         * @enum {string}
+         */
+        ProductField: "id" | "name" | "imageUrl" | "sku" | "price" | "rating" | "createdAt";
         /** @description The aggregate rating of a product. */
         ProductRating: {
             productId: components["schemas"]["Id"];
@@ -1670,6 +1692,55 @@ export interface components {
         /** @description Comma-separated optional parts to add to each order. `amountDetail` adds `{supply, vat, total}`. */
         Include: "amountDetail"[];
         /**
+         * @description A partial answer (after Google AIP-157): only these top-level members of the order, of each order
+         *     on a list (the list's own members stay), comma-separated: `fields=id,status`. The answer holds
+         *     only the listed members; `required` in the response schema describes a full answer. Naming
+         *     `amountDetail` includes it, as `include=amountDetail` does. The repeated form
+         *     (`fields=id&fields=status`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+         *     The `ETag` is that of the full order.
+         * @example [
+         *       "id",
+         *       "status"
+         *     ]
+         */
+        OrderFields: components["schemas"]["OrderField"][];
+        /**
+         * @description A partial answer (after Google AIP-157): only these top-level members of each order item,
+         *     comma-separated (`fields=sku,quantity`); the list's own members stay. The answer holds only the
+         *     listed members; `required` in the response schema describes a full answer. The repeated form
+         *     (`fields=sku&fields=quantity`) means the same; an unknown name is `400 VALIDATION_FAILED`,
+         *     naming it.
+         * @example [
+         *       "sku",
+         *       "quantity"
+         *     ]
+         */
+        OrderItemFields: components["schemas"]["OrderItemField"][];
+        /**
+         * @description A partial answer (after Google AIP-157): only these top-level members of the user, of each user on
+         *     a list (the list's own members stay), comma-separated: `fields=id,name`. The answer holds only
+         *     the listed members; `required` in the response schema describes a full answer. The repeated form
+         *     (`fields=id&fields=name`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+         *     The `ETag` is that of the full user.
+         * @example [
+         *       "id",
+         *       "name"
+         *     ]
+         */
+        UserFields: components["schemas"]["UserField"][];
+        /**
+         * @description A partial answer (after Google AIP-157): only these top-level members of the product, of each
+         *     product on a list (the list's own members stay), comma-separated: `fields=id,price`. The answer
+         *     holds only the listed members; `required` in the response schema describes a full answer. The
+         *     repeated form (`fields=id&fields=price`) means the same; an unknown name is
+         *     `400 VALIDATION_FAILED`, naming it.
+         * @example [
+         *       "id",
+         *       "price"
+         *     ]
+         */
+        ProductFields: components["schemas"]["ProductField"][];
+        /**
          * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys: `createdAt`, `amount`, `id`.
          *     Default `-createdAt`; `id` is always the final tie-breaker.
          * @example -amount,createdAt
@@ -1904,6 +1975,19 @@ export interface operations {
                 withTotal?: components["parameters"]["WithTotal"];
                 /** @description Comma-separated optional parts to add to each order. `amountDetail` adds `{supply, vat, total}`. */
                 include?: components["parameters"]["Include"];
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the order, of each order
+                 *     on a list (the list's own members stay), comma-separated: `fields=id,status`. The answer holds
+                 *     only the listed members; `required` in the response schema describes a full answer. Naming
+                 *     `amountDetail` includes it, as `include=amountDetail` does. The repeated form
+                 *     (`fields=id&fields=status`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+                 *     The `ETag` is that of the full order.
+                 * @example [
+                 *       "id",
+                 *       "status"
+                 *     ]
+                 */
+                fields?: components["parameters"]["OrderFields"];
             };
             header?: never;
             path?: never;
@@ -2028,6 +2112,19 @@ export interface operations {
             query?: {
                 /** @description Comma-separated optional parts to add to each order. `amountDetail` adds `{supply, vat, total}`. */
                 include?: components["parameters"]["Include"];
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the order, of each order
+                 *     on a list (the list's own members stay), comma-separated: `fields=id,status`. The answer holds
+                 *     only the listed members; `required` in the response schema describes a full answer. Naming
+                 *     `amountDetail` includes it, as `include=amountDetail` does. The repeated form
+                 *     (`fields=id&fields=status`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+                 *     The `ETag` is that of the full order.
+                 * @example [
+                 *       "id",
+                 *       "status"
+                 *     ]
+                 */
+                fields?: components["parameters"]["OrderFields"];
             };
             header?: {
                 /**
@@ -2229,6 +2326,18 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of each order item,
+                 *     comma-separated (`fields=sku,quantity`); the list's own members stay. The answer holds only the
+                 *     listed members; `required` in the response schema describes a full answer. The repeated form
+                 *     (`fields=sku&fields=quantity`) means the same; an unknown name is `400 VALIDATION_FAILED`,
+                 *     naming it.
+                 * @example [
+                 *       "sku",
+                 *       "quantity"
+                 *     ]
+                 */
+                fields?: components["parameters"]["OrderItemFields"];
             };
             header?: never;
             path: {
@@ -2556,6 +2665,18 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the user, of each user on
+                 *     a list (the list's own members stay), comma-separated: `fields=id,name`. The answer holds only
+                 *     the listed members; `required` in the response schema describes a full answer. The repeated form
+                 *     (`fields=id&fields=name`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+                 *     The `ETag` is that of the full user.
+                 * @example [
+                 *       "id",
+                 *       "name"
+                 *     ]
+                 */
+                fields?: components["parameters"]["UserFields"];
             };
             header?: never;
             path?: never;
@@ -2638,7 +2759,20 @@ export interface operations {
     };
     getCurrentUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the user, of each user on
+                 *     a list (the list's own members stay), comma-separated: `fields=id,name`. The answer holds only
+                 *     the listed members; `required` in the response schema describes a full answer. The repeated form
+                 *     (`fields=id&fields=name`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+                 *     The `ETag` is that of the full user.
+                 * @example [
+                 *       "id",
+                 *       "name"
+                 *     ]
+                 */
+                fields?: components["parameters"]["UserFields"];
+            };
             header?: {
                 /**
                  * @description Answer `304 Not Modified`, with no body, when the resource's current `ETag` is this one.
@@ -2675,7 +2809,20 @@ export interface operations {
     };
     getUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the user, of each user on
+                 *     a list (the list's own members stay), comma-separated: `fields=id,name`. The answer holds only
+                 *     the listed members; `required` in the response schema describes a full answer. The repeated form
+                 *     (`fields=id&fields=name`) means the same; an unknown name is `400 VALIDATION_FAILED`, naming it.
+                 *     The `ETag` is that of the full user.
+                 * @example [
+                 *       "id",
+                 *       "name"
+                 *     ]
+                 */
+                fields?: components["parameters"]["UserFields"];
+            };
             header?: {
                 /**
                  * @description Answer `304 Not Modified`, with no body, when the resource's current `ETag` is this one.
@@ -2867,6 +3014,18 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the product, of each
+                 *     product on a list (the list's own members stay), comma-separated: `fields=id,price`. The answer
+                 *     holds only the listed members; `required` in the response schema describes a full answer. The
+                 *     repeated form (`fields=id&fields=price`) means the same; an unknown name is
+                 *     `400 VALIDATION_FAILED`, naming it.
+                 * @example [
+                 *       "id",
+                 *       "price"
+                 *     ]
+                 */
+                fields?: components["parameters"]["ProductFields"];
             };
             header?: never;
             path?: never;
@@ -2946,7 +3105,20 @@ export interface operations {
     };
     getProduct: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A partial answer (after Google AIP-157): only these top-level members of the product, of each
+                 *     product on a list (the list's own members stay), comma-separated: `fields=id,price`. The answer
+                 *     holds only the listed members; `required` in the response schema describes a full answer. The
+                 *     repeated form (`fields=id&fields=price`) means the same; an unknown name is
+                 *     `400 VALIDATION_FAILED`, naming it.
+                 * @example [
+                 *       "id",
+                 *       "price"
+                 *     ]
+                 */
+                fields?: components["parameters"]["ProductFields"];
+            };
             header?: never;
             path: {
                 /** @description The product's id. A segment that is not a positive integer answers `404`. */

@@ -98,7 +98,8 @@ async function compiledBackend(definition: Record<string, unknown>): Promise<Ope
     strict: true,
     validate: true,
     // Query, path and header values are coerced by openapi-backend itself; bodies are checked as sent.
-    ajvOpts: { allErrors: true, strict: false },
+    // `verbose`: an error carries the value that failed, so that a problem can name an unknown enum value.
+    ajvOpts: { allErrors: true, strict: false, verbose: true },
     customizeAjv: (ajv) => {
       addFormats.default(ajv as never);
       ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });

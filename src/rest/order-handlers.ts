@@ -56,7 +56,8 @@ export function createOrderHandlers(core: Core) {
 
     async searchOrders(request) {
       const body = (request.body ?? {}) as Schemas['OrderSearch'];
-      if (body.include) request.query.include = body.include.join(',');
+      // The pipeline has put the body's `include` there already when `fields` implies a part.
+      if (body.include && request.query.include === undefined) request.query.include = body.include.join(',');
       return searchList(request, body as OrderConditions, searchPaging(body));
     },
 

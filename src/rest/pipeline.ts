@@ -28,6 +28,7 @@ import {
   validationError,
 } from './request-parsing.js';
 import type { Handler } from './respond.js';
+import { partialRequest } from './validated-request.js';
 
 /** What the steps hand on, typed for every step after the one that sets it. */
 export interface RestVariables {
@@ -42,9 +43,9 @@ export interface RestVariables {
   /** The authenticated caller; undefined on operations that need no credential. */
   restCaller: Caller | undefined;
   query: Record<string, string>;
-  body: unknown;
   /** The top-level members a partial answer is to hold (`fields=`); undefined for a full answer. */
-  fields?: ReadonlySet<string> | undefined;
+  fields: ReadonlySet<string> | undefined;
+  body: unknown;
 }
 
 /** The Hono environment of the `/v1` app. */
@@ -128,17 +129,13 @@ async function readThenHandOn(
   return undefined;
 }
 
-/** Every violation of the operation's schemas is one 400; a path id out of range names nothing (404). */
+/** Every violation of the operation's schemas is one 400 (a path id out of range: 404); then `fields` is read. */
 export function validateRequest(contract: RestContract): Step {
   return function validateAgainstContract(c, next) {
     const { operationId, rawParams, pathname } = c.get('operation');
-    const header = (name: string) => c.req.header(name);
-    const validation = contract.validate(operationId, {
-      rawParams,
-      query: c.get('query'),
-      header,
-      body: c.get('body'),
-    });
+    const query = c.get('query');
+    const body = c.get('body');
+    const validation = contract.validate(operationId, { rawParams, query, header: (name) => c.req.header(name), body });
     if (!validation.valid) {
       const error = validationError((validation.errors ?? []) as AjvError[]);
       if (error.violations?.some((violation) => violation.in === 'path')) {
@@ -146,6 +143,8 @@ export function validateRequest(contract: RestContract): Step {
       }
       throw error;
     }
+    const partial = partialRequest(query, body);
+    if (partial) for (const name of ['fields', 'query'] as const) c.set(name, partial[name]);
     return next();
   };
 }
@@ -163,6 +162,7 @@ export function dispatch(handlers: Record<string, Handler>): MiddlewareHandler<R
       query: c.get('query'),
       body: c.get('body'),
       caller: c.get('restCaller'),
+      fields: c.get('fields'),
       header: (name) => c.req.header(name),
     });
   };

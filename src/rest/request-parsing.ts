@@ -21,6 +21,8 @@ export interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The value that failed (ajv's `verbose`, which contract.ts turns on). */
+  data?: unknown;
 }
 
 /**
@@ -179,7 +181,14 @@ export function validationError(errors: AjvError[]): DomainError {
       name = where === 'body' ? `${name}/${missing}` : missing;
       message = 'is required';
     } else if (error.keyword === 'enum') {
-      message = `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
+      const allowed = (error.params.allowedValues as unknown[]).join(', ');
+      message =
+        error.data === undefined
+          ? `must be one of ${allowed}`
+          : `${JSON.stringify(error.data)} is not one of ${allowed}`;
+    } else if (error.keyword === 'type' && where === 'query' && error.params.type === 'array') {
+      // A list parameter is split (or wrapped) before validation: only an empty value is not an array.
+      message = 'must name at least one value';
     }
     const key = `${where} ${name} ${message}`;
     if (seen.has(key)) continue;

@@ -7,6 +7,7 @@ import type { Address } from '../core/model.js';
 import type { WriteConditions } from '../core/versions.js';
 import { answer } from '../http/edge-headers.js';
 import { etagOf } from './mappers.js';
+import { selectMembers } from './partial-response.js';
 import { callerOf, ifMatchOf, noneMatchHits, pathId, type RestRequest } from './validated-request.js';
 
 /** The contract's schemas: the wire types handlers read and write. */
@@ -27,9 +28,15 @@ export type RestHandlers = Record<RestOperationId, Handler>;
 /** Some of the handlers, by operationId: a name that is no operation of the contract is a type error. */
 export type RestHandlerGroup = Partial<RestHandlers>;
 
-/** A JSON response. */
+/**
+ * A JSON response. A 2xx answer holds only the members the request's `fields` names (the `fields`
+ * variable, set by the pipeline): every partial answer is shaped here, none in a handler.
+ */
 export const json = (c: Context, status: ContentfulStatusCode, body: unknown, headers: Record<string, string> = {}) =>
-  answer(c, JSON.stringify(body), status, { ...headers, 'content-type': 'application/json' });
+  answer(c, JSON.stringify(status < 300 ? selectMembers(body, c.get('fields')) : body), status, {
+    ...headers,
+    'content-type': 'application/json',
+  });
 
 /** An empty 204. */
 export const noContent = (c: Context) => answer(c, null, 204, {});

@@ -15,6 +15,8 @@ export interface RestRequest {
   body: unknown;
   /** The authenticated caller; undefined only on operations that need no credential. */
   caller: Caller | undefined;
+  /** The members `fields` asks for (a partial answer, shaped by `json`); undefined for a full answer. */
+  fields: ReadonlySet<string> | undefined;
   header(name: string): string | undefined;
 }
 
@@ -47,6 +49,32 @@ export function listInput(query: Record<string, string>): ListInput {
 export function includes(value: string | string[] | undefined): Set<string> {
   if (value === undefined) return new Set();
   return new Set(Array.isArray(value) ? value : value.split(','));
+}
+
+/** A request that asks for a partial answer (partial-response.ts). */
+export interface PartialRequest {
+  /** The top-level members the answer keeps (of each item, on a list). */
+  fields: ReadonlySet<string>;
+  /** The query, with `include` holding the opt-in parts that `fields` names (`amountDetail`). */
+  query: Record<string, string>;
+}
+
+/** Members that only an `include` part adds: naming one in `fields` includes it. */
+const INCLUDED_MEMBERS = ['amountDetail'];
+
+/**
+ * The `fields` of a request whose names the contract has checked: the query's (comma-separated; the
+ * repeated form is joined by readQuery) or the search body's array. Undefined when it names none.
+ */
+export function partialRequest(query: Record<string, string>, body: unknown): PartialRequest | undefined {
+  const sent = query.fields ?? (body as { fields?: string[] } | null | undefined)?.fields;
+  if (sent === undefined) return undefined;
+  const fields = new Set(typeof sent === 'string' ? sent.split(',') : sent);
+  const implied = INCLUDED_MEMBERS.filter((name) => fields.has(name));
+  if (implied.length === 0) return { fields, query };
+  const parts = includes(query.include ?? (body as { include?: string[] } | null | undefined)?.include);
+  for (const name of implied) parts.add(name);
+  return { fields, query: { ...query, include: [...parts].join(',') } };
 }
 
 /** The version an `If-Match` header names: undefined when absent or `*`, -1 when it matches no version. */

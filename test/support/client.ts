@@ -11,9 +11,11 @@ export function contractClient(baseUrl: string, apiKey?: string) {
     baseUrl,
     ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
     async fetch(request: Request) {
+      // The body as sent: a search's `fields` makes its answer partial.
+      const sent = request.body ? await request.clone().text() : undefined;
       const response = await fetch(request);
       const copy = response.clone();
-      await expectContract(request.method, request.url, await see(copy));
+      await expectContract(request.method, request.url, await see(copy), undefined, sent);
       return response;
     },
   });

@@ -2,6 +2,7 @@
  * Checks real HTTP responses against contracts/openapi.yaml: the operation exists, the status is one the
  * operation documents, the content type is documented for that status, the body matches its schema and
  * the documented required headers are present. Every REST test goes through `checkedJson`/`expectContract`.
+ * A partial answer (the request named `fields`) must match the schema narrowed to those members.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,8 @@ const contractPath = path.resolve(import.meta.dirname, '../../contracts/openapi.
 
 interface ContractChecker {
   api: OpenAPIBackend;
-  validatorFor(schema: object): ValidateFunction;
+  /** The schema's validator, or that of its partial form when `fields` is given (`partialSchema`). */
+  validatorFor(schema: object, fields?: ReadonlySet<string>): ValidateFunction;
 }
 
 const checkers = new Map<string, Promise<ContractChecker>>();
@@ -31,14 +33,21 @@ function loadChecker(file = contractPath): Promise<ContractChecker> {
     await api.init();
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats.default(ajv);
-    const compiled = new WeakMap<object, ValidateFunction>();
+    // By schema, then by the fields of a partial answer ('' for the full one).
+    const compiled = new WeakMap<object, Map<string, ValidateFunction>>();
     return {
       api,
-      validatorFor(schema) {
-        let validate = compiled.get(schema);
+      validatorFor(schema, fields) {
+        const key = fields ? [...fields].sort().join(',') : '';
+        let forms = compiled.get(schema);
+        if (!forms) {
+          forms = new Map();
+          compiled.set(schema, forms);
+        }
+        let validate = forms.get(key);
         if (!validate) {
-          validate = ajv.compile(schema);
-          compiled.set(schema, validate);
+          validate = ajv.compile(fields ? partialSchema(schema as JsonSchema, fields) : schema);
+          forms.set(key, validate);
         }
         return validate;
       },
@@ -46,6 +55,50 @@ function loadChecker(file = contractPath): Promise<ContractChecker> {
   })();
   checkers.set(file, checker);
   return checker;
+}
+
+type JsonSchema = {
+  type?: unknown;
+  required?: string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  [keyword: string]: unknown;
+};
+
+/**
+ * The schema a partial answer matches: `required` narrowed to the requested fields and no member beyond
+ * them; on a list envelope (`items` and `hasNext`), of its items, the envelope's own members as they are.
+ */
+function partialSchema(schema: JsonSchema, fields: ReadonlySet<string>): JsonSchema {
+  const items = schema.properties?.items;
+  if (schema.properties?.hasNext && items?.type === 'array' && items.items) {
+    const partialItems = { ...items, items: partialSchema(items.items, fields) };
+    return { ...schema, properties: { ...schema.properties, items: partialItems } };
+  }
+  return {
+    ...schema,
+    required: (schema.required ?? []).filter((name) => fields.has(name)),
+    propertyNames: { enum: [...fields] },
+  };
+}
+
+/**
+ * The members a request's `fields` names: the query's (comma-separated or repeated) and a JSON body's
+ * array (`POST /v1/orders/search`). Undefined when it names none, for a full answer.
+ */
+function requestedFields(url: string, requestBody: unknown): ReadonlySet<string> | undefined {
+  const named = new URL(url, 'http://localhost').searchParams.getAll('fields').flatMap((value) => value.split(','));
+  let body = requestBody;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      body = undefined;
+    }
+  }
+  const inBody = (body as { fields?: unknown } | null | undefined)?.fields;
+  if (Array.isArray(inBody)) named.push(...inBody.map(String));
+  return named.length > 0 ? new Set(named) : undefined;
 }
 
 type ResponseObject = {
@@ -73,12 +126,14 @@ export async function see(response: Response): Promise<SeenResponse> {
 /**
  * Fails the test unless the response is what the contract documents for `method path`; returns the parsed
  * JSON body (or undefined when there is none). Unknown routes must answer a documented Problem document.
+ * `requestBody` (as sent, or parsed) is read for the `fields` of a search, as the URL's query is.
  */
 export async function expectContract(
   method: string,
   url: string,
   seen: SeenResponse,
   contractFile?: string,
+  requestBody?: unknown,
 ): Promise<unknown> {
   const { api, validatorFor } = await loadChecker(contractFile);
   const pathname = new URL(url, 'http://localhost').pathname;
@@ -116,9 +171,11 @@ export async function expectContract(
   const media = documented.content[mediaType as string];
   expect(media, `${label} as ${mediaType}, documented: ${Object.keys(documented.content).join(', ')}`).toBeDefined();
   if (media?.schema) {
+    const fields = seen.status < 300 ? requestedFields(url, requestBody) : undefined;
     const schema = relaxWithheld(media.schema, withheldProperties(seen.headers, api));
-    const validate = validatorFor(schema);
-    expect(validate(body), `${label}: ${JSON.stringify(validate.errors, null, 2)}`).toBe(true);
+    const validate = validatorFor(schema, fields);
+    const form = fields ? ` (partial: ${[...fields].join(',')})` : '';
+    expect(validate(body), `${label}${form}: ${JSON.stringify(validate.errors, null, 2)}`).toBe(true);
   }
   return body;
 }
@@ -166,6 +223,6 @@ export async function checkedFetch(
 ): Promise<{ status: number; headers: Headers; body: unknown }> {
   const method = init.method ?? 'GET';
   const seen = await see(await fetch(new URL(pathWithQuery, baseUrl), init));
-  const body = await expectContract(method, pathWithQuery, seen);
+  const body = await expectContract(method, pathWithQuery, seen, undefined, init.body);
   return { status: seen.status, headers: seen.headers, body };
 }

@@ -1260,7 +1260,13 @@ export interface components {
             sunset: string | null;
             /** @description What the contract says about it. */
             reason: string | null;
-            /** @description For a watched field, the field that replaces it. */
+            /**
+             * @description What replaces it, named beside it (a property of the same schema or type, a parameter, an
+             *     operation, a field of the same message …), as its contract names it beside the deprecation
+             *     (`x-replaced-by`, ``Use `<field>`.``, `Replaced by: <field>.`) or, for a watched item (and a
+             *     deprecated one that was watched), in `contracts/watched.yaml`; `null` when nothing does. Uses of
+             *     it are counted in `replacementUses`.
+             */
             replacement: string | null;
             /** @description Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */
             link: string;

@@ -1177,6 +1177,13 @@ export interface components {
              */
             cancelledAt: string | null;
             /**
+             * @description Why the server cancelled it: once an item is no longer deprecated in the contract (its
+             *     deprecation undone), its windows that have not ended are cancelled with a note such as
+             *     "rest.listProducts is no longer deprecated in the contract; window cancelled". `null` when it
+             *     was not cancelled or an admin cancelled it.
+             */
+            cancelNote?: string | null;
+            /**
              * @description `announced` (ahead), `running`, `ended` or `cancelled`. More states may be added.
              * @example announced
              */

@@ -2,8 +2,9 @@
  * Lints the three contracts: the proto (buf lint, buf format), the OpenAPI document (Redocly's recommended
  * rules, configured in redocly.yaml) and the GraphQL schema with the committed operation documents
  * (schema validation, then every operation validated against the schema), and the deprecations of all
- * three (each deprecated item has a real sunset date; watched ids name items; an operation that can use a
- * deprecated REST item documents `410` for its brownouts). Runs every check, then
+ * three (each deprecated item has a real sunset date; watched ids name items; a replacement names an item
+ * beside the one it replaces; an operation that can use a deprecated REST item documents `410` for its
+ * brownouts). Runs every check, then
  * fails if any failed. `--root <dir>` lints another checkout; `--only deprecations` runs that check alone.
  */
 import { execFileSync } from 'node:child_process';

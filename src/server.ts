@@ -69,8 +69,8 @@ export async function startServer(
   let serving = true;
   const registry = await readRegistry(projectRoot);
   const { db, store, core, inventory, inventoryClient } = await openCore(config, logger, registry, now);
-  // Brownout windows are loaded before serving; the timers reload them and sweep expired leases.
-  await core.brownouts.refresh();
+  // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
+  await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
   const metrics = createMetrics();
   const recorder = await startRecorder(store.usage, config, logger, metrics, now);
@@ -178,11 +178,26 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
   return { db, store, core, inventory, inventoryClient };
 }
 
+/**
+ * Loads the brownout windows, then cancels those of items the registry no longer deprecates (a deprecation
+ * undone, src/core/brownout-orphans.ts) and logs them.
+ */
+async function loadBrownouts(core: Core, logger: Logger): Promise<void> {
+  await core.brownouts.refresh();
+  const cancelled = await core.brownouts.retireOrphans();
+  if (cancelled.length > 0) {
+    logger.info(
+      { brownouts: cancelled.map(({ id, item, cancelNote }) => ({ id, item, note: cancelNote })) },
+      'brownout windows cancelled: their items are no longer deprecated',
+    );
+  }
+}
+
 /** The periodic work of an instance: brownout reloads and the expiry sweep. Returns their stop. */
 function startTimers(core: Core, inventory: InventoryService, config: Config, logger: Logger): () => void {
   const warn = (message: string) => (error: unknown) => logger.warn({ err: error }, message);
   const brownoutRefresh = setInterval(() => {
-    core.brownouts.refresh().catch(warn('brownout refresh failed'));
+    loadBrownouts(core, logger).catch(warn('brownout refresh failed'));
   }, config.BROWNOUT_REFRESH_MS);
   const sweep = setInterval(
     () => {

@@ -1199,6 +1199,13 @@ export interface components {
              */
             cancelledAt: string | null;
             /**
+             * @description Why the server cancelled it: once an item is no longer deprecated in the contract (its
+             *     deprecation undone), its windows that have not ended are cancelled with a note such as
+             *     "rest.listProducts is no longer deprecated in the contract; window cancelled". `null` when it
+             *     was not cancelled or an admin cancelled it.
+             */
+            cancelNote?: string | null;
+            /**
              * @description `announced` (ahead), `running`, `ended` or `cancelled`. More states may be added.
              * @example announced
              */
@@ -1282,7 +1289,13 @@ export interface components {
             sunset: string | null;
             /** @description What the contract says about it. */
             reason: string | null;
-            /** @description For a watched field, the field that replaces it. */
+            /**
+             * @description What replaces it, named beside it (a property of the same schema or type, a parameter, an
+             *     operation, a field of the same message …), as its contract names it beside the deprecation
+             *     (`x-replaced-by`, ``Use `<field>`.``, `Replaced by: <field>.`) or, for a watched item (and a
+             *     deprecated one that was watched), in `contracts/watched.yaml`; `null` when nothing does. Uses of
+             *     it are counted in `replacementUses`.
+             */
             replacement: string | null;
             /** @description Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */
             link: string;

@@ -1,13 +1,23 @@
 /**
  * Builds the deprecation registry from the three contracts and reports what is wrong with their
  * deprecations: a deprecated item without a sunset date, a date that is not a real date, a watched id
- * that names nothing. `npm run generate` writes the registry; `npm run contracts:lint` fails on problems.
+ * that names nothing, a replacement that names nothing beside its item (or that the contract and
+ * watched.yaml name differently). `npm run generate` writes the registry; `npm run contracts:lint` fails on
+ * problems.
  *
  * Notations (documented in each contract):
  *   OpenAPI   `deprecated: true` + `x-deprecated-on: YYYY-MM-DD` + `x-sunset: YYYY-MM-DD`
- *   GraphQL   `@deprecated(reason: "… Deprecated: YYYY-MM-DD. Sunset: YYYY-MM-DD.")`
+ *             [+ `x-replaced-by: <property, parameter or operationId>`]
+ *   GraphQL   `@deprecated(reason: "[Use `<field>`. ]… Deprecated: YYYY-MM-DD. Sunset: YYYY-MM-DD.")`
  *   proto     `[deprecated = true]` / `option deprecated = true;` + the same two dates in its comment
- *   watched   contracts/watched.yaml, by item id
+ *             [+ `Replaced by: <field>.`]
+ *   watched   contracts/watched.yaml, by item id, with its `replacement`
+ *
+ * A replacement names an item beside the deprecated one: a property of the same schema (or request
+ * body), a parameter of the same operation, an operation, a field of the same type or message, an
+ * argument of the same field, a value of the same enum, an rpc of the same service. A watched item keeps
+ * its watched.yaml `replacement` when it is deprecated (the contract's notation wins; naming another is a
+ * problem), and its watched `reason` when the contract gives none.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,12 +37,38 @@ type Candidate = Omit<RegistryItem, 'status' | 'deprecated' | 'sunset' | 'replac
   /** The raw dates as written, if any. */
   date: unknown;
   since: unknown;
+  /** The replacement the contract names beside the deprecation, as written, if any. */
+  replacedBy: unknown;
+  /** What a replacement of this item may name. */
+  siblings: Siblings;
   where: string;
 };
+
+/** The items beside an item, which its replacement may name. */
+interface Siblings {
+  /** What they are, for the lint: `property of schema Order`, `field of type Order` … */
+  what: string;
+  has(name: string): boolean;
+}
+
+const siblingsOf = (what: string, names: () => Iterable<string>): Siblings => ({
+  what,
+  has: (name) => new Set(names()).has(name),
+});
+
+/** A watched.yaml entry of an item of the contracts. */
+interface WatchedEntry {
+  replacement: string | null;
+  reason: string | null;
+}
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 const SUNSET_IN_TEXT = /sunset:\s*(\S+?)[.,;)]?(?:\s|$)/i;
 const DEPRECATED_IN_TEXT = /deprecated:\s*(\S+?)[.,;)]?(?:\s|$)/i;
+/** GraphQL: a deprecation reason that starts with ``Use `<field>`.``. */
+const USE_IN_REASON = /^\s*Use `([^`]+)`\./;
+/** proto: `Replaced by: <field>.` in the comment. */
+const REPLACED_BY_IN_TEXT = /replaced by:\s*`?([^\s`]+?)`?[.,;)]?(?:\s|$)/i;
 
 /** The registry of `contractsDir` and the problems found on the way. */
 export function buildRegistry(contractsDir: string): { registry: DeprecationRegistry; problems: string[] } {
@@ -44,6 +80,12 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
   const problems: string[] = [];
   const byId = new Map<string, Candidate>();
   for (const candidate of candidates) byId.set(candidate.id, candidate);
+  const watched = watchedEntries(contractsDir, byId, problems);
+  const replacements = new Map<string, string>();
+  for (const candidate of candidates) {
+    const named = namedReplacement(candidate, problems);
+    if (named !== undefined) replacements.set(candidate.id, named);
+  }
   const items: RegistryItem[] = [];
   for (const candidate of candidates.filter((c) => c.deprecated)) {
     const date = dateText(candidate.date);
@@ -57,12 +99,35 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
       problems.push(`${candidate.where}: deprecated on ${since}, after its sunset ${date}`);
     }
     const real = (text: string | undefined) => (text && isRealDate(text) ? text : null);
-    items.push(itemOf(candidate, 'deprecated', real(since), real(date), null));
+    // A watched item that becomes deprecated keeps its watched replacement (and reason, if the contract
+    // gives none); the contract's own notation wins.
+    const entry = watched.get(candidate.id);
+    const own = replacements.get(candidate.id);
+    if (own !== undefined && entry?.replacement && entry.replacement !== own) {
+      problems.push(
+        `${candidate.where}: replaced by "${own}" in the contract, but by "${entry.replacement}" in watched.yaml`,
+      );
+    }
+    const replacement = own ?? entry?.replacement ?? null;
+    const reason = candidate.reason ?? entry?.reason ?? null;
+    items.push(itemOf({ ...candidate, reason }, 'deprecated', real(since), real(date), replacement));
   }
+  for (const [id, { replacement, reason }] of watched) {
+    const candidate = byId.get(id) as Candidate;
+    if (candidate.deprecated) continue;
+    items.push(itemOf({ ...candidate, reason }, 'watched', null, null, replacement));
+  }
+  items.sort((a, b) => a.id.localeCompare(b.id));
+  return { registry: { items }, problems };
+}
+
+/** The entries of contracts/watched.yaml that name items of the contracts, by item id. */
+function watchedEntries(contractsDir: string, byId: Map<string, Candidate>, problems: string[]) {
   const watchedFile = path.join(contractsDir, 'watched.yaml');
   const watched = existsSync(watchedFile)
     ? ((parseYaml(readFileSync(watchedFile, 'utf8')) as { watched?: unknown[] } | null)?.watched ?? [])
     : [];
+  const entries = new Map<string, WatchedEntry>();
   for (const [index, entry] of watched.entries()) {
     const { item, replacement, reason } = (entry ?? {}) as Record<string, unknown>;
     const candidate = typeof item === 'string' ? byId.get(item) : undefined;
@@ -70,19 +135,39 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
       problems.push(`watched.yaml #${index + 1}: "${String(item)}" names no item of the contracts`);
       continue;
     }
-    if (candidate.deprecated) continue;
-    items.push(
-      itemOf(
-        { ...candidate, reason: typeof reason === 'string' ? reason : null },
-        'watched',
-        null,
-        null,
-        typeof replacement === 'string' ? replacement : null,
-      ),
-    );
+    if (typeof replacement === 'string' && !candidate.siblings.has(replacement)) {
+      problems.push(
+        `watched.yaml #${index + 1} ${item}: replacement "${replacement}" names no ${candidate.siblings.what}`,
+      );
+    }
+    entries.set(item, {
+      replacement: typeof replacement === 'string' ? replacement : null,
+      reason: typeof reason === 'string' ? reason : null,
+    });
   }
-  items.sort((a, b) => a.id.localeCompare(b.id));
-  return { registry: { items }, problems };
+  return entries;
+}
+
+/**
+ * The replacement the contract names beside an item's deprecation, if any; a problem when it is not a
+ * name, names nothing beside the item, or stands on an item that is not deprecated.
+ */
+function namedReplacement(candidate: Candidate, problems: string[]): string | undefined {
+  const { replacedBy, siblings, where } = candidate;
+  if (replacedBy === undefined || replacedBy === null) return undefined;
+  if (typeof replacedBy !== 'string' || !replacedBy.trim()) {
+    problems.push(`${where}: its replacement must be a name, not ${JSON.stringify(replacedBy)}`);
+    return undefined;
+  }
+  const name = replacedBy.trim();
+  if (!candidate.deprecated) {
+    problems.push(
+      `${where}: names a replacement ("${name}") but is not deprecated (a watched item's replacement goes in watched.yaml)`,
+    );
+  } else if (!siblings.has(name)) {
+    problems.push(`${where}: replacement "${name}" names no ${siblings.what}`);
+  }
+  return name;
 }
 
 function itemOf(
@@ -124,7 +209,14 @@ function openapiCandidates(document: Json): Candidate[] {
       .split('/')
       .reduce<Json>((node, key) => (node[key] ?? {}) as Json, document);
   };
-  const rest = (id: string, name: string, node: Json, match: RegistryItem['match'], where: string): Candidate => ({
+  const rest = (
+    id: string,
+    name: string,
+    node: Json,
+    match: RegistryItem['match'],
+    where: string,
+    siblings: Siblings,
+  ): Candidate => ({
     id: `rest.${id}`,
     protocol: 'rest',
     name,
@@ -133,22 +225,36 @@ function openapiCandidates(document: Json): Candidate[] {
     deprecated: node.deprecated === true,
     date: node['x-sunset'],
     since: node['x-deprecated-on'],
+    replacedBy: node['x-replaced-by'],
+    siblings,
     where: `openapi.yaml ${where}`,
   });
-  const properties = (schema: Json, prefix: string[], visit: (path: string[], node: Json) => void) => {
+  /** Visits the properties of a schema, with the names beside each (the replacements it may name). */
+  const properties = (
+    schema: Json,
+    prefix: string[],
+    visit: (path: string[], node: Json, beside: string[]) => void,
+  ) => {
+    const beside = Object.keys((schema.properties ?? {}) as Json);
     for (const [name, raw] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
-      visit([...prefix, name], raw);
+      visit([...prefix, name], raw, beside);
       if (!raw.$ref && prefix.length < 4) properties(raw, [...prefix, name], visit);
     }
   };
+  const of = (owner: string, path: string[]) => [owner, ...path.slice(0, -1)].join('.');
+  const operationIds: string[] = [];
+  const operations = siblingsOf('operation (operationId) of openapi.yaml', () => operationIds);
   for (const [template, pathItem] of Object.entries((document.paths ?? {}) as Record<string, Json>)) {
     for (const method of METHODS) {
       const operation = pathItem[method] as Json | undefined;
       const operationId = operation?.operationId;
       if (!operation || typeof operationId !== 'string') continue;
+      operationIds.push(operationId);
       const label = `${method.toUpperCase()} ${template}`;
-      found.push(rest(operationId, label, operation, { on: 'operation', operationId }, label));
+      found.push(rest(operationId, label, operation, { on: 'operation', operationId }, label, operations));
       const parameters = [...((pathItem.parameters ?? []) as Json[]), ...((operation.parameters ?? []) as Json[])];
+      const names = parameters.map((parameter) => resolve(parameter).name as string);
+      const beside = siblingsOf(`parameter of ${label}`, () => names);
       for (const parameter of parameters.map(resolve)) {
         const { in: where, name } = parameter as { in: string; name: string };
         found.push(
@@ -158,6 +264,7 @@ function openapiCandidates(document: Json): Candidate[] {
             parameter,
             { on: 'parameter', operationId, in: where, name },
             `${label} parameter ${name}`,
+            beside,
           ),
         );
       }
@@ -165,7 +272,7 @@ function openapiCandidates(document: Json): Candidate[] {
       for (const media of Object.values(body)) {
         const schema = (media.schema ?? {}) as Json;
         if (schema.$ref) continue;
-        properties(schema, [], (memberPath, node) =>
+        properties(schema, [], (memberPath, node, members) =>
           found.push(
             rest(
               `${operationId}.body.${memberPath.join('.')}`,
@@ -173,6 +280,7 @@ function openapiCandidates(document: Json): Candidate[] {
               node,
               { on: 'body', operationId, path: memberPath },
               `${label} body member ${memberPath.join('.')}`,
+              siblingsOf(`member of ${of(`the ${label} body`, memberPath)}`, () => members),
             ),
           ),
         );
@@ -181,7 +289,7 @@ function openapiCandidates(document: Json): Candidate[] {
   }
   const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
   for (const [schemaName, schema] of Object.entries(schemas)) {
-    properties(schema, [], (propertyPath, node) =>
+    properties(schema, [], (propertyPath, node, beside) =>
       found.push(
         rest(
           `${schemaName}.${propertyPath.join('.')}`,
@@ -189,6 +297,7 @@ function openapiCandidates(document: Json): Candidate[] {
           node,
           { on: 'property', schema: schemaName, path: propertyPath },
           `schema ${schemaName} property ${propertyPath.join('.')}`,
+          siblingsOf(`property of schema ${of(schemaName, propertyPath)}`, () => beside),
         ),
       ),
     );
@@ -198,7 +307,7 @@ function openapiCandidates(document: Json): Candidate[] {
 
 function graphqlCandidates(schema: GraphQLSchema): Candidate[] {
   const found: Candidate[] = [];
-  const add = (id: string, reason: string | null | undefined, match: RegistryItem['match']) =>
+  const add = (id: string, reason: string | null | undefined, match: RegistryItem['match'], siblings: Siblings) =>
     found.push({
       id: `graphql.${id}`,
       protocol: 'graphql',
@@ -208,37 +317,50 @@ function graphqlCandidates(schema: GraphQLSchema): Candidate[] {
       deprecated: reason != null,
       date: reason ? SUNSET_IN_TEXT.exec(reason)?.[1] : undefined,
       since: reason ? DEPRECATED_IN_TEXT.exec(reason)?.[1] : undefined,
+      replacedBy: reason ? USE_IN_REASON.exec(reason)?.[1] : undefined,
+      siblings,
       where: `schema.graphql ${id}`,
     });
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
     if (isObjectType(type) || isInterfaceType(type)) {
+      const fields = siblingsOf(`field of type ${type.name}`, () => Object.keys(type.getFields()));
       for (const field of Object.values(type.getFields())) {
-        add(`${type.name}.${field.name}`, field.deprecationReason, { on: 'field', type: type.name, field: field.name });
+        add(
+          `${type.name}.${field.name}`,
+          field.deprecationReason,
+          { on: 'field', type: type.name, field: field.name },
+          fields,
+        );
+        const args = siblingsOf(`argument of ${type.name}.${field.name}`, () => field.args.map((arg) => arg.name));
         for (const argument of field.args) {
-          add(`${type.name}.${field.name}.${argument.name}`, argument.deprecationReason, {
-            on: 'argument',
-            type: type.name,
-            field: field.name,
-            argument: argument.name,
-          });
+          add(
+            `${type.name}.${field.name}.${argument.name}`,
+            argument.deprecationReason,
+            { on: 'argument', type: type.name, field: field.name, argument: argument.name },
+            args,
+          );
         }
       }
     } else if (isInputObjectType(type)) {
+      const fields = siblingsOf(`field of input ${type.name}`, () => Object.keys(type.getFields()));
       for (const field of Object.values(type.getFields())) {
-        add(`${type.name}.${field.name}`, field.deprecationReason, {
-          on: 'input-field',
-          type: type.name,
-          field: field.name,
-        });
+        add(
+          `${type.name}.${field.name}`,
+          field.deprecationReason,
+          { on: 'input-field', type: type.name, field: field.name },
+          fields,
+        );
       }
     } else if (isEnumType(type)) {
+      const values = siblingsOf(`value of enum ${type.name}`, () => type.getValues().map((value) => value.name));
       for (const value of type.getValues()) {
-        add(`${type.name}.${value.name}`, value.deprecationReason, {
-          on: 'enum-value',
-          type: type.name,
-          value: value.name,
-        });
+        add(
+          `${type.name}.${value.name}`,
+          value.deprecationReason,
+          { on: 'enum-value', type: type.name, value: value.name },
+          values,
+        );
       }
     }
   }
@@ -248,7 +370,7 @@ function graphqlCandidates(schema: GraphQLSchema): Candidate[] {
 function protoCandidates(source: string): Candidate[] {
   const found: Candidate[] = [];
   const parsed = protobuf.parse(source, { alternateCommentMode: true, keepCase: true });
-  const add = (name: string, object: protobuf.ReflectionObject, match: RegistryItem['match']) => {
+  const add = (name: string, object: protobuf.ReflectionObject, match: RegistryItem['match'], siblings: Siblings) => {
     const comment = object.comment ?? null;
     found.push({
       id: `grpc.${name}`,
@@ -259,6 +381,8 @@ function protoCandidates(source: string): Candidate[] {
       deprecated: object.options?.deprecated === true,
       date: comment ? SUNSET_IN_TEXT.exec(comment)?.[1] : undefined,
       since: comment ? DEPRECATED_IN_TEXT.exec(comment)?.[1] : undefined,
+      replacedBy: comment ? REPLACED_BY_IN_TEXT.exec(comment)?.[1] : undefined,
+      siblings,
       where: `${parsed.package ?? ''} proto ${name}`,
     });
   };
@@ -266,17 +390,19 @@ function protoCandidates(source: string): Candidate[] {
     for (const nested of namespace.nestedArray) {
       const fullName = nested.fullName.replace(/^\./, '');
       if (nested instanceof protobuf.Service) {
+        const rpcs = siblingsOf(`rpc of service ${fullName}`, () => nested.methodsArray.map((m) => m.name));
         for (const method of nested.methodsArray) {
-          add(`${fullName}.${method.name}`, method, { on: 'rpc', service: fullName, method: method.name });
+          add(`${fullName}.${method.name}`, method, { on: 'rpc', service: fullName, method: method.name }, rpcs);
         }
       } else if (nested instanceof protobuf.Type) {
+        const fields = siblingsOf(`field of message ${fullName}`, () => nested.fieldsArray.map((f) => f.name));
         for (const field of nested.fieldsArray) {
-          add(`${fullName}.${field.name}`, field, {
-            on: 'field',
-            message: fullName,
-            field: field.name,
-            number: field.id,
-          });
+          add(
+            `${fullName}.${field.name}`,
+            field,
+            { on: 'field', message: fullName, field: field.name, number: field.id },
+            fields,
+          );
         }
         walk(nested);
       } else if (nested instanceof protobuf.Namespace) {

@@ -26,6 +26,7 @@ const line = (window: BrownoutWindow) =>
     window.endsAt.toISOString(),
     window.item,
     window.note ?? '',
+    window.cancelNote ?? '',
   ]
     .join('  ')
     .trimEnd();

@@ -6,6 +6,7 @@
  * database; each instance keeps the live ones in memory and reloads them every few seconds (`refresh`),
  * so every instance blocks the same windows. The check on the request path is a map lookup.
  */
+import { orphanRetirer } from './brownout-orphans.js';
 import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
@@ -67,13 +68,14 @@ export function createBrownoutService({
   maxMinutes = 24 * 60,
 }: BrownoutOptions) {
   const items = new Map(registry.items.map((item) => [item.id, item]));
-  const live = createLiveWindows(store, now);
-  const { refresh, active } = live;
+  const live = createLiveWindows(store, now, registry);
+  const { refresh, active, retireOrphans } = live;
   return {
     noticeDays,
     maxMinutes,
     now,
     refresh,
+    retireOrphans,
 
     /** Schedules a window; the item must be deprecated and the start at least `noticeDays` away. */
     async schedule(caller: Caller, input: BrownoutInput): Promise<BrownoutWindow> {
@@ -119,7 +121,6 @@ export function createBrownoutService({
 
     /** The windows of an item that have not ended (announced and running), from memory. */
     announced: live.announced,
-
     active,
 
     /**
@@ -140,8 +141,12 @@ export function createBrownoutService({
   };
 }
 
-/** The windows not cancelled and not ended at the last refresh, in memory, by item and in start order. */
-function createLiveWindows(store: BrownoutOptions['store'], now: () => Date) {
+/**
+ * The windows not cancelled and not ended at the last refresh, in memory, by item and in start order: only
+ * those of items the registry deprecates (a window of an item that is not is never blocked or announced).
+ */
+function createLiveWindows(store: BrownoutOptions['store'], now: () => Date, registry: DeprecationRegistry) {
+  const deprecated = new Set(registry.items.filter((item) => item.status === 'deprecated').map((item) => item.id));
   let live = new Map<string, BrownoutWindow[]>();
   /** The running window of an item, if any. */
   const active = (id: string, at = now()): BrownoutWindow | undefined => {
@@ -154,7 +159,9 @@ function createLiveWindows(store: BrownoutOptions['store'], now: () => Date) {
     async refresh(): Promise<void> {
       const next = new Map<string, BrownoutWindow[]>();
       for (const window of await store.list({ endedAfter: now() })) {
-        if (!window.cancelledAt) next.set(window.item, [...(next.get(window.item) ?? []), window]);
+        if (!window.cancelledAt && deprecated.has(window.item)) {
+          next.set(window.item, [...(next.get(window.item) ?? []), window]);
+        }
       }
       live = next;
     },
@@ -165,6 +172,12 @@ function createLiveWindows(store: BrownoutOptions['store'], now: () => Date) {
     },
     active,
     empty: () => live.size === 0,
+    /**
+     * Cancels the windows of items this registry does not deprecate (a deprecation undone), not ended and
+     * scheduled before this instance started, with a note saying why; returns them (src/server.ts calls it
+     * after each refresh).
+     */
+    retireOrphans: orphanRetirer(store, deprecated, now),
   };
 }
 

@@ -50,7 +50,13 @@ export interface RegistryItem {
   sunset: string | null;
   /** Why, and what to use instead, as the contract says. */
   reason: string | null;
-  /** For watched fields: the field that replaces it (uses of it are counted as `replacement`). */
+  /**
+   * What replaces it, named beside it (a property of the same schema, a parameter of the same operation,
+   * an operation, a field of the same type or message …): for a deprecated item as its contract names it
+   * (`x-replaced-by`, ``Use `<field>`.``, `Replaced by: <field>.`), else as contracts/watched.yaml did
+   * while it was watched; for a watched item, its watched.yaml `replacement`. Uses of it are counted as
+   * `replacement` uses of the item.
+   */
   replacement: string | null;
   /** Where the published reference describes it (an anchor of /docs/deprecations). */
   link: string;

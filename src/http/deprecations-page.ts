@@ -27,7 +27,7 @@ export function renderDeprecationsPage(
   <h2><code>${escapeHtml(item.id)}</code></h2>
   <p>${escapeHtml(item.protocol.toUpperCase())} · ${escapeHtml(item.name)} · ${dates}</p>
   ${item.reason ? `<p>${escapeHtml(item.reason)}</p>` : ''}
-  ${item.replacement ? `<p>Replacement: <code>${escapeHtml(item.replacement)}</code></p>` : ''}
+  ${item.replacement ? `<p>Replaced by: <code>${escapeHtml(item.replacement)}</code></p>` : ''}
   ${windows.length > 0 ? `<p><strong>Brownouts</strong> (requests that use it are refused with <code>BROWNOUT</code>):</p><ul>${windows.join('')}</ul>` : ''}
 </section>`;
   });

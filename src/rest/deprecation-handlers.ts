@@ -46,6 +46,7 @@ function brownoutJson(window: BrownoutWindow, now: Date): Schemas['Brownout'] {
     note: window.note,
     scheduledAt: iso(window.scheduledAt),
     cancelledAt: window.cancelledAt ? iso(window.cancelledAt) : null,
+    cancelNote: window.cancelNote,
     state: windowState(window, now),
   };
 }

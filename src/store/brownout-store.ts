@@ -1,7 +1,7 @@
 import type { BrownoutStore, BrownoutWindow } from '../core/ports/brownouts.js';
 import type { Database } from './database.js';
 
-const COLUMNS = 'id, item, starts_at, ends_at, note, scheduled_at, scheduled_by, cancelled_at';
+const COLUMNS = 'id, item, starts_at, ends_at, note, scheduled_at, scheduled_by, cancelled_at, cancel_note';
 
 function windowOf(row: Record<string, unknown>): BrownoutWindow {
   return {
@@ -13,6 +13,7 @@ function windowOf(row: Record<string, unknown>): BrownoutWindow {
     scheduledAt: new Date(row.scheduled_at as string),
     scheduledBy: row.scheduled_by === null ? null : Number(row.scheduled_by),
     cancelledAt: row.cancelled_at === null ? null : new Date(row.cancelled_at as string),
+    cancelNote: (row.cancel_note as string | null) ?? null,
   };
 }
 
@@ -62,12 +63,13 @@ export function brownoutStore(db: Database): BrownoutStore {
       return rows.map(windowOf);
     },
 
-    async cancel(id, at, by) {
+    async cancel(id, at, by, note) {
       const rows = await db.query<Record<string, unknown>>(
         `UPDATE brownouts SET cancelled_at = COALESCE(cancelled_at, $2),
-                              cancelled_by = CASE WHEN cancelled_at IS NULL THEN $3 ELSE cancelled_by END
+                              cancelled_by = CASE WHEN cancelled_at IS NULL THEN $3 ELSE cancelled_by END,
+                              cancel_note = CASE WHEN cancelled_at IS NULL THEN $4 ELSE cancel_note END
           WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, at.toISOString(), by],
+        [id, at.toISOString(), by, note ?? null],
       );
       return rows[0] ? windowOf(rows[0]) : undefined;
     },

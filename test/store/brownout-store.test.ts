@@ -2,7 +2,7 @@
  * Brownout windows in the database (PGlite by default, PostgreSQL with TEST_DATABASE_URL): what every
  * instance relies on when it reloads the windows. Overlapping windows of one item are refused, also while
  * another instance schedules one at that moment (PostgreSQL; PGlite has one session); a cancel keeps the
- * window (and its first cancel time); the list filters.
+ * window (and its first cancel time and note); the list filters.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,16 +69,17 @@ describe('the brownout store', () => {
     expect(await racing).toHaveProperty('overlaps');
   });
 
-  it('keeps a cancelled window with its first cancel time, and lists by item and end', async () => {
+  it('keeps a cancelled window with its first cancel time and note, and lists by item and end', async () => {
     const { window: stored } = (await store.schedule(
       window('rest.d', '2026-12-12T10:00:00Z', '2026-12-12T10:30:00Z'),
     )) as {
       window: { id: number };
     };
-    const cancelled = await store.cancel(stored.id, new Date('2026-11-26T00:00:00Z'), 1);
+    const cancelled = await store.cancel(stored.id, new Date('2026-11-26T00:00:00Z'), null, 'no longer deprecated');
     const again = await store.cancel(stored.id, new Date('2026-11-27T00:00:00Z'), 2);
     expect(cancelled?.cancelledAt?.toISOString()).toBe('2026-11-26T00:00:00.000Z');
     expect(again?.cancelledAt?.toISOString()).toBe('2026-11-26T00:00:00.000Z');
+    expect(again?.cancelNote).toBe('no longer deprecated');
     expect(await store.cancel(999_999, new Date(), 1)).toBeUndefined();
     const listed = await store.list({ item: 'rest.d', endedAfter: new Date('2026-12-01T00:00:00Z') });
     expect(listed.map((entry) => entry.id)).toEqual([stored.id]);

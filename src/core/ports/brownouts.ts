@@ -11,10 +11,12 @@ export interface BrownoutWindow {
   scheduledAt: Date;
   scheduledBy: number | null;
   cancelledAt: Date | null;
+  /** Why it was cancelled, when the server cancelled it (its item is no longer deprecated); else null. */
+  cancelNote: string | null;
 }
 
 /** What an admin schedules: a window before it has an id, never cancelled. */
-export type NewBrownout = Omit<BrownoutWindow, 'id' | 'cancelledAt'>;
+export type NewBrownout = Omit<BrownoutWindow, 'id' | 'cancelledAt' | 'cancelNote'>;
 
 /** The storage of windows. */
 export interface BrownoutStore {
@@ -26,6 +28,9 @@ export interface BrownoutStore {
   get(id: number): Promise<BrownoutWindow | undefined>;
   /** Windows of one item (or all) that end after `endedAfter`, cancelled ones included, by start. */
   list(filter: { item?: string; endedAfter: Date }): Promise<BrownoutWindow[]>;
-  /** Marks a window cancelled (once; a second cancel keeps the first time). */
-  cancel(id: number, at: Date, by: number | null): Promise<BrownoutWindow | undefined>;
+  /**
+   * Marks a window cancelled (once; a second cancel keeps the first time, user and note). `by` is the
+   * cancelling user, null when the server itself cancels (with a `note` saying why).
+   */
+  cancel(id: number, at: Date, by: number | null, note?: string): Promise<BrownoutWindow | undefined>;
 }

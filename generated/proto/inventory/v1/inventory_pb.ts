@@ -6,9 +6,11 @@
 //
 // Deprecation: an rpc or field due to go away is marked `deprecated = true` and its comment carries both
 // dates, "Deprecated: YYYY-MM-DD. Sunset: YYYY-MM-DD." (the sunset is the first day it may be gone;
-// `npm run contracts:lint` checks them). A call that uses it (the rpc, a request that sets the field, or
-// a reply that carries it) gets the response headers `deprecation: @<unix seconds>`, `sunset: <HTTP-date>`
-// and `link: </docs/deprecations#<item id>>; rel="deprecation"`, and `brownout: <start>/<end>` (RFC 3339,
+// `npm run contracts:lint` checks them), and, when something replaces it, "Replaced by: <name>." naming
+// a field of the same message (or an rpc of the same service). A call that uses it (the rpc, a request
+// that sets the field, or a reply that carries it) gets the response headers
+// `deprecation: @<unix seconds>`, `sunset: <HTTP-date>` and
+// `link: </docs/deprecations#<item id>>; rel="deprecation"`, and `brownout: <start>/<end>` (RFC 3339,
 // `, `-separated) once brownout windows are announced for it (at least 7 days ahead). During a window a
 // deprecated rpc or request field fails the call before anything is done with FAILED_PRECONDITION, an
 // ErrorInfo whose reason is `BROWNOUT`, and `retry-after: <seconds until the window ends>`; a deprecated

@@ -91,7 +91,10 @@ async function callerOf(headers: Headers, authenticate: DeprecationInterceptorOp
   }
 }
 
-/** The deprecation headers of the items a caller uses, on a response's headers or an error's metadata. */
+/**
+ * The deprecation headers of the items a caller uses, on a response's headers or an error's metadata; a
+ * reply a brownout trimmed says so to every caller (`brownout`, its running window marked `withheld`).
+ */
 function sign(
   headers: Headers,
   items: readonly RegistryItem[],
@@ -99,10 +102,9 @@ function sign(
   withheld: readonly RegistryItem[] = [],
 ): void {
   const signal = signalOf([...items]);
-  if (!signal) return;
-  if (signal.deprecation) headers.set('deprecation', signal.deprecation);
-  if (signal.sunset) headers.set('sunset', signal.sunset);
-  headers.set('link', signal.links.map((link) => `<${link}>; rel="deprecation"`).join(', '));
-  const brownout = brownoutHeader([...items], announced, withheld);
-  if (brownout) headers.set('brownout', brownout);
+  if (signal?.deprecation) headers.set('deprecation', signal.deprecation);
+  if (signal?.sunset) headers.set('sunset', signal.sunset);
+  if (signal) headers.set('link', signal.links.map((link) => `<${link}>; rel="deprecation"`).join(', '));
+  const brownout = brownoutHeader([...new Set([...items, ...withheld])], announced, withheld);
+  if (brownout && (signal || withheld.length > 0)) headers.set('brownout', brownout);
 }

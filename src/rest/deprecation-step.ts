@@ -71,7 +71,8 @@ async function applyPolicy(
     );
   }
   const signalled = delivered ? decision.signalled : decision.signalled.filter((item) => sent.includes(item));
-  for (const [name, value] of Object.entries(signalHeaders(signalled, policy.announced, decision.withheld))) {
+  const withheld = delivered ? decision.withheld : [];
+  for (const [name, value] of Object.entries(signalHeaders(signalled, policy.announced, withheld))) {
     c.res.headers.set(name, value);
   }
 }
@@ -124,7 +125,8 @@ function remove(value: unknown, path: readonly string[]): void {
 
 /**
  * The signal headers of the deprecated items a caller uses, with the brownout windows announced for them
- * in `Brownout`; the running window of a withheld item carries `; withheld="<item id>"`.
+ * in `Brownout`. An answer that a brownout trimmed says so to every caller: the running window of each
+ * withheld item is in `Brownout`, marked `; withheld="<item id>"`.
  */
 export function signalHeaders(
   items: readonly RegistryItem[],
@@ -132,12 +134,13 @@ export function signalHeaders(
   withheld: readonly RegistryItem[] = [],
 ): Record<string, string> {
   const signal = signalOf([...items]);
-  if (!signal) return {};
-  const brownout = brownoutHeader([...items], announced, withheld);
+  const brownout = brownoutHeader([...new Set([...items, ...withheld])], announced, withheld);
   return {
-    ...(signal.deprecation ? { Deprecation: signal.deprecation } : {}),
-    ...(signal.sunset ? { Sunset: signal.sunset } : {}),
-    Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', '),
-    ...(brownout ? { Brownout: brownout } : {}),
+    ...(signal?.deprecation ? { Deprecation: signal.deprecation } : {}),
+    ...(signal?.sunset ? { Sunset: signal.sunset } : {}),
+    ...(signal
+      ? { Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', ') }
+      : {}),
+    ...(brownout && (signal || withheld.length > 0) ? { Brownout: brownout } : {}),
   };
 }

@@ -182,20 +182,26 @@ export async function expectContract(
 
 /**
  * The component schemas a brownout left properties out of, from the `Brownout` header's
- * `withheld="rest.<Schema>.<property>"` marks: such an answer is checked against the schema less them.
+ * `withheld="rest.<Schema>.<property>"` marks, each known by its property names (the dereferenced
+ * document holds copies of the component, not the component itself): such an answer is checked against
+ * the schema less those properties.
  */
-function withheldProperties(headers: Headers, api: OpenAPIBackend): Map<object, Set<string>> {
-  const withheld = new Map<object, Set<string>>();
-  const schemas = (api.definition.components?.schemas ?? {}) as Record<string, object>;
+function withheldProperties(headers: Headers, api: OpenAPIBackend): Map<string, Set<string>> {
+  const withheld = new Map<string, Set<string>>();
+  const schemas = (api.definition.components?.schemas ?? {}) as Record<string, { properties?: object }>;
   for (const [, schema, property] of (headers.get('brownout') ?? '').matchAll(/withheld="rest\.(\w+)\.(\w+)"/g)) {
-    const target = schemas[schema as string];
-    if (target) withheld.set(target, new Set([...(withheld.get(target) ?? []), property as string]));
+    const shape = shapeOf(schemas[schema as string]);
+    if (shape) withheld.set(shape, new Set([...(withheld.get(shape) ?? []), property as string]));
   }
   return withheld;
 }
 
-/** A copy of `schema` in which each target schema no longer requires its withheld properties. */
-function relaxWithheld(schema: object, withheld: Map<object, Set<string>>): object {
+/** A schema's property names, sorted: what tells an object schema apart in a dereferenced document. */
+const shapeOf = (schema: { properties?: object } | undefined) =>
+  schema?.properties ? Object.keys(schema.properties).sort().join(',') : undefined;
+
+/** A copy of `schema` in which each object schema of a withheld shape no longer requires those properties. */
+function relaxWithheld(schema: object, withheld: Map<string, Set<string>>): object {
   if (withheld.size === 0) return schema;
   const copies = new Map<object, object>();
   const copy = (node: unknown): unknown => {
@@ -205,7 +211,8 @@ function relaxWithheld(schema: object, withheld: Map<object, Set<string>>): obje
     const result: Record<string, unknown> | unknown[] = Array.isArray(node) ? [] : {};
     copies.set(node, result);
     for (const [key, value] of Object.entries(node)) (result as Record<string, unknown>)[key] = copy(value);
-    const dropped = withheld.get(node);
+    const shape = Array.isArray(node) ? undefined : shapeOf(node as { properties?: object });
+    const dropped = shape ? withheld.get(shape) : undefined;
     const required = (result as { required?: unknown }).required;
     if (dropped && Array.isArray(required)) {
       (result as { required: string[] }).required = required.filter((name) => !dropped.has(name as string));

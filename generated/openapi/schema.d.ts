@@ -1293,8 +1293,9 @@ export interface components {
              * @description What replaces it, named beside it (a property of the same schema or type, a parameter, an
              *     operation, a field of the same message …), as its contract names it beside the deprecation
              *     (`x-replaced-by`, ``Use `<field>`.``, `Replaced by: <field>.`) or, for a watched item (and a
-             *     deprecated one that was watched), in `contracts/watched.yaml`; `null` when nothing does. Uses of
-             *     it are counted in `replacementUses`.
+             *     deprecated one that was watched), in `contracts/watched.yaml`; `null` when nothing does. A read
+             *     that asks for the replacement of a response property or GraphQL field instead of the item
+             *     itself is counted in `replacementUses`.
              */
             replacement: string | null;
             /** @description Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */

@@ -123,6 +123,30 @@ describe('the deprecation policy', () => {
     ]);
   });
 
+  it('refuses for a sent item while a received one is in a window too, and trims nothing', () => {
+    const { policy, recorded } = policyWith([operation, amount]);
+    const decision = policy.decide(caller, uses([read()], [], [operation]));
+    expect(decision.refused).toEqual([operation]);
+    expect(decision.refusal?.scope).toBe('operation');
+    expect(decision.withheld).toEqual([amount]);
+    const applied = policy.settle(decision, false);
+    expect(applied).toEqual({ signalled: [operation], withheld: [] });
+    expect(recorded.map((count) => `${count.item.id} ${count.kind}`)).toEqual(['rest.listProducts brownout']);
+  });
+
+  it('refuses an input as an input', () => {
+    const parameter = item('rest.listOrders.query.hasCoupon', {
+      match: { on: 'parameter', operationId: 'listOrders', in: 'query', name: 'hasCoupon' },
+    });
+    const { policy } = policyWith([parameter]);
+    expect(policy.decide(caller, uses([], [], [parameter])).refusal?.scope).toBe('input');
+  });
+
+  it('matches items by id, whatever copy of the registry they come from', () => {
+    const { policy } = policyWith([{ ...amount }]);
+    expect(policy.decide(caller, uses([read()])).withheld).toEqual([amount]);
+  });
+
   it('records what the answer counts only once it was delivered', () => {
     const { policy, recorded } = policyWith();
     policy.settle(policy.decide(caller, uses([read()])), false);

@@ -53,8 +53,12 @@ export interface UsageCount {
 export interface DeprecationDecision {
   /** Sent items in a running window: the request is refused (in the transport's wire form). */
   refused: RegistryItem[];
-  /** The refusal to answer with when `refused` is not empty: the catalog's `BROWNOUT` error. */
-  refusal: { error: DomainError; retryAfterSeconds: number } | undefined;
+  /**
+   * The refusal to answer with when `refused` is not empty: the catalog's `BROWNOUT` error, and what is
+   * refused — the `operation` (an operation or rpc is gone) or an `input` the request sent (a
+   * parameter, body member, argument or request field is gone; the request could be sent without it).
+   */
+  refusal: { error: DomainError; retryAfterSeconds: number; scope: 'operation' | 'input' } | undefined;
   /** Received items in a running window: left out of the answer, as their removal would. */
   withheld: RegistryItem[];
   /** The deprecated items the caller uses: they get the deprecation signals. */
@@ -102,7 +106,9 @@ export function createDeprecationPolicy({ brownouts, recorder, onCount }: Deprec
     decide(caller: UsageCaller, { sent, received, asked }: RequestUses): DeprecationDecision {
       if (sent.length === 0 && received.length === 0) return NOTHING;
       const running = brownouts.refusal([...sent, ...received.map((entry) => entry.item)].map((item) => item.id));
-      const inWindow = new Set(running?.blocked ?? []);
+      // By id: the windows' registry and the transport's matchers may hold copies of the same item.
+      const blockedIds = new Set(running?.blocked.map((item) => item.id));
+      const inWindow = { has: (item: RegistryItem) => blockedIds.has(item.id) };
       const refused = sent.filter((item) => inWindow.has(item));
       const sentCounts = sent.map((item) => ({ item, kind: inWindow.has(item) ? 'brownout' : 'use' }) as UsageCount);
       const withheld: RegistryItem[] = [];
@@ -119,9 +125,12 @@ export function createDeprecationPolicy({ brownouts, recorder, onCount }: Deprec
         .filter((count) => count.kind !== 'replacement' && count.item.status === 'deprecated')
         .map((count) => count.item);
       const refusal = refused.length > 0 ? brownouts.refusal(refused.map((item) => item.id)) : undefined;
+      const scope = refused.some((item) => item.match.on === 'operation' || item.match.on === 'rpc')
+        ? 'operation'
+        : 'input';
       return {
         refused,
-        refusal: refusal ? { error: refusal.error, retryAfterSeconds: refusal.retryAfterSeconds } : undefined,
+        refusal: refusal ? { error: refusal.error, retryAfterSeconds: refusal.retryAfterSeconds, scope } : undefined,
         withheld,
         signalled: [...new Set(signalled)],
         sentCounts,
@@ -132,11 +141,20 @@ export function createDeprecationPolicy({ brownouts, recorder, onCount }: Deprec
 
     /**
      * Records what the answer counted, once it is known whether it was delivered (a REST 2xx, a GraphQL
-     * execution, a gRPC response message): an answer that never came carried nothing.
+     * answer with data, a gRPC response message): an answer that never came carried nothing. Returns
+     * what the transport applies to the answer: the items to signal and the ones to leave out.
      */
-    settle(decision: DeprecationDecision, delivered: boolean): void {
-      if (!delivered) return;
+    settle(
+      decision: DeprecationDecision,
+      delivered: boolean,
+    ): { signalled: readonly RegistryItem[]; withheld: readonly RegistryItem[] } {
+      if (!delivered) {
+        // Nothing was received: only what the request sent is signalled, and nothing was trimmed.
+        const sent = new Set(decision.sentCounts.map((count) => count.item.id));
+        return { signalled: decision.signalled.filter((item) => sent.has(item.id)), withheld: [] };
+      }
       for (const count of decision.receivedCounts) sink(count, decision.caller);
+      return { signalled: decision.signalled, withheld: decision.withheld };
     },
 
     /** The windows announced for the signalled items (the `Brownout` signal, on every interface). */

@@ -54,8 +54,8 @@ export interface RegistryItem {
    * What replaces it, named beside it (a property of the same schema, a parameter of the same operation,
    * an operation, a field of the same type or message …): for a deprecated item as its contract names it
    * (`x-replaced-by`, ``Use `<field>`.``, `Replaced by: <field>.`), else as contracts/watched.yaml did
-   * while it was watched; for a watched item, its watched.yaml `replacement`. Uses of it are counted as
-   * `replacement` uses of the item.
+   * while it was watched; for a watched item, its watched.yaml `replacement`. A read that asks for the
+   * replacement of a response property or GraphQL field, instead of the item, is a `replacement` use.
    */
   replacement: string | null;
   /** Where the published reference describes it (an anchor of /docs/deprecations). */

@@ -52,6 +52,8 @@ export interface RestMatcher {
   operationsUsing(id: string): string[];
   /** The operations whose request can send the item (itself, a parameter or a body member). */
   operationsSending(id: string): string[];
+  /** Where a body member item sits in the operation's request body (`*` = each array item). */
+  bodyPath(operationId: string, item: RegistryItem): readonly string[] | undefined;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -82,6 +84,8 @@ export function restMatcher(registry: DeprecationRegistry, document: Json): Rest
     },
     received: (operationId) => byOperation.get(operationId)?.response ?? [],
     operationsUsing: (id) => operationsWith(byOperation, id, true),
+    bodyPath: (operationId, item) =>
+      byOperation.get(operationId)?.body.find((entry) => entry.item.id === item.id)?.path,
     operationsSending: (id) => operationsWith(byOperation, id, false),
   };
 }

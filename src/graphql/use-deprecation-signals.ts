@@ -38,25 +38,25 @@ export function useDeprecationSignals({ matcher, policy }: DeprecationSignalsOpt
         setResultAndStopExecution({ data: null, errors: [new GraphQLError(detail, { extensions: { code } })] });
         return;
       }
-      // The operation runs: what it selected is delivered (withheld fields as null with their error).
-      policy.settle(decision, true);
-      const deprecated = decision.signalled.map((item) => ({
-        item: item.id,
-        name: item.name,
-        deprecatedOn: item.deprecated,
-        sunset: item.sunset,
-        reason: item.reason,
-        link: item.link,
-        brownouts: policy.announced(item.id).map((window) => ({
-          startsAt: window.startsAt.toISOString(),
-          endsAt: window.endsAt.toISOString(),
-        })),
-      }));
-      if (deprecated.length === 0) return;
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) return;
-          setResult({ ...result, extensions: { ...result.extensions, deprecations: deprecated } });
+          // What the operation selected counts once it answered with data; a request error carried none.
+          const { signalled } = policy.settle(decision, result.data !== null && result.data !== undefined);
+          if (signalled.length === 0) return;
+          const deprecations = signalled.map((item) => ({
+            item: item.id,
+            name: item.name,
+            deprecatedOn: item.deprecated,
+            sunset: item.sunset,
+            reason: item.reason,
+            link: item.link,
+            brownouts: policy.announced(item.id).map((window) => ({
+              startsAt: window.startsAt.toISOString(),
+              endsAt: window.endsAt.toISOString(),
+            })),
+          }));
+          setResult({ ...result, extensions: { ...result.extensions, deprecations } });
         },
       };
     },

@@ -35,11 +35,13 @@ const ASKED_NOTHING: ReadonlySet<string> = new Set();
 
 /** Counts, signals, refuses and trims the registry items unary calls use. */
 export function deprecationInterceptor({ matcher, policy, authenticate }: DeprecationInterceptorOptions): Interceptor {
-  if (matcher.empty) return (next) => next;
   return (next) => async (request) => {
+    // A key is checked on every call that sends one, whether or not the call uses a registry item.
+    const secret = request.header.get(API_KEY_HEADER);
+    const apiKeyId = secret ? await keyIdOf(secret, authenticate) : 0;
     const sent = matcher.sent(request.method, request.stream ? undefined : request.message);
     if (sent.length === 0 && !matcher.mayReceive(request.method)) return next(request);
-    const caller = await callerOf(request.header, authenticate);
+    const caller = { apiKeyId, client: clientOf(request.header.get('user-agent')) };
     const before = policy.decide(caller, { sent, received: [], asked: ASKED_NOTHING });
     if (before.refusal) {
       const error = toConnectError(before.refusal.error);
@@ -79,13 +81,10 @@ function replyDecision(
   return decision;
 }
 
-/** The caller as usage counts it: its key when the call carries one in `x-api-key`, and its client name. */
-async function callerOf(headers: Headers, authenticate: DeprecationInterceptorOptions['authenticate']) {
-  const client = clientOf(headers.get('user-agent'));
-  const secret = headers.get(API_KEY_HEADER);
-  if (!secret) return { apiKeyId: 0, client };
+/** The id of the issued API key a call sends in `x-api-key`; a wrong or revoked key is UNAUTHENTICATED. */
+async function keyIdOf(secret: string, authenticate: DeprecationInterceptorOptions['authenticate']) {
   try {
-    return { apiKeyId: (await authenticate(secret.trim())).apiKeyId ?? 0, client };
+    return (await authenticate(secret.trim())).apiKeyId ?? 0;
   } catch (error) {
     throw toConnectError(error);
   }

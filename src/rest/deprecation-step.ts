@@ -36,14 +36,14 @@ export function deprecationSignals({ matcher, policy }: DeprecationStepOptions):
     const sent = matcher.sent(operationId, { query, header: (name) => c.req.header(name), body });
     const answerItems = matcher.received(operationId);
     if (sent.length === 0 && answerItems.length === 0) return next();
-    return applyPolicy(c, next, policy, sent, answerItems);
+    return applyPolicy(c, next, { matcher, policy }, sent, answerItems);
   };
 }
 
 async function applyPolicy(
   c: Context<RestEnv>,
   next: Next,
-  policy: DeprecationPolicy,
+  { matcher, policy }: DeprecationStepOptions,
   sent: RegistryItem[],
   answerItems: readonly ResponseItem[],
 ): Promise<Response | undefined> {
@@ -59,19 +59,18 @@ async function applyPolicy(
   const decision = policy.decide(caller, { sent, received, asked });
   if (decision.refusal) {
     policy.settle(decision, false);
-    return refusalResponse(c, decision, policy.announced);
+    const sentPath = (item: RegistryItem) => matcher.bodyPath(c.get('operation').operationId, item);
+    return refusalResponse(c, decision, policy.announced, sentPath);
   }
+  if (decision.withheld.length > 0) c.set('trimmed', true);
   await next();
-  const delivered = c.res.status >= 200 && c.res.status < 300;
-  policy.settle(decision, delivered);
-  if (delivered && decision.withheld.length > 0) {
+  const { signalled, withheld } = policy.settle(decision, c.res.status >= 200 && c.res.status < 300);
+  if (withheld.length > 0) {
     c.res = await withhold(
       c.res,
-      answerItems.filter((entry) => decision.withheld.includes(entry.item)),
+      answerItems.filter((entry) => withheld.includes(entry.item)),
     );
   }
-  const signalled = delivered ? decision.signalled : decision.signalled.filter((item) => sent.includes(item));
-  const withheld = delivered ? decision.withheld : [];
   for (const [name, value] of Object.entries(signalHeaders(signalled, policy.announced, withheld))) {
     c.res.headers.set(name, value);
   }
@@ -82,22 +81,23 @@ function refusalResponse(
   c: Context<RestEnv>,
   decision: DeprecationDecision,
   announced: (id: string) => BrownoutWindow[],
+  sentPath: (item: RegistryItem) => readonly string[] | undefined,
 ): Response {
-  const { error, retryAfterSeconds } = decision.refusal as NonNullable<DeprecationDecision['refusal']>;
+  const { error, retryAfterSeconds, scope } = decision.refusal as NonNullable<DeprecationDecision['refusal']>;
   const headers = { ...signalHeaders(decision.signalled, announced), 'Retry-After': String(retryAfterSeconds) };
-  const inputs = decision.refused.filter((item) => (item.match as RestMatch).on !== 'operation');
-  if (inputs.length < decision.refused.length) return catalogProblem(c, 'BROWNOUT', error.detail, undefined, headers);
-  const violations = inputs.map(violationOf);
+  if (scope === 'operation') return catalogProblem(c, 'BROWNOUT', error.detail, undefined, headers);
+  const violations = decision.refused.map((item) => violationOf(item, sentPath));
   return catalogProblem(c, 'BROWNOUT', error.detail, violations, headers, BROWNOUT_OF_INPUT_STATUS);
 }
 
-/** Where a refused parameter or body member sits in the request. */
-function violationOf(item: RegistryItem): Violation {
+/** Where a refused parameter or body member sits in the request (a body member by its JSON pointer). */
+function violationOf(item: RegistryItem, sentPath: (item: RegistryItem) => readonly string[] | undefined): Violation {
   const match = item.match as RestMatch;
   const message = `is deprecated and blocked during a brownout window; leave it out (${item.link})`;
   if (match.on === 'parameter') return { in: match.in as Violation['in'], name: match.name, message };
-  const path = match.on === 'body' || match.on === 'property' ? match.path : [];
-  return { in: 'body', name: `/${path.filter((part) => part !== '*').join('/')}`, message };
+  // The member as the body holds it (`/items/0/note`): its path, the first array entry for `*`.
+  const path = (sentPath(item) ?? []).map((part) => (part === '*' ? '0' : part));
+  return { in: 'body', name: `/${path.join('/')}`, message };
 }
 
 /** The answer without the withheld properties (its ETag, over the full representation, is kept). */
@@ -107,6 +107,9 @@ async function withhold(response: Response, withheld: readonly ResponseItem[]): 
   for (const { paths } of withheld) for (const path of paths) remove(json, path);
   const headers = new Headers(response.headers);
   headers.delete('content-length');
+  // A write's ETag was made before the trim; a read's already names the trimmed representation.
+  const etag = headers.get('etag');
+  if (etag && !etag.endsWith('-withheld"')) headers.set('etag', etag.replace(/"$/, '-withheld"'));
   return new Response(JSON.stringify(json), { status: response.status, headers });
 }
 

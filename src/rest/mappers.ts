@@ -135,4 +135,8 @@ export function pageJson<T, W>(page: Page<T>, map: (item: T) => W) {
 }
 
 /** The strong ETag of a versioned resource. */
-export const etagOf = (version: number): string => `"${version}"`;
+/**
+ * The ETag of a resource's version; an answer a brownout trimmed (a withheld property left out) has its
+ * own, so that no cache takes one representation for the other.
+ */
+export const etagOf = (version: number, trimmed = false): string => `"${version}${trimmed ? '-withheld' : ''}"`;

@@ -46,6 +46,8 @@ export interface RestVariables {
   /** The top-level members a partial answer is to hold (`fields=`); undefined for a full answer. */
   fields: ReadonlySet<string> | undefined;
   body: unknown;
+  /** Set by the deprecation step when a brownout withholds a property from this answer. */
+  trimmed: boolean | undefined;
 }
 
 /** The Hono environment of the `/v1` app. */

@@ -52,7 +52,7 @@ export function createOptions(request: RestRequest): CreateOptions {
 
 /** Answers 304 when `If-None-Match` names the current ETag, else the representation with its ETag. */
 export function conditionalGet(request: RestRequest, version: number, body: () => unknown): Response {
-  const etag = etagOf(version);
+  const etag = etagOf(version, request.c.get('trimmed') === true);
   if (noneMatchHits(request.header('if-none-match'), etag)) return answer(request.c, null, 304, { ETag: etag });
   return json(request.c, 200, body(), { ETag: etag });
 }

@@ -80,7 +80,8 @@ export function partialRequest(query: Record<string, string>, body: unknown): Pa
 /** The version an `If-Match` header names: undefined when absent or `*`, -1 when it matches no version. */
 export function ifMatchVersion(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
-  const versions = header.split(',').map((tag) => /^\s*(?:W\/)?"(\d+)"\s*$/.exec(tag)?.[1]);
+  // The ETag of a trimmed answer (`"<version>-withheld"`) names the same version.
+  const versions = header.split(',').map((tag) => /^\s*(?:W\/)?"(\d+)(?:-withheld)?"\s*$/.exec(tag)?.[1]);
   const version = versions.find((found) => found !== undefined);
   return version === undefined ? -1 : Number(version);
 }

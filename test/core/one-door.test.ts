@@ -17,21 +17,33 @@ type Member<C> = {
 }[keyof C & string];
 
 /** Whether a parameter type takes an order to place: an object with its lines or the draft to place. */
-type TakesAnOrderToPlace<P> = P extends object ? ('items' | 'draftId' extends keyof P ? true : never) : never;
+type TakesAnOrderToPlace<P> = P extends object
+  ? Extract<keyof P, 'items' | 'draftId'> extends never
+    ? never
+    : true
+  : never;
 
-/** The names of the members that accept an order to place. */
+/** Whether a member answers with an order (as it is, or inside the idempotent envelope). */
+type AnswersAnOrder<R> = R extends Promise<infer T> ? (T extends Order | Idempotent<Order> ? true : never) : never;
+
+/** The names of the members that take an order to place and answer with the order. */
 type PlacingDoors<C> =
   Member<C> extends infer Entry
-    ? Entry extends [infer Name, (...args: infer Args) => unknown]
+    ? Entry extends [infer Name, (...args: infer Args) => infer R]
       ? true extends TakesAnOrderToPlace<Args[number]>
-        ? Name
+        ? true extends AnswersAnOrder<R>
+          ? Name
+          : never
         : never
       : never
     : never;
 
-/** A core with a door beside the idempotent one, as `core.orders.place` used to be. */
+/** A core with doors beside the idempotent one: as `core.orders.place` used to be, and by lines only. */
 type CoreWithABareDoor = Omit<Core, 'orders'> & {
-  orders: Core['orders'] & { placeNow(caller: Caller, input: PlaceOrderInput): Promise<Order> };
+  orders: Core['orders'] & {
+    placeNow(caller: Caller, input: PlaceOrderInput): Promise<Order>;
+    placeLines(caller: Caller, order: { items: Array<{ productId: number; quantity: number }> }): Promise<Order>;
+  };
 };
 
 describe("the core's public API", () => {
@@ -44,6 +56,8 @@ describe("the core's public API", () => {
   });
 
   it('the check finds a second door (the fixture breaks the rule)', () => {
-    expectTypeOf<PlacingDoors<CoreWithABareDoor>>().toEqualTypeOf<'orders.place' | 'orders.placeNow'>();
+    expectTypeOf<PlacingDoors<CoreWithABareDoor>>().toEqualTypeOf<
+      'orders.place' | 'orders.placeNow' | 'orders.placeLines'
+    >();
   });
 });

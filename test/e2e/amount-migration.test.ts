@@ -76,7 +76,13 @@ const iso = (time: number) => new Date(time).toISOString();
 const DAY = 24 * 60 * 60 * 1000;
 
 /** A REST call as one of the callers, checked against the fixture's contract. */
-async function rest(who: keyof typeof keys, method: string, pathname: string, body?: unknown) {
+async function rest(
+  who: keyof typeof keys,
+  method: string,
+  pathname: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const url = `${server.httpUrl}${pathname}`;
   const seen = await see(
     await fetch(url, {
@@ -85,6 +91,7 @@ async function rest(who: keyof typeof keys, method: string, pathname: string, bo
         authorization: `Bearer ${who === 'stocker' ? ADMIN_KEY : keys[who]}`,
         'user-agent': `${who}/1.0`,
         ...(body ? { 'content-type': 'application/json' } : {}),
+        ...headers,
       },
       ...(body ? { body: JSON.stringify(body) } : {}),
     }),
@@ -214,12 +221,26 @@ describe('replacing Order.amount by amountDetail', () => {
     expect((await reads.reader()).headers.get('brownout')).toBe(`${iso(start)}/${iso(start + 60 * 60_000)}`);
     expect((await reads.mover()).headers.get('brownout')).toBeNull();
 
+    const fullEtag = (await reads.reader()).headers.get('etag') as string;
     clock = new Date(start + 60_000);
     const reader = await reads.reader();
     expect(reader.status).toBe(200);
     expect(reader.body).not.toHaveProperty('amount');
     expect(reader.body.id).toBe(orders.reader);
     expect(reader.headers.get('brownout')).toContain('withheld="rest.Order.amount"');
+    // A trimmed answer has an ETag of its own: a cached full copy is not "not modified" during the window,
+    // and a cached trimmed copy is not after it.
+    const trimmedEtag = reader.headers.get('etag') as string;
+    expect(trimmedEtag).not.toBe(fullEtag);
+    const revalidated = await rest('reader', 'GET', `/v1/orders/${orders.reader}`, undefined, {
+      'if-none-match': fullEtag,
+    });
+    expect(revalidated.status).toBe(200);
+    expect(revalidated.body).not.toHaveProperty('amount');
+    const unchanged = await rest('reader', 'GET', `/v1/orders/${orders.reader}`, undefined, {
+      'if-none-match': trimmedEtag,
+    });
+    expect(unchanged.status).toBe(304);
     const mover = await reads.mover();
     expect(mover.status).toBe(200);
     expect(mover.body).not.toHaveProperty('amount');
@@ -250,11 +271,33 @@ describe('replacing Order.amount by amountDetail', () => {
     expect(reply.stock?.onHand).toBeGreaterThan(0);
 
     const callers = await callersOf('rest.Order.amount');
-    // The reader's read, its list and its order placement met the window; the others never read amount.
-    expect(callers.reader).toMatchObject({ brownoutHits: 3 });
+    // The reader's read and its revalidation against the full ETag, its list and its order placement
+    // met the window; the 304 carried no order. The others never read amount.
+    expect(callers.reader).toMatchObject({ brownoutHits: 4 });
     expect(callers.mover).toMatchObject({ uses: 0, brownoutHits: 0 });
     expect(callers.trimmer).toBeUndefined();
-    expect((await callersOf('graphql.Order.amount')).mover).toMatchObject({ brownoutHits: 0 });
+    const graphqlCallers = await callersOf('graphql.Order.amount');
+    expect(graphqlCallers.reader).toMatchObject({ brownoutHits: 1 });
+    expect(graphqlCallers.mover).toMatchObject({ brownoutHits: 0, replacementUses: 2 });
     expect((await callersOf('grpc.inventory.v1.Stock.reserved'))['stock-sync']).toMatchObject({ brownoutHits: 1 });
+  });
+
+  it('answers the full order again once the window has ended, to a cache holding the trimmed one', async () => {
+    const trimmed = await reads.reader();
+    expect(trimmed.body).not.toHaveProperty('amount');
+    clock = new Date(clock.getTime() + 2 * 60 * 60_000);
+    const after = await rest('reader', 'GET', `/v1/orders/${orders.reader}`, undefined, {
+      'if-none-match': trimmed.headers.get('etag') as string,
+    });
+    expect(after.status).toBe(200);
+    expect(after.body.amount).toBe(12.1);
+  });
+
+  it('refuses a wrong x-api-key on any rpc', async () => {
+    const client = createConnectClient(Inventory, createGrpcTransport({ baseUrl: server.grpcUrl }));
+    const failure = await client
+      .release({ orderId: '999999', sku }, { headers: { 'x-api-key': 'not-a-key-of-this-server' } })
+      .catch((error: unknown) => error as { code?: number });
+    expect((failure as { code?: number }).code).toBe(16);
   });
 });

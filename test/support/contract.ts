@@ -200,7 +200,7 @@ function withheldProperties(headers: Headers, api: OpenAPIBackend): Map<string, 
 const shapeOf = (schema: { properties?: object } | undefined) =>
   schema?.properties ? Object.keys(schema.properties).sort().join(',') : undefined;
 
-/** A copy of `schema` in which each object schema of a withheld shape no longer requires those properties. */
+/** A copy of `schema` in which each object schema of a withheld shape no longer holds those properties. */
 function relaxWithheld(schema: object, withheld: Map<string, Set<string>>): object {
   if (withheld.size === 0) return schema;
   const copies = new Map<object, object>();
@@ -216,6 +216,9 @@ function relaxWithheld(schema: object, withheld: Map<string, Set<string>>): obje
     const required = (result as { required?: unknown }).required;
     if (dropped && Array.isArray(required)) {
       (result as { required: string[] }).required = required.filter((name) => !dropped.has(name as string));
+      // Withheld means absent: an answer that still carries the property is wrong.
+      const properties = (result as { properties?: Record<string, unknown> }).properties;
+      if (properties) for (const name of dropped) properties[name] = false;
     }
     return result;
   };

@@ -23,7 +23,14 @@ const server = spawn(npmStart ? 'npm' : process.execPath, npmStart ? ['start'] :
   stdio: ['ignore', 'pipe', 'inherit'],
   detached: npmStart,
 });
-const stop = (signal) => (npmStart ? process.kill(-server.pid, signal) : server.kill(signal));
+const stop = (signal) => {
+  try {
+    if (npmStart) process.kill(-server.pid, signal);
+    else server.kill(signal);
+  } catch {
+    // Already gone.
+  }
+};
 let out = '';
 const fail = (message) => {
   console.error(`smoke start failed: ${message}\n${out}`);
@@ -35,6 +42,9 @@ const timer = setTimeout(() => fail('not listening within 120 s'), 120_000);
 const exited = new Promise((resolve) =>
   server.on('exit', (code, signal) => resolve(npmStart && signal === 'SIGTERM' ? 0 : code)),
 );
+server.on('exit', (code) => {
+  if (!server.checked) fail(`the server exited (${code}) before it was listening`);
+});
 server.stdout.on('data', async (chunk) => {
   out += chunk;
   const line = out.split('\n').find((l) => l.includes('"order api listening"'));

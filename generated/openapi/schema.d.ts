@@ -1875,7 +1875,6 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
             /** @description A dependency does not answer. */
             503: {
@@ -1908,7 +1907,6 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
             /** @description A dependency does not answer. */
             503: {
@@ -1941,7 +1939,6 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            406: components["responses"]["NotAcceptable"];
             500: components["responses"]["InternalError"];
         };
     };

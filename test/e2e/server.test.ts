@@ -27,6 +27,16 @@ describe('the running server', () => {
     expect(headers.get('x-request-id')).toMatch(/\S+/);
   });
 
+  it('answers the health probes whatever Accept and query parameters a probe or proxy adds', async () => {
+    for (const path of ['/health', '/health/ready', '/health/live']) {
+      const { status, body } = await checkedFetch(server.httpUrl, `${path}?probe=lb-7`, {
+        headers: { accept: 'text/plain' },
+      });
+      expect(status, path).toBe(200);
+      expect(body, path).toMatchObject({ status: 'ok' });
+    }
+  });
+
   it('echoes a caller-supplied X-Request-Id', async () => {
     const response = await fetch(`${server.httpUrl}/health`, { headers: { 'x-request-id': 'trace-abc-123' } });
     expect(response.headers.get('x-request-id')).toBe('trace-abc-123');

@@ -2,8 +2,8 @@
  * The steps of the REST pipeline under `/v1`, each a named Hono middleware that answers its own failure
  * or hands what it read to the next step in a typed context variable: route (404/405), negotiate (406),
  * authenticate (401), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
- * validation against the contract (400 with every violation), deprecation signals and brownouts (410),
- * then the operation's handler. They run as one chain (src/http/chain.ts): an error thrown by any step
+ * validation against the contract (400 with every violation), the deprecation step (./deprecation-step.ts:
+ * the core's policy applied; 410 or 400 BROWNOUT, a withheld property), then the operation's handler. They run as one chain (src/http/chain.ts): an error thrown by any step
  * becomes a problem document where it is thrown (`problemOnError`, src/http/problem.ts), so the steps
  * around it see the problem's status.
  * Variables are read with `c.get`: Hono's `c.var` copies every variable into a new object on each read.

@@ -1,12 +1,15 @@
 /**
- * Brownouts in GraphQL (spec §7.2 partial success): during a running window, a deprecated field resolves
- * to `null` with a `BROWNOUT` error at its path, and so does a field given a deprecated argument; the rest
- * of the operation is answered. The resolvers of the registry's deprecated fields and arguments are
- * wrapped once, at start; the check is one map lookup per resolved value of those fields only.
+ * Brownouts in GraphQL (spec §7.2 partial success): a field the core's deprecation policy withheld, or
+ * a field given an argument it refused (`context.brownedOut`, set by ./use-deprecation-signals.ts),
+ * resolves to `null` with a `BROWNOUT` error at its path; the rest of the operation is answered. The
+ * resolvers of the registry's deprecated fields and arguments are wrapped once, at start; the check is one
+ * set lookup per resolved value of those fields only.
  */
 import { defaultFieldResolver, type GraphQLFieldResolver } from 'graphql';
 import type { BrownoutService } from '../core/brownouts.js';
-import type { DeprecationRegistry, GraphqlMatch } from '../core/deprecation-registry.js';
+import type { DeprecationRegistry, GraphqlMatch, RegistryItem } from '../core/deprecation-registry.js';
+import { DomainError } from '../core/errors.js';
+import type { GraphQLContext } from './context.js';
 
 type Resolvers = Record<string, Record<string, unknown>>;
 
@@ -25,13 +28,19 @@ export function withBrownouts<T extends Resolvers>(
     const fields = wrapped[match.type] as Record<string, unknown>;
     const resolve = (fields[match.field] ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, unknown>;
     const argument = match.on === 'argument' ? match.argument : undefined;
-    fields[match.field] = (parent: unknown, args: Record<string, unknown>, context: unknown, info: never) => {
-      if (argument === undefined || args[argument] !== undefined) {
-        const refusal = brownouts.refusal([item.id]);
-        if (refusal) throw refusal.error;
+    fields[match.field] = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: never) => {
+      if (context.brownedOut?.has(item.id) && (argument === undefined || args[argument] !== undefined)) {
+        throw brownouts.refusal([item.id])?.error ?? brownoutOf(item);
       }
       return resolve(parent, args, context, info);
     };
   }
   return wrapped as T;
 }
+
+/** The refusal of an item whose window ended between the decision and its field (the decision stands). */
+const brownoutOf = (item: RegistryItem) =>
+  new DomainError(
+    'BROWNOUT',
+    `${item.name} (${item.id}) is deprecated and blocked during a brownout; see ${item.link}`,
+  );

@@ -12,6 +12,11 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** The operation's time budget; its `signal` is aborted when the budget runs out. */
   timeBudget: TimeBudget;
+  /**
+   * The registry items the deprecation policy decided this operation meets in a running brownout window
+   * (withheld fields, refused arguments): their fields resolve to `null` with a `BROWNOUT` error.
+   */
+  brownedOut?: ReadonlySet<string>;
 }
 
 /** Batch loaders: every nested fetch of one request becomes one statement per kind. */

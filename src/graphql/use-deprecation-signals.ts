@@ -31,6 +31,9 @@ export function useDeprecationSignals({ matcher, policy }: DeprecationSignalsOpt
       const uses = matcher.uses(args.schema, args.document, args.variableValues ?? {});
       const caller = { apiKeyId: context.caller?.apiKeyId ?? 0, client: context.clientName };
       const decision = policy.decide(caller, uses);
+      if (decision.withheld.length > 0 || decision.refused.length > 0) {
+        context.brownedOut = new Set([...decision.withheld, ...decision.refused].map((item) => item.id));
+      }
       const unnullable = decision.refused.filter((item) => item.match.on !== 'argument');
       if (decision.refusal && unnullable.length > 0) {
         policy.settle(decision, false);

@@ -11,13 +11,17 @@ import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
 export const orphanNote = (item: string) => `${item} is no longer deprecated in the contract; window cancelled`;
 
 /**
- * Cancels, on each call, every window that has not ended and is not cancelled, whose item is not in
- * `deprecated`, scheduled no later than when the retirer was made; returns the windows it cancelled. A
- * store keeps the first cancel of a window, so instances that do this at once agree.
+ * Cancels every window that has not ended and is not cancelled, whose item is not in `deprecated`,
+ * scheduled no later than when the retirer was made; returns the windows it cancelled. Those windows are a
+ * fixed set, so once a call has cancelled them all the later calls do nothing (no query); a call that
+ * failed leaves the work to the next. A store keeps the first cancel of a window, so instances that do
+ * this at once agree.
  */
 export function orphanRetirer(store: BrownoutStore, deprecated: ReadonlySet<string>, now: () => Date) {
   const startedAt = now();
+  let done = false;
   return async (): Promise<BrownoutWindow[]> => {
+    if (done) return [];
     const at = now();
     const orphans = (await store.list({ endedAfter: at })).filter(
       (window) => !window.cancelledAt && !deprecated.has(window.item) && window.scheduledAt <= startedAt,
@@ -27,6 +31,7 @@ export function orphanRetirer(store: BrownoutStore, deprecated: ReadonlySet<stri
       const stored = await store.cancel(window.id, at, null, orphanNote(window.item));
       if (stored) cancelled.push(stored);
     }
+    done = true;
     return cancelled;
   };
 }

@@ -85,4 +85,25 @@ describe('brownout windows of an item no longer deprecated', () => {
     expect((await next.retireOrphans()).map(({ id }) => id)).not.toContain(window.id);
     expect(await database.store.brownouts.get(window.id)).toMatchObject({ cancelledAt: null });
   });
+
+  it('looks once: after a call that cancelled them all, later calls query nothing; a failed call is retried', async () => {
+    const clock = at('2026-11-26T00:00:00Z');
+    let lists = 0;
+    let failing = true;
+    const counting = {
+      ...database.store.brownouts,
+      list: (filter: Parameters<typeof database.store.brownouts.list>[0]) => {
+        lists += 1;
+        if (failing) return Promise.reject(new Error('database restarting'));
+        return database.store.brownouts.list(filter);
+      },
+    };
+    const next = createBrownoutService({ store: counting, registry: after, now: () => clock });
+    await expect(next.retireOrphans()).rejects.toThrow('database restarting');
+    failing = false;
+    await next.retireOrphans();
+    await next.retireOrphans();
+    await next.retireOrphans();
+    expect(lists).toBe(2);
+  });
 });

@@ -105,7 +105,6 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     createRestApp({
       contract: await readRestContract(deps.projectRoot),
       core: deps.core,
-      metrics: deps.metrics,
       ...signalDeps(deps),
       ...(deps.rateBudget
         ? { admission: rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }) }

@@ -9,7 +9,6 @@ import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import { restMatcher } from '../deprecation-matching/rest.js';
 import { chain } from '../http/chain.js';
-import type { Metrics } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';
 import { deprecationSignals } from './deprecation-step.js';
 import { createHandlers } from './handlers.js';
@@ -30,7 +29,6 @@ export interface RestAppDeps {
   /** The loaded contract (./contract.ts: `readRestContract` or `loadRestContract`). */
   contract: RestContract;
   core: Core;
-  metrics: Metrics;
   /** Deprecated and watched items (generated/deprecations.json); none when absent. */
   registry?: DeprecationRegistry;
   /** The core's deprecation policy, counting per caller (default: over the core's windows, counting nowhere). */
@@ -48,7 +46,6 @@ export interface RestAppDeps {
 export function createRestApp({
   contract,
   core,
-  metrics,
   registry = { items: [] },
   policy = createDeprecationPolicy({ brownouts: core.brownouts }),
   onError,

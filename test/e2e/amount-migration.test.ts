@@ -2,15 +2,14 @@ import path from 'node:path';
 import { createClient as createConnectClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { createClient as createGraphqlClient } from 'graphql-http';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { loadConfig } from '../../src/config.js';
 import type { Caller } from '../../src/core/index.js';
-import { type RunningServer, startServer } from '../../src/main.js';
+import type { RunningServer } from '../../src/main.js';
 import { amountMigrationFixture } from '../support/amount-migration-fixture.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
+import { startFixtureServer } from '../support/server.js';
 
 // The specification's own example of a change (spec §9.2 rule 2), walked as an API owner runs it once
 // `Order.amount` is deprecated with `amountDetail` named as its replacement: three callers of orders over
@@ -31,17 +30,13 @@ const keys: Record<'reader' | 'mover' | 'trimmer' | 'stocker', string> = {} as n
 const orders: Record<'reader' | 'mover' | 'trimmer', number> = {} as never;
 
 beforeAll(async () => {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    ADMIN_API_KEY: ADMIN_KEY,
-    LOG_LEVEL: 'silent',
-    USAGE_FLUSH_MS: '600000',
-    RATE_LIMIT_ENABLED: 'false',
-    ...database.env,
+  server = await startFixtureServer({
+    projectRoot: fixture.root,
+    database,
+    adminKey: ADMIN_KEY,
+    now: () => clock,
+    env: { USAGE_FLUSH_MS: '600000', RATE_LIMIT_ENABLED: 'false' },
   });
-  server = await startServer(config, pino({ level: 'silent' }), { projectRoot: fixture.root, now: () => clock });
   const { core } = server;
   const admin = await core.apiKeys.authenticate(ADMIN_KEY);
   const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-MIGRATE', price: 1210, stock: 50 }))

@@ -3,15 +3,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type * as grpc from '@grpc/grpc-js';
 import { createClient as createGraphqlClient } from 'graphql-http';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import type { Caller } from '../../src/core/index.js';
-import { type RunningServer, startServer } from '../../src/main.js';
+import type { RunningServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
 import { grpcClient } from '../support/grpc-client.js';
+import { startFixtureServer } from '../support/server.js';
 
 // The retirement scenario of issue "Deprecation you can act on": three clients of orders over REST and
 // GraphQL (shop-web and shop-ios read `amount`, partner-x is on `amountDetail`) and one gRPC caller of a
@@ -26,16 +25,12 @@ const databaseEnv = database.env;
 const running: RunningServer[] = [];
 
 async function start(): Promise<RunningServer> {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    ADMIN_API_KEY: ADMIN_KEY,
-    LOG_LEVEL: 'silent',
-    USAGE_FLUSH_MS: '600000',
-    ...databaseEnv,
+  const server = await startFixtureServer({
+    projectRoot: fixture.root,
+    database,
+    adminKey: ADMIN_KEY,
+    env: { USAGE_FLUSH_MS: '600000' },
   });
-  const server = await startServer(config, pino({ level: 'silent' }), { projectRoot: fixture.root });
   running.push(server);
   return server;
 }

@@ -1,13 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
-import { type RunningServer, startServer } from '../../src/main.js';
+import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
+import { startFixtureServer } from '../support/server.js';
 
 // Undoing a deprecation on a real server (docs/decisions.md §7): windows are scheduled while the fixture
 // deprecates `Order.note` (GraphQL) and `GET /v1/products` (REST); the next release takes `Order.note`
@@ -27,15 +26,7 @@ afterAll(async () => {
 });
 
 async function start(): Promise<RunningServer> {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    ADMIN_API_KEY: ADMIN_KEY,
-    LOG_LEVEL: 'silent',
-    ...database.env,
-  });
-  return startServer(config, pino({ level: 'silent' }), { projectRoot: fixture.root, now: () => clock });
+  return startFixtureServer({ projectRoot: fixture.root, database, adminKey: ADMIN_KEY, now: () => clock });
 }
 
 async function admin(running: RunningServer, method: string, pathname: string, body?: unknown) {

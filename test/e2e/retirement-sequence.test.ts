@@ -6,18 +6,17 @@ import { promisify } from 'node:util';
 import { ConnectError, createClient as createConnectClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { createClient as createGraphqlClient } from 'graphql-http';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { runGate } from '../../scripts/breaking/gate.js';
 import type { Retirement } from '../../scripts/breaking/retirement.js';
-import { loadConfig } from '../../src/config.js';
 import type { Caller } from '../../src/core/index.js';
-import { type RunningServer, startServer } from '../../src/main.js';
+import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
 import { deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
+import { startFixtureServer } from '../support/server.js';
 
 // Spec §9.2 rule 8 on a real server with a controllable clock: deprecate → measured callers → brownout
 // announced → the window blocks each protocol and surfaces a caller nobody had measured → use falls to zero
@@ -38,16 +37,13 @@ const keys: Record<'web' | 'ios', string> = { web: '', ios: '' };
 let sku = '';
 
 beforeAll(async () => {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    ADMIN_API_KEY: ADMIN_KEY,
-    LOG_LEVEL: 'silent',
-    USAGE_FLUSH_MS: '600000',
-    ...databaseEnv,
+  server = await startFixtureServer({
+    projectRoot: fixture.root,
+    database,
+    adminKey: ADMIN_KEY,
+    now: () => clock,
+    env: { USAGE_FLUSH_MS: '600000' },
   });
-  server = await startServer(config, pino({ level: 'silent' }), { projectRoot: fixture.root, now: () => clock });
   const { core } = server;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
   const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-RETIRE', price: 1200, stock: 50 }))

@@ -43,7 +43,6 @@ beforeAll(async () => {
     createRestApp({
       contract: await readRestContract(fixture.root),
       core,
-      metrics,
       registry: fixture.registry,
       policy: createDeprecationPolicy({
         brownouts: core.brownouts,

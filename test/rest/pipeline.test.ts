@@ -12,7 +12,6 @@ import type { Store } from '../../src/core/ports/index.js';
 import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
 import '../../src/http/context-variables.js';
 import { problemOnError } from '../../src/http/problem.js';
-import { createMetrics } from '../../src/observability/metrics.js';
 import { readRestContract } from '../../src/rest/contract.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
 import { expectContract, see } from '../support/contract.js';
@@ -48,7 +47,7 @@ beforeAll(async () => {
   const contract = await readRestContract(root);
   const onError = problemOnError(pino({ level: 'silent' }));
   app.onError(onError);
-  app.route('/v1', createRestApp({ contract, core, metrics: createMetrics(), onError }));
+  app.route('/v1', createRestApp({ contract, core, onError }));
 });
 afterAll(() => database?.close());
 

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
-import { serverDatabase } from './database.js';
+import { type ServerDatabase, serverDatabase } from './database.js';
 
 /**
  * Starts the real server (both listeners) on free loopback ports with a silent logger, on a database of
@@ -36,4 +36,31 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       }
     },
   };
+}
+
+/** Where and how a fixture's server runs: its checkout, its database, its admin key, its clock. */
+export interface FixtureServerOptions {
+  projectRoot: string;
+  database: ServerDatabase;
+  adminKey: string;
+  now?: () => Date;
+  /** More settings (e.g. `USAGE_FLUSH_MS` long, so that counts are flushed only when a test asks). */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts the real server of a fixture checkout (another contract and registry) on free loopback ports,
+ * over a database the test owns (it survives a restart: start again with the same `database`).
+ */
+export function startFixtureServer({ projectRoot, database, adminKey, now, env = {} }: FixtureServerOptions) {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    ADMIN_API_KEY: adminKey,
+    LOG_LEVEL: 'silent',
+    ...env,
+    ...database.env,
+  });
+  return startServer(config, pino({ level: 'silent' }), { projectRoot, ...(now ? { now } : {}) });
 }

@@ -6,12 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { paths } from '../../generated/openapi/schema.js';
 import type { RunningServer } from '../../src/main.js';
-import { contractClient, type ProblemBody } from '../support/client.js';
+import { contractClient, type ProblemBody, recordingClient } from '../support/client.js';
 import { checkedFetch, expectContract } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
 
@@ -225,15 +223,7 @@ describe('the contract of partial answers', () => {
   });
 
   it('sends fields as a generated client does, for a list', async () => {
-    const sent: string[] = [];
-    const plain = createClient<paths>({
-      baseUrl: server.httpUrl,
-      headers: { authorization: `Bearer ${ADMIN_KEY}` },
-      fetch: (request: Request) => {
-        sent.push(request.url);
-        return fetch(request);
-      },
-    });
+    const { client: plain, sent } = recordingClient(server.httpUrl, ADMIN_KEY);
     const { data } = await plain.GET('/v1/users', { params: { query: { fields: ['id', 'name'] } } });
     expect(new URL(sent[0] as string).search).toBe('?fields=id&fields=name');
     for (const user of data?.items ?? []) expect(keysOf(user)).toEqual(['id', 'name']);

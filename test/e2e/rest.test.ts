@@ -1,9 +1,7 @@
 import { request as httpRequest } from 'node:http';
-import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { paths } from '../../generated/openapi/schema.js';
 import type { RunningServer } from '../../src/main.js';
-import { contractClient, type ProblemBody } from '../support/client.js';
+import { contractClient, type ProblemBody, recordingClient } from '../support/client.js';
 import { checkedFetch, expectContract, type SeenResponse } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
 
@@ -309,15 +307,7 @@ describe('lists over REST', () => {
   });
 
   it('filters by two states from openapi-fetch with its default settings (the repeated form)', async () => {
-    const sent: string[] = [];
-    const plain = createClient<paths>({
-      baseUrl: server.httpUrl,
-      headers: { authorization: `Bearer ${ADMIN_KEY}` },
-      fetch: (request: Request) => {
-        sent.push(request.url);
-        return fetch(request);
-      },
-    });
+    const { client: plain, sent } = recordingClient(server.httpUrl, ADMIN_KEY);
     const { data, response } = await plain.GET('/v1/orders', {
       params: { query: { status: ['PAID', 'pending'], withTotal: true, size: 100 } },
     });

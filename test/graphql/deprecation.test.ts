@@ -4,24 +4,17 @@ import { buildSchema, parse } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
-import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { createGraphQL } from '../../src/graphql/create-graphql.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
-import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { makeAdmin, makeCustomer, makeProduct, recordingUsage } from '../support/fixtures.js';
 import { defaultGraphQLSettings } from '../support/graphql.js';
 
 // The GraphQL signals, on a fixture schema with `Order.note` deprecated; `Order.amount` is watched.
 const fixture = deprecationFixture();
-const events: UsageEvent[] = [];
-const recorder: UsageRecorder = {
-  record: (event) => events.push(event),
-  flush: async () => undefined,
-  close: async () => undefined,
-  dropped: 0,
-};
+const { recorder, events } = recordingUsage();
 let database: TestDatabase;
 let key: string;
 let run: (query: string, userAgent?: string) => Promise<{ data?: unknown; extensions?: Record<string, unknown> }>;

@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
-import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
 import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
 import { problemOnError } from '../../src/http/problem.js';
@@ -11,18 +10,12 @@ import { readRestContract } from '../../src/rest/contract.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
-import { makeAdmin } from '../support/fixtures.js';
+import { makeAdmin, recordingUsage } from '../support/fixtures.js';
 
 // The REST signals of the deprecation registry, on a fixture contract that deprecates an operation
 // (listProducts), a query parameter (listOrders hasCoupon) and a body member (ProductCreate.imageUrl).
 const fixture = deprecationFixture();
-const events: UsageEvent[] = [];
-const recorder: UsageRecorder = {
-  record: (event) => events.push(event),
-  flush: async () => undefined,
-  close: async () => undefined,
-  dropped: 0,
-};
+const { recorder, events } = recordingUsage();
 const metrics = createMetrics();
 let database: TestDatabase;
 let app: Hono;

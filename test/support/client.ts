@@ -21,6 +21,23 @@ export function contractClient(baseUrl: string, apiKey?: string) {
   });
 }
 
+/**
+ * openapi-fetch exactly as a partner would set it up (its default serializers, nothing checked), with the
+ * URLs it sends recorded in `sent`.
+ */
+export function recordingClient(baseUrl: string, apiKey: string) {
+  const sent: string[] = [];
+  const client = createClient<paths>({
+    baseUrl,
+    headers: { authorization: `Bearer ${apiKey}` },
+    fetch: (request: Request) => {
+      sent.push(request.url);
+      return fetch(request);
+    },
+  });
+  return { client, sent };
+}
+
 /** The problem document of a failed call, typed loosely for assertions. */
 export interface ProblemBody {
   code: string;

@@ -1,5 +1,6 @@
 import type { Caller, Core } from '../../src/core/index.js';
 import type { Store } from '../../src/core/ports/index.js';
+import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 
 let counter = 0;
 const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}`;
@@ -39,3 +40,15 @@ export const codeOf = (promise: Promise<unknown>): Promise<string> =>
     () => 'resolved',
     (error: { code?: string }) => error.code ?? String(error),
   );
+
+/** A usage recorder that keeps what it is handed in `events`, for tests of what gets counted. */
+export function recordingUsage(): { recorder: UsageRecorder; events: UsageEvent[] } {
+  const events: UsageEvent[] = [];
+  const recorder: UsageRecorder = {
+    record: (event) => events.push(event),
+    flush: async () => undefined,
+    close: async () => undefined,
+    dropped: 0,
+  };
+  return { recorder, events };
+}

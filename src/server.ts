@@ -18,6 +18,7 @@ import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import { createDeprecationPolicy } from './core/deprecation-policy.js';
+import { publicKeyPem } from './core/evidence-signature.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import { type Core, createCore } from './core/index.js';
 import { createInventoryService, type InventoryService } from './core/inventory.js';
@@ -29,6 +30,7 @@ import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import { evidenceSigningKey } from './store/evidence-key-store.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
 
@@ -79,6 +81,8 @@ export async function startServer(
     recorder,
     onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
   });
+  // The key that signs usage exports: configured, or generated on the first start and kept in the database.
+  const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
   const secrets = await bootstrap(core, store, {
     ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
@@ -99,6 +103,7 @@ export async function startServer(
     metrics,
     registry,
     deprecationPolicy,
+    evidenceKey,
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({

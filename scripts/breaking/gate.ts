@@ -9,6 +9,7 @@ import { acknowledged, checkChangelog, parseChangelog, type Versions } from './c
 import { diffGraphql } from './graphql-diff.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
+import { historyOf, type ReleaseHistory, releaseFromDirectory } from './release-history.js';
 import { registryIdsOf } from './registry-ids.js';
 import type { Change } from './report.js';
 import { checkRetirement, type Retirement, type RetirementVerdict } from './retirement.js';
@@ -41,6 +42,11 @@ export interface GateInput {
   today: string;
   /** The deprecation registry of the base contracts; built from `baseDir` when a retirement needs it. */
   baseRegistry?: DeprecationRegistry;
+  /**
+   * The releases up to the baseline, oldest first (retirements read the announcement date and the evidence
+   * key from it); by default one release of `baseDir` with an unknown date.
+   */
+  history?: ReleaseHistory;
   /** The changelog text; by default `CHANGELOG.md` of the head directory (none there = an empty changelog). */
   changelog?: string;
   /** The proto findings, when they were computed already (a corpus runs buf once for many pairs). */
@@ -133,7 +139,8 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     if (named && !registryIdsOf(change, registry(), base.openapi).includes(retirement.registryItem)) {
       return { ...change, refused: `${retirement.registryItem} is not the removed item ${change.item}` };
     }
-    const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today });
+    const history = input.history ?? historyOf([releaseFromDirectory(baseDir)]);
+    const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today, history });
     return verdict.allowed
       ? { ...change, retiredBy: { ...retirement, verdict } }
       : { ...change, refused: verdict.reason };

@@ -18,8 +18,8 @@ import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import { createDeprecationPolicy } from './core/deprecation-policy.js';
-import { publicKeyPem } from './core/evidence-signature.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
+import { publicKeyPem } from './core/evidence-signature.js';
 import { type Core, createCore } from './core/index.js';
 import { createInventoryService, type InventoryService } from './core/inventory.js';
 import type { UsagePort } from './core/ports/usage.js';
@@ -70,7 +70,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
-  const { db, store, core, inventory, inventoryClient } = await openCore(config, logger, registry, now);
+  const { db, store, core, inventory, inventoryClient, evidenceKey } = await openCore(config, logger, registry, now);
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
   await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
@@ -81,8 +81,6 @@ export async function startServer(
     recorder,
     onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
   });
-  // The key that signs usage exports: configured, or generated on the first start and kept in the database.
-  const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
   const secrets = await bootstrap(core, store, {
     ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
     ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
@@ -180,7 +178,10 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     ...(now ? { now } : {}),
   });
-  return { db, store, core, inventory, inventoryClient };
+  // The key that signs usage exports: configured, or generated on the first start and kept in the database;
+  // its public half is published at /contracts/evidence-key.
+  const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
+  return { db, store, core, inventory, inventoryClient, evidenceKey };
 }
 
 /**

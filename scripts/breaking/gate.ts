@@ -9,8 +9,8 @@ import { acknowledged, checkChangelog, parseChangelog, type Versions } from './c
 import { diffGraphql } from './graphql-diff.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
-import { historyOf, type ReleaseHistory, releaseFromDirectory } from './release-history.js';
 import { registryIdsOf } from './registry-ids.js';
+import { historyOf, type ReleaseHistory, releaseFromDirectory } from './release-history.js';
 import type { Change } from './report.js';
 import { checkRetirement, type Retirement, type RetirementVerdict } from './retirement.js';
 

@@ -161,7 +161,7 @@ function readExport(root: string, file: string, history: ReleaseHistory): UsageE
   if (key === undefined)
     throw new Error(
       `the baseline release ${history.base.version} commits no contracts/${EVIDENCE_KEY_FILE}: no evidence can be ` +
-        'verified until a release carries the deployment\'s evidence key (GET /contracts/evidence-key)',
+        "verified until a release carries the deployment's evidence key (GET /contracts/evidence-key)",
     );
   const problem = signatureProblem(parsed as unknown as Record<string, unknown>, key);
   if (problem)

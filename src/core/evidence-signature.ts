@@ -9,7 +9,15 @@
  * `GET /contracts/evidence-key` (SPKI PEM) and committed as contracts/evidence-key.pem, where the gate
  * reads it from the baseline release.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  verify,
+} from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 
 /** The members a signed document adds: the key that signed it (signed too) and the signature (base64). */

@@ -215,7 +215,9 @@ export function signExport(content: UsageExportContent, privateKey: KeyObject): 
 function exportedWindow(window: BrownoutWindow, days: ExportDay[], at: Date): ExportBrownout {
   const first = dayOf(window.startsAt);
   const last = dayOf(new Date(window.endsAt.getTime() - 1));
-  const hits = days.filter((day) => day.day >= first && day.day <= last).reduce((sum, day) => sum + day.brownoutHits, 0);
+  const hits = days
+    .filter((day) => day.day >= first && day.day <= last)
+    .reduce((sum, day) => sum + day.brownoutHits, 0);
   const exported = {
     id: window.id,
     startsAt: window.startsAt.toISOString(),

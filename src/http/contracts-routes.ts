@@ -51,7 +51,9 @@ async function loadPublished(projectRoot: string, evidenceKey?: string): Promise
     ['deprecations', { representations: [['application/json', deprecations]] }],
     // The Ed25519 public key (SPKI PEM) that verifies the usage exports this server signs (the evidence of a
     // removal, checked by the release gate against contracts/evidence-key.pem of the baseline release).
-    ...(evidenceKey ? [['evidence-key', { representations: [['text/plain', evidenceKey]] }] as [string, Published]] : []),
+    ...(evidenceKey
+      ? [['evidence-key', { representations: [['text/plain', evidenceKey]] }] as [string, Published]]
+      : []),
     // What changed in which release, for client teams (Keep a Changelog; checked by the release gate).
     [
       'changelog',
@@ -71,7 +73,11 @@ async function loadPublished(projectRoot: string, evidenceKey?: string): Promise
  * `/contracts/changelog` is the contracts' changelog as Markdown; `/contracts/evidence-key` is the public key
  * of the usage exports' signatures (PEM, text/plain).
  */
-export async function contractsRoutes({ projectRoot, deprecations, evidenceKey }: ContractsRoutesOptions): Promise<Hono> {
+export async function contractsRoutes({
+  projectRoot,
+  deprecations,
+  evidenceKey,
+}: ContractsRoutesOptions): Promise<Hono> {
   const published = await loadPublished(projectRoot, evidenceKey);
   const app = new Hono();
   app.use('*', etag());

@@ -9,10 +9,9 @@ import type { Database } from './database.js';
  */
 export async function evidenceSigningKey(db: Database, configured?: string): Promise<KeyObject> {
   if (configured) return parsePrivateKey(configured);
-  await db.query(
-    'INSERT INTO evidence_signing_key (id, private_key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING',
-    [generatePrivateKeyPem()],
-  );
+  await db.query('INSERT INTO evidence_signing_key (id, private_key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [
+    generatePrivateKeyPem(),
+  ]);
   const rows = await db.query<{ private_key: string }>('SELECT private_key FROM evidence_signing_key WHERE id = 1');
   return parsePrivateKey((rows[0] as { private_key: string }).private_key);
 }

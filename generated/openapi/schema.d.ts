@@ -549,7 +549,7 @@ export interface paths {
         /**
          * Report deprecated and watched items with their use
          * @description Admins only. Every item of the deprecation registry with its dates, its state (`watched`: measured,
-         *     no end date; `announced`: sunset ahead; `sunset-passed`) and its uses in the last 1, 7 and 30 days
+         *     no end date; `announced`: sunset ahead; `sunset-passed`; `overdue`: sunset passed, still used) and its uses in the last 1, 7 and 30 days
          *     (UTC days, today included), counted by every instance. For watched fields, `replacementUses`
          *     counts uses of the replacement (e.g. order reads with `include=amountDetail`). A list like every
          *     other: the envelope, cursor paging (`cursor`, `size`, `withTotal`) and `sort`.

@@ -549,9 +549,10 @@ export interface paths {
         /**
          * Report deprecated and watched items with their use
          * @description Admins only. Every item of the deprecation registry with its dates, its state (`watched`: measured,
-         *     no end date; `announced`: sunset ahead; `sunset-passed`) and its uses in the last 1, 7 and 30 days
+         *     no end date; `announced`: sunset ahead; `sunset-passed`; `overdue`: sunset passed, still used) and its uses in the last 1, 7 and 30 days
          *     (UTC days, today included), counted by every instance. For watched fields, `replacementUses`
-         *     counts uses of the replacement (e.g. order reads with `include=amountDetail`).
+         *     counts uses of the replacement (e.g. order reads with `include=amountDetail`). A list like every
+         *     other: the envelope, cursor paging (`cursor`, `size`, `withTotal`) and `sort`.
          */
         get: operations["getDeprecationReport"];
         put?: never;
@@ -579,8 +580,9 @@ export interface paths {
          * Report the callers of a deprecated or watched item
          * @description Admins only. Each caller seen using the item in the last `days` days: the API key (`apiKeyId` 0 is
          *     the anonymous caller), its owner's name and email, the client versions seen (from `User-Agent`),
-         *     first and last use, daily counts, and the notices recorded for it (`notified`). Not paged: the
-         *     callers are bounded by the keys that used the item in the period.
+         *     first and last use, daily counts, and the notices recorded for it (`notified`). A list like every
+         *     other: the envelope, cursor paging (`cursor`, `size`, `withTotal`) and `sort`; a cursor is bound
+         *     to the item and `days` as well. The item's own state and sunset are in `GET /v1/deprecations`.
          */
         get: operations["getDeprecationCallers"];
         put?: never;
@@ -604,13 +606,20 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the notices recorded for an item
+         * @description Admins only. The notices recorded about the item (`POST` on this path), every key's, newest first
+         *     unless `sort` says otherwise. A list like every other: the envelope, cursor paging (`cursor`,
+         *     `size`, `withTotal`) and `sort`; a cursor is bound to the item as well.
+         */
+        get: operations["listDeprecationNotices"];
         put?: never;
         /**
          * Record that callers were notified
          * @description Admins only. Records that the owners of these API keys were told about the item (when, by which
          *     channel), so that the callers report separates notified from not-yet-notified callers. Every key
-         *     must exist.
+         *     must exist. The answer is the list envelope holding the notices recorded, one per key, in one page
+         *     (`hasNext` is `false`); `GET` on this path pages through all of them.
          */
         post: operations["createDeprecationNotices"];
         delete?: never;
@@ -629,8 +638,9 @@ export interface paths {
         /**
          * Read the brownout schedule
          * @description Admins only. The schedule: the brownout windows that are upcoming, running, or ended in the last 30
-         *     days (cancelled ones included, with `cancelledAt`), earliest start first. One document, not a paged
-         *     list (as the deprecation report): windows are few, and the period bounds them.
+         *     days (cancelled ones included, with `cancelledAt`), earliest start first unless `sort` says
+         *     otherwise. A list like every other: the envelope, cursor paging (`cursor`, `size`, `withTotal`)
+         *     and `sort`; a cursor is bound to `item` as to the sort.
          */
         get: operations["getBrownoutSchedule"];
         put?: never;
@@ -1227,10 +1237,15 @@ export interface components {
             /** @description A free note. */
             note?: string;
         };
-        /** @description Brownout windows. */
+        /** @description One page of brownout windows. */
         BrownoutList: {
-            /** @description Earliest start first. */
-            brownouts: components["schemas"]["Brownout"][];
+            items: components["schemas"]["Brownout"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /** @description A window announced for an item (upcoming or running). */
         BrownoutAnnouncement: {
@@ -1307,10 +1322,15 @@ export interface components {
             /** @description Brownout windows announced or running, earliest first. */
             brownouts: components["schemas"]["BrownoutAnnouncement"][];
         };
-        /** @description Every deprecated or watched item. */
+        /** @description One page of the deprecated and watched items. */
         DeprecationList: {
-            /** @description The items, by id. */
             items: components["schemas"]["DeprecationEntry"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /** @description One caller of an item (an API key, or the anonymous caller) in the period. */
         DeprecationCaller: {
@@ -1368,24 +1388,15 @@ export interface components {
             /** @description The notices recorded, oldest first. */
             notices: components["schemas"]["DeprecationNotice"][];
         };
-        /** @description An item and its callers. */
-        DeprecationCallers: {
-            item: components["schemas"]["DeprecationEntryRef"];
-            /** @description The callers, most recent use first. */
-            callers: components["schemas"]["DeprecationCaller"][];
-        };
-        /** @description The item the callers used. */
-        DeprecationEntryRef: {
-            id: components["schemas"]["DeprecationItemId"];
-            /** @description Its readable name. */
-            name: string;
-            /** @description `watched`, `announced`, `sunset-passed` or `overdue`. More states may be added. */
-            state: string;
-            /**
-             * Format: date
-             * @description The first day it may be gone.
-             */
-            sunset: string | null;
+        /** @description One page of an item's callers. */
+        DeprecationCallerList: {
+            items: components["schemas"]["DeprecationCaller"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /** @description A notice sent to the owner of an API key. */
         DeprecationNotice: {
@@ -1408,10 +1419,15 @@ export interface components {
             /** @description When; defaults to now. */
             notifiedAt?: components["schemas"]["Timestamp"];
         };
-        /** @description The notices recorded. */
+        /** @description One page of notices. */
         DeprecationNoticeList: {
-            /** @description One per key. */
-            notices: components["schemas"]["DeprecationNotice"][];
+            items: components["schemas"]["DeprecationNotice"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /** @description One violation of a request's rules. */
         ProblemViolation: {
@@ -1765,6 +1781,30 @@ export interface components {
          * @example name
          */
         UserSort: string;
+        /**
+         * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `startsAt`, `endsAt`, `scheduledAt`, `id`; default `startsAt`.
+         * @example -startsAt
+         */
+        BrownoutSort: string;
+        /**
+         * @description Sort keys; a leading `-` sorts descending. Key `id` (the item id); default `id`.
+         * @example -id
+         */
+        DeprecationSort: string;
+        /**
+         * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `lastSeen`, `firstSeen`, `uses`,
+         *     `brownoutHits`, `apiKeyId`; default `-lastSeen`. `apiKeyId` (the caller's id) is the final
+         *     tie-breaker.
+         * @example -uses
+         */
+        DeprecationCallerSort: string;
+        /**
+         * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `notifiedAt`, `apiKeyId`; default
+         *     `-notifiedAt`. Notices of the same time are ordered by when they were recorded, in the direction
+         *     of the last key.
+         * @example apiKeyId
+         */
+        DeprecationNoticeSort: string;
         /**
          * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `id`, `name`; default `id`.
          * @example name
@@ -3355,14 +3395,29 @@ export interface operations {
     };
     getDeprecationReport: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sort keys; a leading `-` sorts descending. Key `id` (the item id); default `id`.
+                 * @example -id
+                 */
+                sort?: components["parameters"]["DeprecationSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every item. */
+            /** @description One page of items, by id unless `sort` says otherwise. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3388,6 +3443,22 @@ export interface operations {
             query?: {
                 /** @description How many UTC days back to look, today included. */
                 days?: number;
+                /**
+                 * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `lastSeen`, `firstSeen`, `uses`,
+                 *     `brownoutHits`, `apiKeyId`; default `-lastSeen`. `apiKeyId` (the caller's id) is the final
+                 *     tie-breaker.
+                 * @example -uses
+                 */
+                sort?: components["parameters"]["DeprecationCallerSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
             path: {
@@ -3401,7 +3472,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The item and its callers, most recent use first. */
+            /** @description One page of the item's callers, most recent use first unless `sort` says otherwise. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3410,7 +3481,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeprecationCallers"];
+                    "application/json": components["schemas"]["DeprecationCallerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeprecationNotices: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `notifiedAt`, `apiKeyId`; default
+                 *     `-notifiedAt`. Notices of the same time are ordered by when they were recorded, in the direction
+                 *     of the last key.
+                 * @example apiKeyId
+                 */
+                sort?: components["parameters"]["DeprecationNoticeSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A registry item id, e.g. `graphql.Order.amount` (only letters, digits, `.`, `_` and `-`, so it needs
+                 *     no encoding). An id the registry does not hold answers `404`.
+                 */
+                item: components["parameters"]["DeprecationItem"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of notices. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecationNoticeList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3442,7 +3567,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The notices recorded. */
+            /** @description The notices recorded, in one page. */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3471,6 +3596,20 @@ export interface operations {
             query?: {
                 /** @description Only the windows of this registry item. */
                 item?: components["schemas"]["DeprecationItemId"];
+                /**
+                 * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `startsAt`, `endsAt`, `scheduledAt`, `id`; default `startsAt`.
+                 * @example -startsAt
+                 */
+                sort?: components["parameters"]["BrownoutSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
             path?: never;
@@ -3478,7 +3617,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The windows. */
+            /** @description One page of windows. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -15,6 +15,7 @@ import { DomainError } from './errors.js';
 import type { UsageKind, UsagePort, UsageTotal } from './ports/usage.js';
 
 export type { CallerReport } from './deprecation-callers.js';
+export type { RecordedNotice } from './ports/usage.js';
 
 /** Where an item stands in its retirement. */
 export type ItemState = 'watched' | 'announced' | 'sunset-passed' | 'overdue';

@@ -3,6 +3,7 @@
  * and nowhere else. The core depends only on its ports (store, inventory), never on a driver or transport.
  */
 import { randomBytes } from 'node:crypto';
+import { createAdminLists } from './admin-lists.js';
 import { createApiKeyService } from './api-keys.js';
 import { createBrownoutService } from './brownouts.js';
 import { createCursorCodec } from './cursor.js';
@@ -68,6 +69,7 @@ export async function createCore(options: CoreOptions) {
     ...(options.brownoutNoticeDays !== undefined ? { noticeDays: options.brownoutNoticeDays } : {}),
     ...(options.brownoutMaxMinutes !== undefined ? { maxMinutes: options.brownoutMaxMinutes } : {}),
   });
+  const deprecations = createDeprecationService({ registry, usage: store.usage, brownouts, ...clock });
   return {
     cursors,
     orders,
@@ -78,7 +80,8 @@ export async function createCore(options: CoreOptions) {
     /** The sweep of expired keys and claims; running a use case under a key is each use case's own. */
     idempotency: { leaseMs: idempotency.leaseMs, purgeExpired: idempotency.purgeExpired },
     brownouts,
-    deprecations: createDeprecationService({ registry, usage: store.usage, brownouts, ...clock }),
+    deprecations,
+    adminLists: createAdminLists({ brownouts, deprecations, usage: store.usage, cursors }),
   };
 }
 

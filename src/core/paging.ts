@@ -106,29 +106,46 @@ export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
   };
 }
 
-/** Pages a list already in memory (the items of one order) with the same cursors as every other list. */
-export function pageInMemory<T extends Record<string, unknown>>(
+/** How an in-memory list reads one sort key of an item: a string (timestamps as ISO text) or a number. */
+export type SortValue<T> = (item: T, field: string) => string | number;
+
+/** A member read as a sort key: the member of that name, a `Date` as its ISO text. */
+export const memberValue = <T>(item: T, field: string): string | number => {
+  const value = (item as Record<string, unknown>)[field];
+  return value instanceof Date ? value.toISOString() : (value as string | number);
+};
+
+/** Compares two items' sort-key values under a sort, key by key. */
+function compareKeys(a: KeyValues, b: KeyValues, sort: readonly SortKey[]): number {
+  for (const [index, { descending }] of sort.entries()) {
+    const x = a[index] as string | number;
+    const y = b[index] as string | number;
+    if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1);
+  }
+  return 0;
+}
+
+/**
+ * Pages a list already in memory (the items of one order, the admin lists of brownouts, deprecations,
+ * callers and notices) with the same cursors, sizes and envelope as every other list. `sortValueOf` reads a
+ * sort key of an item; by default its member of that name.
+ */
+export function pageInMemory<T>(
   all: readonly T[],
-  request: Omit<PageRequest<T>, 'fetch' | 'count' | 'keys'>,
+  request: Omit<PageRequest<T>, 'fetch' | 'count' | 'keys'> & { sortValueOf?: SortValue<T> },
 ): Promise<Page<T>> {
-  const compare = (a: T, b: T) => {
-    for (const { field, descending } of request.sort) {
-      const x = a[field] as string | number;
-      const y = b[field] as string | number;
-      if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1);
-    }
-    return 0;
-  };
-  const keys = (item: T, sort: readonly SortKey[]) => sort.map(({ field }) => item[field] as string | number);
-  const sorted = [...all].sort(compare);
+  const sortValueOf = request.sortValueOf ?? memberValue;
+  const keys = (item: T, sort: readonly SortKey[]) => sort.map(({ field }) => sortValueOf(item, field));
+  const sorted = all
+    .map((item) => ({ item, keys: keys(item, request.sort) }))
+    .sort((a, b) => compareKeys(a.keys, b.keys, request.sort));
   return readPage({
     ...request,
     keys,
     count: async () => all.length,
     async fetch(after, limit) {
-      if (!after) return sorted.slice(0, limit);
-      const marker = Object.fromEntries(request.sort.map(({ field }, index) => [field, after[index]])) as T;
-      return sorted.filter((item) => compare(item, marker) > 0).slice(0, limit);
+      const rest = after ? sorted.filter((entry) => compareKeys(entry.keys, after, request.sort) > 0) : sorted;
+      return rest.slice(0, limit).map((entry) => entry.item);
     },
   });
 }

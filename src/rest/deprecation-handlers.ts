@@ -1,9 +1,10 @@
 /** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
 import { type BrownoutWindow, windowState } from '../core/brownouts.js';
-import type { CallerReport, ItemReport } from '../core/deprecations.js';
+import type { CallerReport, ItemReport, RecordedNotice } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
+import { pageJson } from './mappers.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';
-import { callerOf, pathId } from './validated-request.js';
+import { callerOf, listInput, pathId } from './validated-request.js';
 
 const iso = (date: Date) => date.toISOString();
 
@@ -51,7 +52,14 @@ function brownoutJson(window: BrownoutWindow, now: Date): Schemas['Brownout'] {
   };
 }
 
-function callerJson(caller: CallerReport): Schemas['DeprecationCallers']['callers'][number] {
+const noticeJson = (notice: Omit<RecordedNotice, 'id' | 'item'>): Schemas['DeprecationNotice'] => ({
+  apiKeyId: notice.apiKeyId,
+  channel: notice.channel,
+  note: notice.note,
+  notifiedAt: iso(notice.notifiedAt),
+});
+
+function callerJson(caller: CallerReport): Schemas['DeprecationCaller'] {
   return {
     apiKeyId: caller.apiKeyId,
     owner: caller.apiKeyId === 0 ? null : { name: caller.ownerName, email: caller.ownerEmail },
@@ -68,12 +76,7 @@ function callerJson(caller: CallerReport): Schemas['DeprecationCallers']['caller
     lastSeen: iso(caller.lastSeen),
     daily: caller.daily,
     notified: caller.notices.length > 0,
-    notices: caller.notices.map((notice) => ({
-      apiKeyId: caller.apiKeyId,
-      channel: notice.channel,
-      note: notice.note,
-      notifiedAt: iso(notice.notifiedAt),
-    })),
+    notices: caller.notices.map((notice) => noticeJson({ apiKeyId: caller.apiKeyId, ...notice })),
   };
 }
 
@@ -81,29 +84,29 @@ function callerJson(caller: CallerReport): Schemas['DeprecationCallers']['caller
 export function createDeprecationHandlers(core: Core) {
   return {
     async getDeprecationReport(request) {
-      const items = await core.deprecations.list(callerOf(request));
-      return json(request.c, 200, { items: items.map(entryJson) } satisfies Schemas['DeprecationList']);
+      const page = await core.adminLists.deprecations(callerOf(request), listInput(request.query));
+      return json(request.c, 200, pageJson(page, entryJson) satisfies Schemas['DeprecationList']);
     },
 
     async getDeprecationCallers(request) {
       const days = request.query.days ? Number(request.query.days) : 30;
-      const { item, state, callers } = await core.deprecations.callers(
-        callerOf(request),
-        request.params.item as string,
-        days,
-      );
-      const body: Schemas['DeprecationCallers'] = {
-        item: { id: item.id, name: item.name, state, sunset: item.sunset },
-        callers: callers.map(callerJson),
-      };
-      return json(request.c, 200, body);
+      const item = request.params.item as string;
+      const page = await core.adminLists.callers(callerOf(request), item, days, listInput(request.query));
+      return json(request.c, 200, pageJson(page, callerJson) satisfies Schemas['DeprecationCallerList']);
+    },
+
+    async listDeprecationNotices(request) {
+      const item = request.params.item as string;
+      const page = await core.adminLists.notices(callerOf(request), item, listInput(request.query));
+      return json(request.c, 200, pageJson(page, noticeJson) satisfies Schemas['DeprecationNoticeList']);
     },
 
     async getBrownoutSchedule(request) {
       const item = request.query.item;
-      const windows = await core.brownouts.list(callerOf(request), item ? { item } : {});
+      const page = await core.adminLists.brownouts(callerOf(request), item ? { item } : {}, listInput(request.query));
       const now = core.brownouts.now();
-      return json(request.c, 200, { brownouts: windows.map((window) => brownoutJson(window, now)) });
+      const body = pageJson(page, (window) => brownoutJson(window, now));
+      return json(request.c, 200, body satisfies Schemas['BrownoutList']);
     },
 
     async createBrownout(request) {
@@ -137,14 +140,8 @@ export function createDeprecationHandlers(core: Core) {
         ...(input.note !== undefined ? { note: input.note } : {}),
         ...(input.notifiedAt !== undefined ? { notifiedAt: new Date(input.notifiedAt) } : {}),
       });
-      const body: Schemas['DeprecationNoticeList'] = {
-        notices: notices.map((notice) => ({
-          apiKeyId: notice.apiKeyId,
-          channel: notice.channel,
-          note: notice.note,
-          notifiedAt: iso(notice.notifiedAt),
-        })),
-      };
+      // The notices recorded, one per key: the list envelope, in one page.
+      const body: Schemas['DeprecationNoticeList'] = { items: notices.map(noticeJson), hasNext: false };
       return json(request.c, 201, body);
     },
   } satisfies RestHandlerGroup;

@@ -70,11 +70,11 @@ export function usageStore(db: Database): UsagePort {
 
     async notices(item) {
       const rows = await db.query<Record<string, unknown>>(
-        `SELECT item, api_key_id, channel, note, notified_at FROM deprecation_notices
+        `SELECT id, item, api_key_id, channel, note, notified_at FROM deprecation_notices
           WHERE item = $1 ORDER BY notified_at, id`,
         [item],
       );
-      return rows.map(toNotice);
+      return rows.map((row) => ({ id: Number(row.id), ...toNotice(row) }));
     },
   };
 }

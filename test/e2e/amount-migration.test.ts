@@ -142,7 +142,7 @@ async function callersOf(item: string) {
   await server.flushUsage();
   const { body } = await rest('stocker', 'GET', `/v1/deprecations/${item}/callers`);
   return Object.fromEntries(
-    (body.callers as any[]).flatMap((caller) =>
+    (body.items as any[]).flatMap((caller) =>
       caller.clients.map((client: any) => [
         client.client.split('/')[0],
         {

@@ -175,7 +175,7 @@ describe('a retirement, measured', () => {
     const restarted = await start();
     const admin = contractClient(restarted.httpUrl, ADMIN_KEY);
 
-    const list = await admin.GET('/v1/deprecations');
+    const list = await admin.GET('/v1/deprecations', { params: { query: { size: 100 } } });
     expect(list.response.status).toBe(200);
     const entry = (id: string) => list.data?.items.find((item) => item.id === id);
     expect(entry('rest.Order.amount')).toMatchObject({
@@ -194,7 +194,8 @@ describe('a retirement, measured', () => {
     const callers = async (item: string) => {
       const answer = await admin.GET('/v1/deprecations/{item}/callers', { params: { path: { item } } });
       expect(answer.response.status).toBe(200);
-      return (answer.data?.callers ?? []).map((caller) => ({
+      expect(answer.data?.hasNext).toBe(false);
+      return (answer.data?.items ?? []).map((caller) => ({
         apiKeyId: caller.apiKeyId,
         email: caller.owner?.email ?? null,
         clients: caller.clients.map((client) => client.client),
@@ -234,6 +235,10 @@ describe('a retirement, measured', () => {
       body: { apiKeyIds: [web.apiKeyId], channel: 'email', note: 'amount goes away; use amountDetail' },
     });
     expect(notice.response.status).toBe(201);
+    expect(notice.data).toEqual({
+      items: [expect.objectContaining({ apiKeyId: web.apiKeyId, channel: 'email' })],
+      hasNext: false,
+    });
     expect(byKey(await callers('rest.Order.amount')).map((caller) => caller.notified)).toEqual([true, false, false]);
 
     // The CLI prints the same, from the database (the embedded one needs the server stopped).

@@ -207,7 +207,7 @@ describe('the retirement sequence', () => {
     // The report: the brownout surfaced shop-ios; shop-web was measured before.
     const callers = await admin('GET', '/v1/deprecations/graphql.Order.note/callers');
     const byClient = (client: string) =>
-      callers.body.callers.find((caller: any) => caller.clients.some((entry: any) => entry.client === client));
+      callers.body.items.find((caller: any) => caller.clients.some((entry: any) => entry.client === client));
     expect(byClient('shop-ios/1.0.0')).toMatchObject({ uses: 0, brownoutHits: 1, surfacedByBrownout: true });
     expect(byClient('shop-web/3.2.1')).toMatchObject({ uses: 2, brownoutHits: 0, surfacedByBrownout: false });
 
@@ -240,7 +240,7 @@ describe('the retirement sequence', () => {
     await liveDays('2027-08-05', async (day) => {
       if (new Date(`${day}T00:00:00Z`).getUTCDay() === 1) expect((await listProducts()).status).toBe(200);
     });
-    const report = await admin('GET', '/v1/deprecations');
+    const report = await admin('GET', '/v1/deprecations?size=100');
     const stateOf = (id: string) => report.body.items.find((item: any) => item.id === id).state;
     expect(stateOf('graphql.Order.note')).toBe('sunset-passed');
     expect(stateOf('rest.listProducts')).toBe('overdue');

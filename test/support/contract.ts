@@ -236,3 +236,48 @@ export async function checkedFetch(
   const body = await expectContract(method, pathWithQuery, seen, undefined, init.body);
   return { status: seen.status, headers: seen.headers, body };
 }
+
+/** An example the contract documents, where it stands, and what its schema says about it. */
+export interface CheckedExample {
+  where: string;
+  errors: string | undefined;
+}
+
+/**
+ * Every example the contract documents beside a schema (request bodies, responses, parameters; `example`
+ * and each of `examples`), each validated against that schema: `errors` is undefined for a valid one.
+ */
+export async function documentedExamples(contractFile?: string): Promise<CheckedExample[]> {
+  const { api, validatorFor } = await loadChecker(contractFile);
+  type Media = { schema?: object; example?: unknown; examples?: Record<string, { value?: unknown }> };
+  const checked: CheckedExample[] = [];
+  const check = (where: string, media: Media | undefined) => {
+    if (!media?.schema) return;
+    const values: Array<[string, unknown]> = [
+      ...(media.example === undefined ? [] : [['example', media.example] as [string, unknown]]),
+      ...Object.entries(media.examples ?? {}).map(([name, example]) => [name, example.value] as [string, unknown]),
+    ];
+    for (const [name, value] of values) {
+      const validate = validatorFor(media.schema);
+      const valid = validate(value);
+      checked.push({ where: `${where} ${name}`, errors: valid ? undefined : JSON.stringify(validate.errors) });
+    }
+  };
+  for (const operation of api.getOperations()) {
+    const label = `${operation.method.toUpperCase()} ${operation.path}`;
+    for (const [media, content] of Object.entries((operation.requestBody as { content?: object })?.content ?? {}))
+      check(`${label} request ${media}`, content as Media);
+    for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, ResponseObject>))
+      for (const [media, content] of Object.entries(response.content ?? {}))
+        check(`${label} ${status} ${media}`, content as Media);
+    for (const parameter of (operation.parameters ?? []) as Array<Media & { name: string; in: string }>)
+      check(`${label} ${parameter.in} ${parameter.name}`, parameter);
+  }
+  return checked;
+}
+
+/** The operations of the contract by operationId: method, path template, parameters and documented responses. */
+export async function contractOperations(contractFile?: string): Promise<Map<string, Operation>> {
+  const { api } = await loadChecker(contractFile);
+  return new Map(api.getOperations().map((operation) => [operation.operationId as string, operation]));
+}

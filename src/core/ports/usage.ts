@@ -49,6 +49,11 @@ export interface Notice {
   notifiedAt: Date;
 }
 
+/** A notice as recorded, with the id of its record (the order it was recorded in). */
+export interface RecordedNotice extends Notice {
+  id: number;
+}
+
 /** Uses of one item on one UTC day that a recorder dropped because its buffer was full. */
 export interface UsageDrop {
   item: string;
@@ -101,5 +106,6 @@ export interface UsagePort {
   coverage(item: string, sinceDay: string): Promise<DayCoverage[]>;
   /** Records notices; the key ids must exist (unknown ones are returned, nothing recorded then). */
   addNotices(notices: Notice[], recordedBy: number): Promise<{ unknownKeys: number[] }>;
-  notices(item: string): Promise<Notice[]>;
+  /** The notices of one item, oldest first (recording order breaks ties), each with its record's id. */
+  notices(item: string): Promise<RecordedNotice[]>;
 }

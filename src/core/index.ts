@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createApiKeyService } from './api-keys.js';
 import { createBrownoutService } from './brownouts.js';
 import { createCursorCodec } from './cursor.js';
+import { createDeprecatedUsageService } from './deprecated-usage.js';
 import type { DeprecationRegistry } from './deprecation-registry.js';
 import { createDeprecationService } from './deprecations.js';
 import { createDraftService } from './drafts.js';
@@ -79,6 +80,14 @@ export async function createCore(options: CoreOptions) {
     idempotency: { leaseMs: idempotency.leaseMs, purgeExpired: idempotency.purgeExpired },
     brownouts,
     deprecations: createDeprecationService({ registry, usage: store.usage, brownouts, ...clock }),
+    /** A key's own use of deprecated and watched items (its owner or an admin). */
+    deprecatedUsage: createDeprecatedUsageService({
+      registry,
+      usage: store.usage,
+      apiKeys: store.apiKeys,
+      brownouts,
+      ...clock,
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { persistedOperationIds } from '../../generated/graphql/persisted-operation-ids.js';
 import type { Caller } from '../../src/core/index.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
@@ -216,6 +217,23 @@ describe('a key reads its own use of deprecated and watched items', { timeout: 6
         })),
       });
     }
+  });
+
+  it('runs the committed operation `MyDeprecatedUsage` by its id, for clients in allow-list mode', async () => {
+    const response = await fetch(`${server.httpUrl}/graphql?documentId=${persistedOperationIds.MyDeprecatedUsage}`, {
+      headers: { authorization: `Bearer ${keys.annWeb.secret}` },
+    });
+    const { data } = (await response.json()) as { data: { me: { deprecatedUsage: any } } };
+    const byRest = (await rest(keys.annWeb, usagePath(keys.annWeb))).body;
+    expect(
+      data.me.deprecatedUsage.items.map((item: { id: string; uses: number; daily: unknown[] }) => [
+        item.id,
+        item.uses,
+        item.daily,
+      ]),
+    ).toEqual(
+      byRest.items.map((item: { id: string; uses: number; daily: unknown[] }) => [item.id, item.uses, item.daily]),
+    );
   });
 
   it("refuses `deprecatedUsage` on a user other than the caller's own", async () => {

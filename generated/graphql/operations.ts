@@ -160,6 +160,11 @@ export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type MeQuery = { me: { id: string, name: string, email: string, nickname: string | null, lastLoginAt: string | null } | null };
 
+export type MyDeprecatedUsageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type MyDeprecatedUsageQuery = { me: { deprecatedUsage: { apiKeyId: string, from: string, to: string, items: Array<{ id: string, name: string, status: string, state: string, sunset: string | null, replacement: string | null, link: string, uses: number, replacementUses: number, brownoutHits: number, brownouts: Array<{ startsAt: string, endsAt: string }>, daily: Array<{ day: string, uses: number, replacementUses: number, brownoutHits: number }> }> } | null } | null };
+
 export type OrderDetailQueryVariables = Exact<{
   id: string | number;
 }>;

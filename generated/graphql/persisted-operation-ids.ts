@@ -7,6 +7,7 @@ export const persistedOperationIds = {
   CreateOrderDraft: 'f5b5c4628a67a3eec069bf0cb4a5a862d6e6a85beaf33fed1b0153e466962748',
   CreateUser: '7fb112fdfa6791a38e2aa14397cae7beff30b31e813b5dd8a6ae607bd75513c5',
   Me: 'c3fe141a8b972957fe629bc324cc15a2720e8ec606aee08c3ac8d422efc31e7e',
+  MyDeprecatedUsage: '95444631c284176aaf00078ad57c0c020b421cead96327575dbaca549d8bd52e',
   OrderDetail: 'd4aebde2dfa6fb0bc94478b02edd274760660c1982438c56276286fc7b109f21',
   OrderEdges: 'eb3e6efc7bdc7ffc2488071129802d9733bb92769afb57d76feb376d0a811793',
   OrderList: '7d3fa1f9ed4e54febe0d6d0a2428ca19a3b94ce0dd7a97f325e6586e44d4eeb0',

@@ -116,6 +116,78 @@ export type CreateUserInput = {
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A brownout window scheduled for a deprecated item. */
+export type DeprecatedItemBrownout = {
+  __typename?: 'DeprecatedItemBrownout';
+  /** When it ends (exclusive). */
+  endsAt: Scalars['DateTime']['output'];
+  /** The window's id (as in REST `/v1/brownouts/{brownoutId}`). */
+  id: Scalars['ID']['output'];
+  /** When blocking starts. */
+  startsAt: Scalars['DateTime']['output'];
+};
+
+/** One deprecated or watched item as one API key used it. */
+export type DeprecatedItemUsage = {
+  __typename?: 'DeprecatedItemUsage';
+  /** The key's requests that met the item in brownout windows in the period. */
+  brownoutHits: Scalars['Int']['output'];
+  /** Brownout windows scheduled for the item that have not ended (upcoming and running), earliest first. */
+  brownouts: Array<DeprecatedItemBrownout>;
+  /** The key's counts per UTC day with any of them, oldest first. */
+  daily: Array<DeprecatedUsageDay>;
+  /** When it was deprecated, `YYYY-MM-DD`; `null` while watched. */
+  deprecatedOn?: Maybe<Scalars['String']['output']>;
+  /** The registry id, e.g. `graphql.Order.amount` (as at `/contracts/deprecations`). */
+  id: Scalars['ID']['output'];
+  /** Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */
+  link: Scalars['String']['output'];
+  /** A readable name, e.g. `Order.amount`. */
+  name: Scalars['String']['output'];
+  /** The interface the item belongs to: `rest`, `graphql` or `grpc`. */
+  protocol: Scalars['String']['output'];
+  /** What the contract says about it. */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** What replaces it, as the contract names it; `null` when nothing does. */
+  replacement?: Maybe<Scalars['String']['output']>;
+  /** The key's uses of its replacement in the period. */
+  replacementUses: Scalars['Int']['output'];
+  /** The item's state for every caller: `watched`, `announced`, `sunset-passed` or `overdue`. More may be added. */
+  state: Scalars['String']['output'];
+  /** How the contract marks it: `deprecated` or `watched`. */
+  status: Scalars['String']['output'];
+  /** The first day it may be gone, `YYYY-MM-DD`; `null` while watched. */
+  sunset?: Maybe<Scalars['String']['output']>;
+  /** The key's uses of the item in the period. */
+  uses: Scalars['Int']['output'];
+};
+
+/** What one API key used of deprecated and watched items in a period of UTC days. */
+export type DeprecatedUsage = {
+  __typename?: 'DeprecatedUsage';
+  /** The key whose uses these are. */
+  apiKeyId: Scalars['ID']['output'];
+  /** The first UTC day of the period, `YYYY-MM-DD` (29 days before `to`). */
+  from: Scalars['String']['output'];
+  /** Each item the key used, used the replacement of, or met in a brownout window in the period, by id. */
+  items: Array<DeprecatedItemUsage>;
+  /** The last UTC day of the period, `YYYY-MM-DD` (today). */
+  to: Scalars['String']['output'];
+};
+
+/** One API key's counts of one item on one UTC day. */
+export type DeprecatedUsageDay = {
+  __typename?: 'DeprecatedUsageDay';
+  /** Requests that met the item in a brownout window that day. */
+  brownoutHits: Scalars['Int']['output'];
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: Scalars['String']['output'];
+  /** Uses of its replacement that day. */
+  replacementUses: Scalars['Int']['output'];
+  /** Uses of the item that day. */
+  uses: Scalars['Int']['output'];
+};
+
 /** The entry points for writing; each applies the same rules as the matching REST operation. */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -658,6 +730,14 @@ export type User = {
   address?: Maybe<Address>;
   /** When the user was created. */
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * The deprecated and watched items that the API key making this request used in the last 30 UTC days,
+   * as REST `GET /v1/api-keys/me/deprecations` answers: read it as `me { deprecatedUsage { … } }`. It is
+   * the calling key's own use only (not the user's other keys); on any user other than the caller it is
+   * `null` with `FORBIDDEN` (an admin reads another key's use over REST,
+   * `GET /v1/api-keys/{apiKeyId}/deprecations`).
+   */
+  deprecatedUsage?: Maybe<DeprecatedUsage>;
   /** The user's e-mail address. */
   email: Scalars['String']['output'];
   /** The user's id. */
@@ -780,6 +860,10 @@ export type ResolversTypes = ResolversObject<{
   CreateProductInput: CreateProductInput;
   CreateUserInput: CreateUserInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeprecatedItemBrownout: ResolverTypeWrapper<DeprecatedItemBrownout>;
+  DeprecatedItemUsage: ResolverTypeWrapper<DeprecatedItemUsage>;
+  DeprecatedUsage: ResolverTypeWrapper<DeprecatedUsage>;
+  DeprecatedUsageDay: ResolverTypeWrapper<DeprecatedUsageDay>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -825,6 +909,10 @@ export type ResolversParentTypes = ResolversObject<{
   CreateProductInput: CreateProductInput;
   CreateUserInput: CreateUserInput;
   DateTime: Scalars['DateTime']['output'];
+  DeprecatedItemBrownout: DeprecatedItemBrownout;
+  DeprecatedItemUsage: DeprecatedItemUsage;
+  DeprecatedUsage: DeprecatedUsage;
+  DeprecatedUsageDay: DeprecatedUsageDay;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
@@ -877,6 +965,44 @@ export type CancellationResolvers<ContextType = GraphQLContext, ParentType exten
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type DeprecatedItemBrownoutResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeprecatedItemBrownout'] = ResolversParentTypes['DeprecatedItemBrownout']> = ResolversObject<{
+  endsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  startsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type DeprecatedItemUsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeprecatedItemUsage'] = ResolversParentTypes['DeprecatedItemUsage']> = ResolversObject<{
+  brownoutHits?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  brownouts?: Resolver<Array<ResolversTypes['DeprecatedItemBrownout']>, ParentType, ContextType>;
+  daily?: Resolver<Array<ResolversTypes['DeprecatedUsageDay']>, ParentType, ContextType>;
+  deprecatedOn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  link?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  protocol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replacement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replacementUses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sunset?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  uses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type DeprecatedUsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeprecatedUsage'] = ResolversParentTypes['DeprecatedUsage']> = ResolversObject<{
+  apiKeyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['DeprecatedItemUsage']>, ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type DeprecatedUsageDayResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeprecatedUsageDay'] = ResolversParentTypes['DeprecatedUsageDay']> = ResolversObject<{
+  brownoutHits?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  replacementUses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  uses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   cancelOrder?: Resolver<ResolversTypes['Cancellation'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
@@ -1011,6 +1137,7 @@ export type ShipmentResolvers<ContextType = GraphQLContext, ParentType extends R
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
   address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deprecatedUsage?: Resolver<Maybe<ResolversTypes['DeprecatedUsage']>, ParentType, ContextType>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   lastLoginAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1037,6 +1164,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AmountDetail?: AmountDetailResolvers<ContextType>;
   Cancellation?: CancellationResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeprecatedItemBrownout?: DeprecatedItemBrownoutResolvers<ContextType>;
+  DeprecatedItemUsage?: DeprecatedItemUsageResolvers<ContextType>;
+  DeprecatedUsage?: DeprecatedUsageResolvers<ContextType>;
+  DeprecatedUsageDay?: DeprecatedUsageDayResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   MyRating?: MyRatingResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;

@@ -628,6 +628,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys/{apiKeyId}/deprecations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read what one API key still uses of deprecated and watched items
+         * @description The key's owner or an admin: every deprecated or watched item (see `GET /contracts/deprecations`)
+         *     that this key used in the last 30 UTC days (today included), with its state, dates, replacement,
+         *     the brownout windows scheduled for it (upcoming and running) and the key's counts per day: uses of
+         *     the item, uses of its replacement (a read that asked for the replacement instead) and requests that
+         *     met it during a brownout window. An item is listed when the key did any of the three in the period;
+         *     items it never touched are left out, and other keys' uses, even of the same user, are never counted
+         *     here. A customer asking for a key that is not one of its own gets `404 API_KEY_NOT_FOUND`, as for a
+         *     key that does not exist, so key ids cannot be probed; a revoked key's past use stays readable.
+         *     Counts are written by every instance every few seconds (`USAGE_FLUSH_MS`), so a use shows up
+         *     after that delay.
+         *
+         *     One object with `items`, not a paged list: the items are bounded by the contracts' deprecation
+         *     registry (the same items `GET /v1/deprecations` lists in one answer) and the days by the 30-day
+         *     period. `GET /v1/api-keys/me/deprecations` is the same answer for the key making the request.
+         */
+        get: operations["getApiKeyDeprecatedUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/me/deprecations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read what the calling API key still uses of deprecated and watched items
+         * @description Any key: `GET /v1/api-keys/{apiKeyId}/deprecations` for the key that makes this request, so a
+         *     client (or the page at `/docs/usage`) needs to know no key id. `apiKeyId` in the answer names the
+         *     key. GraphQL: `me { deprecatedUsage }`.
+         */
+        get: operations["getOwnDeprecatedUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/brownouts": {
         parameters: {
             query?: never;
@@ -1429,6 +1487,87 @@ export interface components {
             /** @description Only with `withTotal=true`. */
             totalCount?: number;
         };
+        /**
+         * @description What one API key used of deprecated and watched items in a period of UTC days. One object, not a
+         *     paged list: its items are bounded by the deprecation registry, its days by the period.
+         */
+        DeprecatedUsage: {
+            /** @description The key whose uses these are. */
+            apiKeyId: components["schemas"]["Id"];
+            /**
+             * Format: date
+             * @description The first UTC day of the period (29 days before `to`).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last UTC day of the period (today).
+             */
+            to: string;
+            /** @description Each item the key used, used the replacement of, or met in a brownout window in the period, by id. */
+            items: components["schemas"]["DeprecatedItemUsage"][];
+        };
+        /** @description One deprecated or watched item as one API key used it. */
+        DeprecatedItemUsage: {
+            id: components["schemas"]["DeprecationItemId"];
+            /**
+             * @description The interface the item belongs to.
+             * @enum {string}
+             */
+            protocol: "rest" | "graphql" | "grpc";
+            /** @description A readable name, e.g. `GET /v1/orders query status` or `Order.amount`. */
+            name: string;
+            /**
+             * @description How the contract marks it.
+             * @enum {string}
+             */
+            status: "deprecated" | "watched";
+            /**
+             * @description The item's state for every caller, as in `GET /v1/deprecations`: `watched`, `announced`, `sunset-passed` or `overdue`. More states may be added.
+             * @example announced
+             */
+            state: string;
+            /**
+             * Format: date
+             * @description When it was deprecated; `null` while watched.
+             */
+            deprecatedOn: string | null;
+            /**
+             * Format: date
+             * @description The first day it may be gone; `null` while watched.
+             */
+            sunset: string | null;
+            /** @description What the contract says about it. */
+            reason: string | null;
+            /** @description What replaces it, as the contract names it; `null` when nothing does. */
+            replacement: string | null;
+            /** @description Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */
+            link: string;
+            /** @description The key's uses of the item in the period. */
+            uses: number;
+            /** @description The key's uses of its replacement in the period. */
+            replacementUses: number;
+            /** @description The key's requests that met the item in brownout windows in the period (refused, or answered without it). */
+            brownoutHits: number;
+            /** @description Brownout windows scheduled for the item that have not ended (upcoming and running), earliest first. */
+            brownouts: components["schemas"]["BrownoutAnnouncement"][];
+            /** @description The key's counts per UTC day with any of them, oldest first (a day that is absent had none). */
+            daily: components["schemas"]["DeprecatedUsageDay"][];
+        };
+        /** @description One API key's counts of one item on one UTC day. */
+        DeprecatedUsageDay: {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /** @description Uses of the item that day. */
+            uses: number;
+            /** @description Uses of its replacement that day. */
+            replacementUses: number;
+            /** @description Requests that met the item in a brownout window that day. */
+            brownoutHits: number;
+        };
         /** @description One violation of a request's rules. */
         ProblemViolation: {
             /**
@@ -1463,6 +1602,13 @@ export interface components {
             code: string;
             /** @description The request id, also sent as `X-Request-Id`. */
             requestId?: string;
+            /**
+             * Format: uri-reference
+             * @description Only on a `BROWNOUT` problem of a request made with an API key: the path of that key's use of
+             *     deprecated and watched items (`/v1/api-keys/{apiKeyId}/deprecations`), to see what else it still
+             *     uses before the sunsets.
+             */
+            deprecatedUsage?: string;
             /** @description Every violation, for validation problems. */
             errors?: components["schemas"]["ProblemViolation"][];
         };
@@ -3586,6 +3732,68 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiKeyDeprecatedUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's uses of deprecated and watched items, by item id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecatedUsage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOwnDeprecatedUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key's uses of deprecated and watched items, by item id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecatedUsage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

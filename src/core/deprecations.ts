@@ -180,7 +180,7 @@ function unknownKeysError(unknownKeys: number[]): DomainError {
 }
 
 /** Every item's state and the daily totals of the last 30 days. */
-async function readStates(usage: UsagePort, at: Date) {
+export async function readStates(usage: Pick<UsagePort, 'totals'>, at: Date) {
   const today = dayOf(at);
   const totals = await usage.totals(daysBefore(at, 29));
   const stateOfItem = (item: RegistryItem) =>

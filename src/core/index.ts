@@ -7,6 +7,7 @@ import { createAdminLists } from './admin-lists.js';
 import { createApiKeyService } from './api-keys.js';
 import { createBrownoutService } from './brownouts.js';
 import { createCursorCodec } from './cursor.js';
+import { createDeprecatedUsageService } from './deprecated-usage.js';
 import type { DeprecationRegistry } from './deprecation-registry.js';
 import { createDeprecationService } from './deprecations.js';
 import { createDraftService } from './drafts.js';
@@ -82,6 +83,14 @@ export async function createCore(options: CoreOptions) {
     brownouts,
     deprecations,
     adminLists: createAdminLists({ brownouts, deprecations, usage: store.usage, cursors }),
+    /** A key's own use of deprecated and watched items (its owner or an admin). */
+    deprecatedUsage: createDeprecatedUsageService({
+      registry,
+      usage: store.usage,
+      apiKeys: store.apiKeys,
+      brownouts,
+      ...clock,
+    }),
   };
 }
 

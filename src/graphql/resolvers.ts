@@ -9,6 +9,7 @@ import type { Product, User } from '../core/model.js';
 import { orderFilters } from '../core/order-filters.js';
 import type { Page } from '../core/paging.js';
 import { callerOf, given, idOf } from './arguments.js';
+import { deprecatedUsageOf } from './deprecated-usage.js';
 import { mutationResolvers } from './mutations.js';
 import type { ConnectionParent, OrderParent } from './parents.js';
 
@@ -137,6 +138,8 @@ export const resolvers: Resolvers = {
     id: (user) => String(user.id),
     createdAt: (user) => user.createdAt.toISOString(),
     lastLoginAt: (user) => user.lastLoginAt?.toISOString() ?? null,
+    deprecatedUsage: async (user, _, context) =>
+      deprecatedUsageOf(await context.core.deprecatedUsage.ownOnUser(callerOf(context), user.id)),
   },
   Product: {
     id: (product) => String(product.id),

@@ -6,10 +6,12 @@
  *   its path (./brownouts.ts wraps those resolvers); a refused input field or enum value, which no field
  *   can be nulled for, refuses the whole operation with `BROWNOUT`;
  * - the caller's uses of deprecated items are listed in `extensions.deprecations` with their dates,
- *   reference link and announced brownout windows.
+ *   reference link and announced brownout windows; a caller with a key also gets
+ *   `extensions.deprecatedUsage`, the path of its own usage (so does a whole-operation `BROWNOUT` error).
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { deprecatedUsagePath } from '../core/deprecated-usage.js';
 import type { DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { GraphqlMatcher } from '../deprecation-matching/graphql.js';
 import type { GraphQLContext } from './context.js';
@@ -30,6 +32,7 @@ export function useDeprecationSignals({ matcher, policy }: DeprecationSignalsOpt
       const context = args.contextValue as Context;
       const uses = matcher.uses(args.schema, args.document, args.variableValues ?? {});
       const caller = { apiKeyId: context.caller?.apiKeyId ?? 0, client: context.clientName };
+      const usage = deprecatedUsagePath(caller.apiKeyId);
       const decision = policy.decide(caller, uses);
       if (decision.withheld.length > 0 || decision.refused.length > 0) {
         context.brownedOut = new Set([...decision.withheld, ...decision.refused].map((item) => item.id));
@@ -38,7 +41,8 @@ export function useDeprecationSignals({ matcher, policy }: DeprecationSignalsOpt
       if (decision.refusal && unnullable.length > 0) {
         policy.settle(decision, false);
         const { code, detail } = decision.refusal.error;
-        setResultAndStopExecution({ data: null, errors: [new GraphQLError(detail, { extensions: { code } })] });
+        const extensions = usage ? { code, deprecatedUsage: usage } : { code };
+        setResultAndStopExecution({ data: null, errors: [new GraphQLError(detail, { extensions })] });
         return;
       }
       return {
@@ -59,7 +63,10 @@ export function useDeprecationSignals({ matcher, policy }: DeprecationSignalsOpt
               endsAt: window.endsAt.toISOString(),
             })),
           }));
-          setResult({ ...result, extensions: { ...result.extensions, deprecations } });
+          setResult({
+            ...result,
+            extensions: { ...result.extensions, deprecations, ...(usage ? { deprecatedUsage: usage } : {}) },
+          });
         },
       };
     },

@@ -5,6 +5,8 @@ import { Hono } from 'hono';
 import { etag } from 'hono/etag';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import { renderDeprecationsPage } from './deprecations-page.js';
+import { usagePage } from './usage-page.js';
+import { usageScript } from './usage-script.js';
 
 const require = createRequire(import.meta.url);
 
@@ -22,7 +24,8 @@ const page = `<!doctype html>
     What changed in each release: <a href="/contracts/changelog">the contracts' changelog</a>.
     The contracts themselves: <a href="/contracts/openapi">OpenAPI</a>, <a href="/contracts/graphql">GraphQL</a>,
     <a href="/contracts/inventory">gRPC</a>.
-    Deprecated and watched items of all three, with their dated ends: <a href="/docs/deprecations">deprecations</a>.
+    Deprecated and watched items of all three, with their dated ends: <a href="/docs/deprecations">deprecations</a>;
+    what your key still uses of them, as charts: <a href="/docs/usage">usage</a>.
   </p>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
@@ -48,7 +51,8 @@ const init = `window.ui = SwaggerUIBundle({
 
 /**
  * Renders the published OpenAPI contract as a reference page at `/docs`, with every asset served locally,
- * and the deprecation reference of all three contracts at `/docs/deprecations`.
+ * the deprecation reference of all three contracts at `/docs/deprecations`, and the usage charts of
+ * deprecated and watched items at `/docs/usage`.
  */
 export async function docsRoutes(
   registry: DeprecationRegistry = { items: [] },
@@ -64,6 +68,7 @@ export async function docsRoutes(
     ['swagger-ui.css', ['text/css', css]],
     ['swagger-ui-bundle.js', ['text/javascript', bundle]],
     ['init.js', ['text/javascript', init]],
+    ['usage.js', ['text/javascript', usageScript]],
   ]);
 
   const app = new Hono();
@@ -78,6 +83,7 @@ export async function docsRoutes(
   });
   app.get('/', (c) => c.html(page));
   app.get('/deprecations', (c) => c.html(renderDeprecationsPage(registry, announced)));
+  app.get('/usage', (c) => c.html(usagePage));
   app.get('/assets/:name', (c) => {
     const asset = assets.get(c.req.param('name'));
     if (!asset) return c.notFound();

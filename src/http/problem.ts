@@ -30,6 +30,8 @@ export interface ProblemInput {
   title: string;
   detail?: string;
   errors?: ProblemViolation[];
+  /** Extension members of this problem (RFC 9457 §3.2), e.g. `deprecatedUsage` on a `BROWNOUT`. */
+  members?: Record<string, string>;
 }
 
 /** Answers with an `application/problem+json` document (RFC 9457) carrying the stable `code`. */
@@ -43,6 +45,7 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     code: input.code,
     requestId: c.get('requestId'),
     ...(input.errors ? { errors: input.errors } : {}),
+    ...input.members,
   };
   return answer(c, JSON.stringify(body), input.status, { ...headers, 'content-type': 'application/problem+json' });
 }
@@ -62,12 +65,14 @@ export function catalogProblem(
   headers: Record<string, string> = {},
   /** Only for a code whose contract documents a second status (`BROWNOUT_OF_INPUT_STATUS`). */
   status: ContentfulStatusCode = httpStatusOf[code],
+  /** Extension members the contract documents for this problem. */
+  members?: Record<string, string>,
 ): Response {
   const spec = errorCatalog[code];
   const retryAfter = RETRY_AFTER_SECONDS[code];
   return problemResponse(
     c,
-    { status, code, title: spec.title, detail, ...(errors ? { errors } : {}) },
+    { status, code, title: spec.title, detail, ...(errors ? { errors } : {}), ...(members ? { members } : {}) },
     retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(retryAfter) },
   );
 }

@@ -6,10 +6,12 @@
  * - a withheld response property is left out of the 2xx answer, as its removal would, status unchanged;
  * - the caller's uses of deprecated items get `Deprecation` (RFC 9745), `Sunset` (RFC 8594),
  *   `Link: <…>; rel="deprecation"` and `Brownout` (the windows announced; a withheld item's running
- *   window is marked `withheld`).
+ *   window is marked `withheld`); a caller with a key also gets `Link: </v1/api-keys/<id>/deprecations>;
+ *   rel="related"`, its own usage, and a refusal names that path in the problem's `deprecatedUsage`.
  */
 import type { Context, Next } from 'hono';
 import type { BrownoutWindow } from '../core/brownouts.js';
+import { deprecatedUsagePath } from '../core/deprecated-usage.js';
 import type { DeprecationDecision, DeprecationPolicy, ReceivedItem } from '../core/deprecation-policy.js';
 import { brownoutHeader, type RegistryItem, type RestMatch, signalOf } from '../core/deprecation-registry.js';
 import type { Violation } from '../core/errors.js';
@@ -56,11 +58,12 @@ async function applyPolicy(
     named: fields?.has(member) ?? false,
   }));
   const caller = { apiKeyId: c.get('restCaller')?.apiKeyId ?? 0, client: clientOf(c.req.header('user-agent')) };
+  const usage = deprecatedUsagePath(caller.apiKeyId);
   const decision = policy.decide(caller, { sent, received, asked });
   if (decision.refusal) {
     policy.settle(decision, false);
     const sentPath = (item: RegistryItem) => matcher.bodyPath(c.get('operation').operationId, item);
-    return refusalResponse(c, decision, policy.announced, sentPath);
+    return refusalResponse(c, decision, policy.announced, sentPath, usage);
   }
   if (decision.withheld.length > 0) c.set('trimmed', true);
   await next();
@@ -71,23 +74,33 @@ async function applyPolicy(
       answerItems.filter((entry) => withheld.includes(entry.item)),
     );
   }
-  for (const [name, value] of Object.entries(signalHeaders(signalled, policy.announced, withheld))) {
+  for (const [name, value] of Object.entries(signalHeaders(signalled, policy.announced, withheld, usage))) {
     c.res.headers.set(name, value);
   }
 }
 
-/** `410 BROWNOUT` for a refused operation, `400 BROWNOUT` naming a refused parameter or body member. */
+/**
+ * `410 BROWNOUT` for a refused operation, `400 BROWNOUT` naming a refused parameter or body member; a caller
+ * with a key is pointed at its own usage (`deprecatedUsage`), to see what else it still uses.
+ */
 function refusalResponse(
   c: Context<RestEnv>,
   decision: DeprecationDecision,
   announced: (id: string) => BrownoutWindow[],
   sentPath: (item: RegistryItem) => readonly string[] | undefined,
+  usage: string | undefined,
 ): Response {
   const { error, retryAfterSeconds, scope } = decision.refusal as NonNullable<DeprecationDecision['refusal']>;
-  const headers = { ...signalHeaders(decision.signalled, announced), 'Retry-After': String(retryAfterSeconds) };
-  if (scope === 'operation') return catalogProblem(c, 'BROWNOUT', error.detail, undefined, headers);
+  const headers = {
+    ...signalHeaders(decision.signalled, announced, [], usage),
+    'Retry-After': String(retryAfterSeconds),
+  };
+  const members = usage ? { deprecatedUsage: usage } : undefined;
+  if (scope === 'operation') {
+    return catalogProblem(c, 'BROWNOUT', error.detail, undefined, headers, undefined, members);
+  }
   const violations = decision.refused.map((item) => violationOf(item, sentPath));
-  return catalogProblem(c, 'BROWNOUT', error.detail, violations, headers, BROWNOUT_OF_INPUT_STATUS);
+  return catalogProblem(c, 'BROWNOUT', error.detail, violations, headers, BROWNOUT_OF_INPUT_STATUS, members);
 }
 
 /** Where a refused parameter or body member sits in the request (a body member by its JSON pointer). */
@@ -129,21 +142,23 @@ function remove(value: unknown, path: readonly string[]): void {
 /**
  * The signal headers of the deprecated items a caller uses, with the brownout windows announced for them
  * in `Brownout`. An answer that a brownout trimmed says so to every caller: the running window of each
- * withheld item is in `Brownout`, marked `; withheld="<item id>"`.
+ * withheld item is in `Brownout`, marked `; withheld="<item id>"`. `usage`, the caller's own usage path
+ * (a caller with a key), joins the deprecation links as `rel="related"` JSON.
  */
 export function signalHeaders(
   items: readonly RegistryItem[],
   announced: (id: string) => BrownoutWindow[] = () => [],
   withheld: readonly RegistryItem[] = [],
+  usage?: string,
 ): Record<string, string> {
   const signal = signalOf([...items]);
   const brownout = brownoutHeader([...new Set([...items, ...withheld])], announced, withheld);
+  const links = signal?.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`) ?? [];
+  if (signal && usage) links.push(`<${usage}>; rel="related"; type="application/json"`);
   return {
     ...(signal?.deprecation ? { Deprecation: signal.deprecation } : {}),
     ...(signal?.sunset ? { Sunset: signal.sunset } : {}),
-    ...(signal
-      ? { Link: signal.links.map((link) => `<${link}>; rel="deprecation"; type="text/html"`).join(', ') }
-      : {}),
+    ...(signal ? { Link: links.join(', ') } : {}),
     ...(brownout && (signal || withheld.length > 0) ? { Brownout: brownout } : {}),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Core } from '../core/index.js';
 import { createCatalogHandlers } from './catalog-handlers.js';
+import { createDeprecatedUsageHandlers } from './deprecated-usage-handlers.js';
 import { createDeprecationHandlers } from './deprecation-handlers.js';
 import { createOrderHandlers } from './order-handlers.js';
 import { createOrderPartHandlers } from './order-part-handlers.js';
@@ -18,5 +19,6 @@ export function createHandlers(core: Core): RestHandlers {
     ...createUserHandlers(core),
     ...createCatalogHandlers(core),
     ...createDeprecationHandlers(core),
+    ...createDeprecatedUsageHandlers(core),
   };
 }

@@ -10,6 +10,13 @@ import type {
 } from '../core/ports/usage.js';
 import type { Database, Queryable } from './database.js';
 
+/** Usage rows with the key owner's name and email, as the callers report and a key's own usage read them. */
+const CALLER_ROWS = `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, u.kind, u.count, u.first_seen,
+       u.last_seen, users.name AS owner_name, users.email AS owner_email
+  FROM deprecation_usage u
+  LEFT JOIN api_keys k ON k.id = u.api_key_id
+  LEFT JOIN users ON users.id = k.user_id`;
+
 /** Deprecation usage in PostgreSQL: additive upserts, so any number of instances can write at once. */
 export function usageStore(db: Database): UsagePort {
   return {
@@ -39,14 +46,16 @@ export function usageStore(db: Database): UsagePort {
 
     async callers(item, sinceDay) {
       const rows = await db.query<Record<string, unknown>>(
-        `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, u.kind, u.count, u.first_seen, u.last_seen,
-                users.name AS owner_name, users.email AS owner_email
-           FROM deprecation_usage u
-           LEFT JOIN api_keys k ON k.id = u.api_key_id
-           LEFT JOIN users ON users.id = k.user_id
-          WHERE u.item = $1 AND u.day >= $2::date
-          ORDER BY u.api_key_id, u.client, u.day`,
+        `${CALLER_ROWS} WHERE u.item = $1 AND u.day >= $2::date ORDER BY u.api_key_id, u.client, u.day`,
         [item, sinceDay],
+      );
+      return rows.map(toCallerUsage);
+    },
+
+    async keyUsage(apiKeyId, sinceDay) {
+      const rows = await db.query<Record<string, unknown>>(
+        `${CALLER_ROWS} WHERE u.api_key_id = $1 AND u.day >= $2::date ORDER BY u.item, u.client, u.day`,
+        [apiKeyId, sinceDay],
       );
       return rows.map(toCallerUsage);
     },

@@ -94,12 +94,13 @@ describe('the running server', () => {
     expect(sources.length).toBeGreaterThanOrEqual(3);
     for (const source of sources) {
       // Assets come from /docs/assets; the only other links are to the published contracts and changelog,
-      // and the deprecation reference.
-      expect(source, 'a URL on another host').toMatch(/^\/(docs\/assets\/|contracts\/|docs\/deprecations$)/);
+      // the deprecation reference and the usage charts.
+      expect(source, 'a URL on another host').toMatch(/^\/(docs\/assets\/|contracts\/|docs\/(deprecations|usage)$)/);
       expect((await fetch(`${server.httpUrl}${source}`)).status, source).toBe(200);
     }
     expect(sources).toContain('/contracts/changelog');
     expect(sources).toContain('/docs/deprecations');
+    expect(sources).toContain('/docs/usage');
   });
 
   it('serves the standard gRPC health service on the internal port to an independent gRPC client', async () => {

@@ -20,12 +20,15 @@ const metrics = createMetrics();
 let database: TestDatabase;
 let app: Hono;
 let adminKey: string;
+let adminKeyId: number;
 
 beforeAll(async () => {
   database = await openTestDatabase();
   const core = await testCore(database.store);
   const admin = await makeAdmin(database.store);
-  adminKey = (await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' })).secret;
+  const issued = await core.apiKeys.issue(admin, { userId: admin.userId, role: 'admin' });
+  adminKey = issued.secret;
+  adminKeyId = issued.apiKey.id;
   app = new Hono();
   app.use('*', requestIdAndEdgeHeaders());
   const onError = problemOnError(pino({ level: 'silent' }));
@@ -79,8 +82,10 @@ describe('REST deprecation signals, read from the registry', () => {
   it('marks a request that sends a deprecated parameter, and only that request', async () => {
     const used = await app.request('/v1/orders?hasCoupon=true', { headers: auth() });
     expect(used.status).toBe(200);
+    // A caller with a key is also pointed at its own usage.
     expect(used.headers.get('link')).toBe(
-      '</docs/deprecations#rest.listOrders.query.hasCoupon>; rel="deprecation"; type="text/html"',
+      '</docs/deprecations#rest.listOrders.query.hasCoupon>; rel="deprecation"; type="text/html", ' +
+        `</v1/api-keys/${adminKeyId}/deprecations>; rel="related"; type="application/json"`,
     );
     const unused = await app.request('/v1/orders', { headers: auth() });
     expect(unused.headers.get('deprecation')).toBeNull();

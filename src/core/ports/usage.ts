@@ -99,6 +99,8 @@ export interface UsagePort {
   totals(sinceDay: string): Promise<UsageTotal[]>;
   /** Every row of one item from `sinceDay` on, with the key owner's name and email. */
   callers(item: string, sinceDay: string): Promise<CallerUsage[]>;
+  /** Every row of one key from `sinceDay` on (any item), in the same form as `callers`. */
+  keyUsage(apiKeyId: number, sinceDay: string): Promise<CallerUsage[]>;
   /**
    * Per day from `sinceDay` on: the instances that served and that flushed, and the item's dropped uses (a day
    * with no instance and no drop is absent).

@@ -10,6 +10,7 @@ import { diffGraphql } from './graphql-diff.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
 import { registryIdsOf } from './registry-ids.js';
+import { historyOf, type ReleaseHistory, releaseFromDirectory } from './release-history.js';
 import type { Change } from './report.js';
 import { checkRetirement, type Retirement, type RetirementVerdict } from './retirement.js';
 
@@ -43,6 +44,16 @@ export interface GateInput {
   baseRegistry?: DeprecationRegistry;
   /** The changelog text; by default `CHANGELOG.md` of the head directory (none there = an empty changelog). */
   changelog?: string;
+  /**
+   * The releases up to the baseline (scripts/breaking/git-history.ts); without it (`--base <dir>`, tests) the
+   * base directory is the one release, of unknown date.
+   */
+  history?: ReleaseHistory;
+  /**
+   * The head is the release commit of this version: the changelog entries under its `## [version]` heading
+   * are the change's entries, instead of those under `## [Unreleased]`.
+   */
+  releaseVersion?: string;
   /** The proto findings, when they were computed already (a corpus runs buf once for many pairs). */
   protoChanges?: Change[];
   /** Either side already loaded, instead of reading its directory (a corpus builds its edits in memory). */
@@ -111,7 +122,8 @@ export async function runGate(input: GateInput): Promise<GateResult> {
   const { root, baseDir, headDir, retirements, today } = input;
   const base = input.base ?? readContracts(baseDir);
   const head = input.head ?? readContracts(headDir);
-  const changelog = parseChangelog(input.changelog ?? readChangelog(headDir));
+  const changelog = parseChangelog(input.changelog ?? readChangelog(headDir), { version: input.releaseVersion });
+  const history = input.history ?? historyOf([releaseFromDirectory(baseDir)]);
   const changes: Change[] = [
     ...diffOpenApi(base.openapi, head.openapi),
     ...(await diffGraphql(base.graphql, head.graphql)),
@@ -120,7 +132,7 @@ export async function runGate(input: GateInput): Promise<GateResult> {
   ];
   let baseRegistry = input.baseRegistry;
   const registry = () => {
-    baseRegistry ??= buildRegistry(baseDir).registry;
+    baseRegistry ??= input.history ? history.base.registry() : buildRegistry(baseDir).registry;
     return baseRegistry;
   };
   const findings = changes.map((change): Finding => {
@@ -133,7 +145,7 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     if (named && !registryIdsOf(change, registry(), base.openapi).includes(retirement.registryItem)) {
       return { ...change, refused: `${retirement.registryItem} is not the removed item ${change.item}` };
     }
-    const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today });
+    const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today, history });
     return verdict.allowed
       ? { ...change, retiredBy: { ...retirement, verdict } }
       : { ...change, refused: verdict.reason };

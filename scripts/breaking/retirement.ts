@@ -22,6 +22,7 @@ import {
   USAGE_EXPORT_FORMAT,
   type UsageExport,
 } from '../../src/core/usage-export.js';
+import type { ReleaseHistory } from './release-history.js';
 import type { Change } from './report.js';
 
 /** A recorded retirement: the removed item as the gate names it, its registry id, and the evidence. */
@@ -126,7 +127,11 @@ const callersText = (evidence: UsageExport) =>
 /** Checks one retirement's evidence against the released registry and today's date. */
 export function checkRetirement(
   retirement: Retirement,
-  { root, baseRegistry, today }: { root: string; baseRegistry: DeprecationRegistry; today: string },
+  {
+    root,
+    baseRegistry,
+    today,
+  }: { root: string; baseRegistry: DeprecationRegistry; today: string; history?: ReleaseHistory },
 ): RetirementVerdict {
   const item = baseRegistry.items.find((candidate) => candidate.id === retirement.registryItem);
   if (item?.status !== 'deprecated' || !item.sunset || !item.deprecated)

@@ -7,6 +7,7 @@ import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js
 import { buildRegistry } from '../deprecations/build-registry.js';
 import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';
 import { diffGraphql } from './graphql-diff.js';
+import { checkNamed, meaningChanges } from './named-items.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
 import { registryIdsOf } from './registry-ids.js';
@@ -129,6 +130,7 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     ...(await diffGraphql(base.graphql, head.graphql)),
     ...(input.protoChanges ?? diffProto(root, baseDir, headDir)),
     ...checkChangelog({ changelog, differs: differing(base, head), base: versionsOf(base), head: versionsOf(head) }),
+    ...checkNamed(changelog, meaningChanges(base, head)),
   ];
   let baseRegistry = input.baseRegistry;
   const registry = () => {

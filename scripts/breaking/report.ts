@@ -30,6 +30,8 @@ export function wayThrough(change: Change): string {
   if (change.rule.startsWith('security')) return VERSION;
   if (change.rule === 'response-enum-value-added')
     return 'declare the enum open with `x-extensible-enum: true` in a release before adding values, or add a new member for the new values, or cut a version';
+  if (change.rule === 'description-changed-unnamed' || change.rule === 'addition-unnamed')
+    return `name \`${change.item}\` in backticks in a bullet of its contract under "## [Unreleased]" in contracts/CHANGELOG.md (a wording-only change under "### Changed" with [docs])`;
   if (change.rule.startsWith('changelog')) return 'edit contracts/CHANGELOG.md as the message says';
   if (change.contract === 'graphql')
     return 'add the new form beside the old one under a new field, argument or type name, and deprecate the old one';

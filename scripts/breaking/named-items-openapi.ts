@@ -1,7 +1,7 @@
 /**
  * The OpenAPI items that carry meaning text, for the naming rule (./named-items.ts). Names a person writes:
  *   the introduction         `info.description` (or `info`)
- *   a tag                    `Deprecations`
+ *   a tag                    `tags.Deprecations` (or `Deprecations`)
  *   a component              `Order`, `OrderFields`, `TooManyRequests`, `RateLimit`; a shared example
  *                            `examples.Order` (or `Order example`)
  *   a schema property        `Order.amount`, `Order.amountDetail.vat` (or `rest.Order.amount`)
@@ -208,8 +208,8 @@ export function openapiItems(document: Json): MeaningItem[] {
   for (const tag of (document.tags ?? []) as Json[])
     items.push({
       key: `tag:${tag.name}`,
-      item: String(tag.name),
-      names: [String(tag.name)],
+      item: `tags.${tag.name}`,
+      names: [`tags.${tag.name}`, String(tag.name)],
       text: { description: tag.description },
     });
   const components = (document.components ?? {}) as Record<string, Record<string, Json>>;

@@ -1,7 +1,7 @@
 /**
  * The proto items that carry meaning text, for the naming rule (./named-items.ts). Names a person writes:
  *   the file comment        `inventory/v1/inventory.proto` (or `inventory.proto`, `inventory.v1`)
- *   a service, its rpc      `Inventory`, `Inventory.Reserve` (or `Reserve` beside `Inventory`)
+ *   a service, its rpc      `Inventory`, `Inventory.Reserve` (or `Reserve`)
  *   a message, its field    `ReserveRequest`, `ReserveRequest.sku` (or `inventory.v1.ReserveRequest.sku`)
  *   an enum, its value      `ReservationState`, `ReservationState.RESERVATION_STATE_HELD`
  * Text: comments (leading or trailing) and options (`deprecated = true`, `json_name`, …).
@@ -34,7 +34,7 @@ function walk(items: MeaningItem[], namespace: protobuf.NamespaceBase, pkg: stri
         items.push({
           key: `${key}.${method.name}`,
           item: `${short}.${method.name}`,
-          names: names(`${fullName}.${method.name}`, `${short}.${method.name}`),
+          names: [...names(`${fullName}.${method.name}`, `${short}.${method.name}`), method.name],
           within: { parents: own, leaf: [method.name] },
           parentKey: key,
           text: { comment: method.comment ?? undefined, options: method.options },

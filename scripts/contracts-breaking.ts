@@ -19,10 +19,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type GateInput, type GateResult, loadRetirements, runGate } from './breaking/gate.js';
-import { type GitRelease, HistoryError, readReleaseHistory } from './breaking/git-history.js';
-import { historyOf } from './breaking/release-history.js';
-import { wayThrough } from './breaking/report.js';
+import { runGate } from './breaking/gate.js';
+import { HistoryError } from './breaking/git-history.js';
+import { describeRelease, gateHistory, retirementsIn } from './breaking/history-gate.js';
+import { printComparison } from './breaking/report.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,87 +34,15 @@ const { values } = parseArgs({
 });
 const root = path.resolve(values.root ?? path.join(import.meta.dirname, '..'));
 const today = values.today ?? new Date().toISOString().slice(0, 10);
-const retirementsOf = (dir: string) => {
-  const file = path.join(dir, 'contracts/retirements.yaml');
-  return existsSync(file) ? loadRetirements(file) : [];
-};
-const short = (release: GitRelease) =>
-  `release ${release.version} (${release.commit.slice(0, 7)}, ${release.date}` +
-  `${release.source === 'contracts' ? '' : `, read from ${release.source}/ at that commit`})`;
-
-/** Prints one comparison; returns the number of blocking findings. */
-function report(result: GateResult, heading: string, { quiet = false } = {}): number {
-  console.log(`${heading}\n`);
-  if (quiet && result.blocking.length === 0) return 0;
-  for (const contract of ['openapi', 'graphql', 'proto'] as const) {
-    const mine = result.findings.filter((finding) => finding.contract === contract);
-    const blocking = mine.filter((finding) => result.blocking.includes(finding));
-    const passed = mine.filter((finding) => finding.retiredBy || finding.acknowledged);
-    const additive = mine.filter((finding) => !finding.breaking);
-    console.log(
-      `${contract}: ${blocking.length} breaking, ${passed.length} retired or acknowledged, ${additive.length} non-breaking`,
-    );
-    for (const finding of blocking) {
-      console.log(`  BREAKING  [${finding.rule}] ${finding.message}`);
-      if (finding.refused) console.log(`            retirement refused: ${finding.refused}`);
-      console.log(`            way through: ${wayThrough(finding)}`);
-    }
-    for (const finding of passed) {
-      const r = finding.retiredBy;
-      console.log(
-        r
-          ? `  RETIRED   ${finding.message} (${r.registryItem}: deprecated ${r.verdict.deprecated}, sunset ${r.verdict.sunset}, ` +
-              `${r.verdict.quietDays} quiet days measured to ${r.verdict.measuredTo} in ${r.evidence})`
-          : `  ACKED     ${finding.message} (named in the changelog)`,
-      );
-    }
-    if (!quiet) for (const finding of additive) console.log(`  ok        [${finding.rule}] ${finding.message}`);
-  }
-  console.log('');
-  return result.blocking.length;
-}
-
 /** The gate runs of a checkout: each release against the one before it, then the working contracts. */
 async function checkHistory(): Promise<number> {
-  const history = readReleaseHistory({ root });
-  try {
-    let blocking = 0;
-    const { releases } = history;
-    console.log(`Releases in the first-parent history: ${releases.map(short).join('; ')}\n`);
-    for (const [index, release] of releases.entries()) {
-      const previous = releases[index - 1];
-      if (!previous) continue;
-      const input: GateInput = {
-        root: release.root(),
-        baseDir: previous.dir(),
-        headDir: release.dir(),
-        retirements: retirementsOf(release.root()),
-        today: release.date,
-        changelog: release.changelog,
-        releaseVersion: release.version,
-        history: historyOf(releases.slice(0, index)),
-      };
-      blocking += report(await runGate(input), `The ${short(release)} compared with ${short(previous)}`, {
-        quiet: true,
-      });
-    }
-    const headDir = path.resolve(values.head ?? path.join(root, 'contracts'));
-    const result = await runGate({
-      root,
-      baseDir: history.base.dir(),
-      headDir,
-      retirements: retirementsOf(root),
-      today,
-      history,
-    });
-    blocking += report(
-      result,
-      `Contracts in ${path.relative(root, headDir) || headDir} compared with ${short(history.base)}`,
-    );
-    return blocking;
-  } finally {
-    history.dispose();
-  }
+  const headDir = values.head ? path.resolve(values.head) : undefined;
+  const { releases, checks } = await gateHistory({ root, today, ...(headDir ? { headDir } : {}) });
+  console.log(`Releases in the first-parent history: ${releases.map(describeRelease).join('; ')}\n`);
+  return checks.reduce(
+    (blocking, check) => blocking + printComparison(check.result, check.title, { quiet: Boolean(check.release) }),
+    0,
+  );
 }
 
 /** One gate run between two directories (`--base`): fixtures and the canary. */
@@ -122,9 +50,9 @@ async function checkDirectories(): Promise<number> {
   const baseDir = path.resolve(values.base as string);
   const headDir = path.resolve(values.head ?? path.join(root, 'contracts'));
   if (!existsSync(path.join(baseDir, 'openapi.yaml'))) throw new Error(`cannot read the base contracts in ${baseDir}`);
-  const result = await runGate({ root, baseDir, headDir, retirements: retirementsOf(root), today });
+  const result = await runGate({ root, baseDir, headDir, retirements: retirementsIn(root), today });
   const label = (dir: string) => path.relative(root, dir) || dir;
-  return report(result, `Contracts in ${label(headDir)} compared with ${label(baseDir)}`);
+  return printComparison(result, `Contracts in ${label(headDir)} compared with ${label(baseDir)}`);
 }
 
 async function main(): Promise<number> {

@@ -125,11 +125,14 @@ export async function runGate(input: GateInput): Promise<GateResult> {
   const head = input.head ?? readContracts(headDir);
   const changelog = parseChangelog(input.changelog ?? readChangelog(headDir), { version: input.releaseVersion });
   const history = input.history ?? historyOf([releaseFromDirectory(baseDir)]);
+  const differs = differing(base, head);
+  // buf runs only when the proto differs (whitespace aside): identical files cannot break.
+  const protoChanges = input.protoChanges ?? (differs.includes('proto') ? diffProto(root, baseDir, headDir) : []);
   const changes: Change[] = [
     ...diffOpenApi(base.openapi, head.openapi),
     ...(await diffGraphql(base.graphql, head.graphql)),
-    ...(input.protoChanges ?? diffProto(root, baseDir, headDir)),
-    ...checkChangelog({ changelog, differs: differing(base, head), base: versionsOf(base), head: versionsOf(head) }),
+    ...protoChanges,
+    ...checkChangelog({ changelog, differs, base: versionsOf(base), head: versionsOf(head) }),
     ...checkNamed(changelog, meaningChanges(base, head)),
   ];
   let baseRegistry = input.baseRegistry;

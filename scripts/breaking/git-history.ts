@@ -6,9 +6,10 @@
  * release's contracts are taken from git at its commit.
  *
  * The legacy release: 1.0.0 (72f2b6b) predates this. Its release snapshot was written to
- * `contracts/released/` beside contracts that had moved on, so a release commit whose tree holds
- * `contracts/released/openapi.yaml` takes its contracts from that folder, as read from git at that commit.
- * `npm run contracts:release` no longer writes the folder, so only the releases made before it have one.
+ * `contracts/released/` beside contracts that had moved on, so the FIRST release of the history, when its
+ * tree holds `contracts/released/openapi.yaml`, takes its contracts from that folder, as read from git at
+ * that commit. Every later release is read from `contracts/` (`npm run contracts:release` no longer writes
+ * the folder, and a folder added later is never read), and is checked against the release before it.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -115,7 +116,8 @@ export function readReleaseHistory({ root, ref = 'HEAD' }: { root: string; ref?:
     const stamped = stamps(text);
     const added = stamped.find((stamp) => !known.has(stamp.version));
     known = new Set(stamped.map((stamp) => stamp.version));
-    if (added && text !== undefined) releases.push(gitRelease(root, commit, added, text, scratch));
+    if (added && text !== undefined)
+      releases.push(gitRelease(root, commit, added, text, { legacy: releases.length === 0, scratch }));
   });
   const base = releases.at(-1);
   if (!base)
@@ -137,11 +139,11 @@ function gitRelease(
   commit: string,
   stamp: { version: string; date: string },
   changelog: string,
-  scratch: string[],
+  { legacy: first, scratch }: { legacy: boolean; scratch: string[] },
 ): GitRelease {
-  let legacy = true;
+  let legacy = first;
   try {
-    git(root, ['cat-file', '-e', `${commit}:${LEGACY_SOURCE}/openapi.yaml`]);
+    if (first) git(root, ['cat-file', '-e', `${commit}:${LEGACY_SOURCE}/openapi.yaml`]);
   } catch {
     legacy = false;
   }

@@ -69,8 +69,8 @@ async function main(): Promise<number> {
     console.log('No breaking change.');
     return 0;
   } catch (error) {
-    const reason = error instanceof HistoryError ? 'no baseline' : 'LOAD FAILURE';
-    console.error(`LOAD FAILURE (${reason}): ${(error as Error).message}`);
+    const kind = error instanceof HistoryError ? 'LOAD FAILURE (no baseline in git history)' : 'LOAD FAILURE';
+    console.error(`${kind}: ${(error as Error).message}`);
     return 2;
   }
 }

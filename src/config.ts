@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parsePrivateKey } from './core/evidence-signature.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -55,6 +56,20 @@ const environment = z.object({
   BROWNOUT_NOTICE_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   BROWNOUT_MAX_MINUTES: positiveInt.max(7 * 24 * 60).default(24 * 60),
   BROWNOUT_REFRESH_MS: positiveInt.default(5000),
+  EVIDENCE_SIGNING_KEY: z
+    .string()
+    .refine(
+      (text) => {
+        try {
+          parsePrivateKey(text);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be an Ed25519 private key: PKCS#8 PEM, or the base64 of its PKCS#8 DER' },
+    )
+    .optional(),
 });
 
 /** The server's settings, read once from the environment by the composition root. */

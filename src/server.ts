@@ -19,6 +19,7 @@ import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
+import { publicKeyPem } from './core/evidence-signature.js';
 import { type Core, createCore } from './core/index.js';
 import { createInventoryService, type InventoryService } from './core/inventory.js';
 import type { UsagePort } from './core/ports/usage.js';
@@ -29,6 +30,7 @@ import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import { evidenceSigningKey } from './store/evidence-key-store.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
 
@@ -68,7 +70,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
-  const { db, store, core, inventory, inventoryClient } = await openCore(config, logger, registry, now);
+  const { db, store, core, inventory, inventoryClient, evidenceKey } = await openCore(config, logger, registry, now);
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
   await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
@@ -99,6 +101,7 @@ export async function startServer(
     metrics,
     registry,
     deprecationPolicy,
+    evidenceKey,
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
@@ -175,7 +178,10 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     ...(now ? { now } : {}),
   });
-  return { db, store, core, inventory, inventoryClient };
+  // The key that signs usage exports: configured, or generated on the first start and kept in the database;
+  // its public half is published at /contracts/evidence-key.
+  const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
+  return { db, store, core, inventory, inventoryClient, evidenceKey };
 }
 
 /**

@@ -46,8 +46,9 @@ export interface GateInput {
   /** The changelog text; by default `CHANGELOG.md` of the head directory (none there = an empty changelog). */
   changelog?: string;
   /**
-   * The releases up to the baseline (scripts/breaking/git-history.ts); without it (`--base <dir>`, tests) the
-   * base directory is the one release, of unknown date.
+   * The releases up to the baseline, oldest first (scripts/breaking/git-history.ts; retirements read the
+   * announcement date and the evidence key from it); by default (`--base <dir>`, tests) one release of
+   * `baseDir` with an unknown date.
    */
   history?: ReleaseHistory;
   /**

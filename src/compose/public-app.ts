@@ -44,6 +44,8 @@ export interface HttpAppDeps {
   rateBudget?: { limiter: RateLimiterPort; policy: RateBudgetPolicy };
   /** The gRPC status name of a catalog code, for the problem pages (the gRPC transport's table). */
   grpcCodeName?: GrpcCodeName;
+  /** The public key of the usage exports' signatures (SPKI PEM), published at `/contracts/evidence-key`. */
+  evidenceKey?: string;
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
 }
@@ -84,7 +86,11 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.route('/problems', problemPages(deps.grpcCodeName));
   app.route(
     '/contracts',
-    await contractsRoutes({ projectRoot: deps.projectRoot, deprecations: () => deps.core.deprecations.published() }),
+    await contractsRoutes({
+      projectRoot: deps.projectRoot,
+      deprecations: () => deps.core.deprecations.published(),
+      ...(deps.evidenceKey ? { evidenceKey: deps.evidenceKey } : {}),
+    }),
   );
   app.route('/docs', await docsRoutes(deps.registry, deps.core.brownouts.announced));
   const yoga = await createGraphQL({

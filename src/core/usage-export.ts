@@ -10,14 +10,29 @@
  * measured day can still miss: an instance killed without a SIGTERM loses the uses it buffered since its
  * last flush, at most USAGE_FLUSH_MS (5 s by default) of that instance's traffic; more only while its
  * writes were failing, each failure logged (`usage flush failed`).
+ *
+ * It also carries the brownout windows of the item in its period (spec §9.2 rule 8), with whether each was
+ * held and its hits, and it is signed by the server's evidence key (src/core/evidence-signature.ts): the
+ * gate takes no removal on an unsigned or altered export.
  */
+import type { KeyObject } from 'node:crypto';
 import type { Caller } from './caller.js';
 import { type CallerSummary, stillUsing } from './deprecation-callers.js';
 import { type DeprecationService, dayOf, daysBefore, type ItemState } from './deprecations.js';
+import { type Signed, signDocument } from './evidence-signature.js';
+import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
 import type { DayCoverage, UsagePort } from './ports/usage.js';
 
-/** The format name and version the gate accepts (version 1 counted a day measured if any instance flushed). */
-export const USAGE_EXPORT_FORMAT = 'order-api.usage-export/2';
+/**
+ * The format name and version the gate accepts. Version 1 counted a day measured if any instance flushed;
+ * version 2 was unsigned and carried no brownout windows.
+ */
+export const USAGE_EXPORT_FORMAT = 'order-api.usage-export/3';
+
+/** How the hits of a window are counted, written into every export for its reader. */
+export const WINDOW_HITS =
+  'Brownout hits are stored per UTC day, not per window: the hits of a window are those of the days it ' +
+  'touches, so two windows of one item on the same day each count all of that day.';
 
 /** What the export says a measured day means, written into every export for its reader. */
 export const MEASURED_DAY =
@@ -50,8 +65,23 @@ export interface ExportDay {
   brownoutHits: number;
 }
 
-/** The export of one item. */
-export interface UsageExport {
+/** A brownout window of the item, as the export carries it. */
+export interface ExportBrownout {
+  id: number;
+  startsAt: string;
+  endsAt: string;
+  /** Its length in whole minutes. */
+  minutes: number;
+  /** When it was cancelled (by an admin, or by the server when the deprecation was undone); null if never. */
+  cancelledAt: string | null;
+  /** Ended by `asOf` and not cancelled before its end: the window was held. */
+  held: boolean;
+  /** Brownout hits on the UTC days the window touches (see `windowHits`). */
+  hits: number;
+}
+
+/** The export of one item, before it is signed. */
+export interface UsageExportContent {
   format: typeof USAGE_EXPORT_FORMAT;
   item: string;
   name: string;
@@ -62,6 +92,8 @@ export interface UsageExport {
   /** The first and last day covered (UTC, inclusive; the last is the day of the export). */
   from: string;
   to: string;
+  /** The moment the export reads up to: the end of `to`, or the time of the export when `to` is today. */
+  asOf: string;
   /** What a measured and a quiet day mean, and what a measured day can still miss. */
   measuredDay: string;
   /** Days measured completely. */
@@ -72,6 +104,19 @@ export interface UsageExport {
   days: ExportDay[];
   /** Callers with any use or brownout hit in the period, most recent first. */
   callers: CallerSummary[];
+  /** The item's brownout windows that overlap the period and started by `asOf`, cancelled ones included. */
+  brownouts: ExportBrownout[];
+  /** How the hits of a window are counted. */
+  windowHits: string;
+}
+
+/** The export as written: signed by the server's evidence key. */
+export type UsageExport = UsageExportContent & Signed;
+
+/** Whether a window counts as held by `asOf`: ended by then and not cancelled before its end. */
+export function heldBy(window: Pick<ExportBrownout, 'endsAt' | 'cancelledAt'>, asOf: string): boolean {
+  const end = Date.parse(window.endsAt);
+  return end <= Date.parse(asOf) && (window.cancelledAt === null || Date.parse(window.cancelledAt) >= end);
 }
 
 /** Why a day with these counts is not measured (none: it is). */
@@ -98,21 +143,31 @@ export function quietDaysOf(days: ExportDay[]): number {
   return quiet;
 }
 
+/** What an export reads: the report, the usage and the brownout windows, and the clock. */
+export interface ExportSources {
+  report: DeprecationService;
+  usage: UsagePort;
+  brownouts: BrownoutStore;
+  now?: () => Date;
+}
+
 /**
  * Builds the export of `item` over the `days` days up to the day of `now()` (today by default), that day
  * included; `generatedAt` is always the real time of the export. Admins only, as the report it reads.
+ * Unsigned: `signExport` signs it.
  */
 export async function exportUsage(
-  { report, usage, now = () => new Date() }: { report: DeprecationService; usage: UsagePort; now?: () => Date },
+  { report, usage, brownouts, now = () => new Date() }: ExportSources,
   caller: Caller,
   item: string,
   days: number,
-): Promise<UsageExport> {
+): Promise<UsageExportContent> {
   const at = now();
   const from = daysBefore(at, days - 1);
-  const [{ item: entry, state, callers }, coverage] = await Promise.all([
+  const [{ item: entry, state, callers }, coverage, windows] = await Promise.all([
     report.callers(caller, item, days),
     usage.coverage(item, from),
+    brownouts.list({ item, endedAfter: new Date(`${from}T00:00:00.000Z`) }),
   ]);
   const byDay = new Map(coverage.map((row) => [row.day, row]));
   const list: ExportDay[] = [];
@@ -139,13 +194,38 @@ export async function exportUsage(
     generatedAt: new Date().toISOString(),
     from,
     to: dayOf(at),
+    asOf: at.toISOString(),
     measuredDay: MEASURED_DAY,
     daysMeasured: list.filter((day) => day.measured).length,
     quietDays: quietDaysOf(list),
     totals: { uses: sum('uses'), replacementUses: sum('replacementUses'), brownoutHits: sum('brownoutHits') },
     days: list,
     callers: stillUsing(callers),
+    brownouts: windows.filter((window) => window.startsAt <= at).map((window) => exportedWindow(window, list, at)),
+    windowHits: WINDOW_HITS,
   };
+}
+
+/** Signs an export with the server's evidence key. */
+export function signExport(content: UsageExportContent, privateKey: KeyObject): UsageExport {
+  return signDocument(content, privateKey);
+}
+
+/** A window as exported: its hits are those of the days it touches (hits are stored per day). */
+function exportedWindow(window: BrownoutWindow, days: ExportDay[], at: Date): ExportBrownout {
+  const first = dayOf(window.startsAt);
+  const last = dayOf(new Date(window.endsAt.getTime() - 1));
+  const hits = days
+    .filter((day) => day.day >= first && day.day <= last)
+    .reduce((sum, day) => sum + day.brownoutHits, 0);
+  const exported = {
+    id: window.id,
+    startsAt: window.startsAt.toISOString(),
+    endsAt: window.endsAt.toISOString(),
+    minutes: Math.floor((window.endsAt.getTime() - window.startsAt.getTime()) / 60_000),
+    cancelledAt: window.cancelledAt?.toISOString() ?? null,
+  };
+  return { ...exported, held: heldBy(exported, at.toISOString()), hits };
 }
 
 /** How completely a day was measured, from the instances' heartbeats and the dropped uses. */

@@ -10,17 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { runGate } from '../../scripts/breaking/gate.js';
+import { historyOf, releaseFromDirectory } from '../../scripts/breaking/release-history.js';
 import type { Retirement } from '../../scripts/breaking/retirement.js';
 import type { Caller } from '../../src/core/index.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
-import { deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
+import { DEPRECATED_ON, deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
+import { withEvidenceKey } from '../support/evidence.js';
 import { startFixtureServer } from '../support/server.js';
 
 // Spec §9.2 rule 8 on a real server with a controllable clock: deprecate → measured callers → brownout
 // announced → the window blocks each protocol and surfaces a caller nobody had measured → use falls to zero
-// → export → the gate passes the removal; and a caller that keeps calling → overdue → the removal refused.
+// → export, signed by the server's evidence key → the gate passes the removal (enough notice in the release
+// history, a held brownout, quiet days); and a caller that keeps calling → overdue → the removal refused.
 // The fixture deprecates `Order.note` (GraphQL), `GET /v1/products` (REST) and `AdjustStockRequest.reason`
 // (gRPC), sunset 2027-06-30.
 const ADMIN_KEY = 'retirement-admin-key-0123456789';
@@ -244,7 +247,15 @@ describe('the retirement sequence', () => {
     const published = await (await fetch(`${server.httpUrl}/contracts/deprecations`)).json();
     expect(published.items.find((item: any) => item.id === 'rest.listProducts').state).toBe('overdue');
 
-    // The evidence, from the database by the operator's command (the embedded database needs the server stopped).
+    // The key that signs this deployment's evidence, as the server publishes it (and a release commits it).
+    const publishedKey = await fetch(`${server.httpUrl}/contracts/evidence-key`);
+    expect(publishedKey.status).toBe(200);
+    expect(publishedKey.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const evidenceKey = await publishedKey.text();
+    expect(evidenceKey).toMatch(/^-----BEGIN PUBLIC KEY-----\n[\s\S]+\n-----END PUBLIC KEY-----\n$/);
+
+    // The evidence, from the database by the operator's command (the embedded database needs the server stopped),
+    // over enough days to include the brownout window held on 2026-12-10.
     await server.close();
     const evidenceDir = path.join(fixture.root, 'contracts/evidence');
     const exported: Record<string, string> = {};
@@ -257,7 +268,7 @@ describe('the retirement sequence', () => {
           'src/cli/usage-export.ts',
           item,
           '--days',
-          '45',
+          '240',
           '--to',
           '2027-08-05',
           '--out',
@@ -270,13 +281,19 @@ describe('the retirement sequence', () => {
     }
     const noteEvidence = JSON.parse(readFileSync(exported['graphql.Order.note'] as string, 'utf8'));
     expect(noteEvidence).toMatchObject({
-      format: 'order-api.usage-export/2',
+      format: 'order-api.usage-export/3',
       item: 'graphql.Order.note',
+      from: '2026-12-09',
       to: '2027-08-05',
-      // The server registered when it started and flushed every day since: all 45 days are measured.
-      daysMeasured: 45,
-      totals: { uses: 0, brownoutHits: 0 },
+      // From 2026-12-09 on: shop-web's reads came before; shop-ios's refused read in the window.
+      totals: { uses: 0, brownoutHits: 1 },
+      // The window was held (not cancelled, over by the export), and shop-ios hit it.
+      brownouts: [{ startsAt: iso(start), endsAt: iso(end), minutes: 30, cancelledAt: null, held: true, hits: 1 }],
+      keyId: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      signature: expect.any(String),
     });
+    // The server registered when it started and flushed every day since 2027-06-15: 45 measured days and more.
+    expect(noteEvidence.days.slice(-45).every((day: { measured: boolean }) => day.measured)).toBe(true);
     expect(noteEvidence.quietDays).toBeGreaterThanOrEqual(30);
 
     // The release that removes both items, gated against the fixture's contracts as released.
@@ -314,16 +331,21 @@ describe('the retirement sequence', () => {
         quietDays: 30,
       },
     ];
-    const result = await runGate({
-      root,
-      baseDir: path.join(fixture.root, 'contracts'),
-      headDir: head,
-      retirements,
-      today: '2027-08-06',
-    });
+    // The release history: the fixture's contracts, released on the day they deprecated the items (241 days
+    // before the sunset), with the evidence key the server published committed in them.
+    const baseDir = path.join(fixture.root, 'contracts');
+    const released = releaseFromDirectory(baseDir, { version: '1.1.0', date: DEPRECATED_ON });
+    const history = historyOf([withEvidenceKey(released, evidenceKey)]);
+    const result = await runGate({ root, baseDir, headDir: head, retirements, today: '2027-08-06', history });
     rmSync(head, { recursive: true, force: true });
     const finding = (item: string) => result.findings.find((f) => f.item === item);
-    expect(finding('Order.note')?.retiredBy?.verdict).toMatchObject({ allowed: true, sunset: SUNSET });
+    expect(finding('Order.note')?.retiredBy?.verdict).toMatchObject({
+      allowed: true,
+      sunset: SUNSET,
+      announced: DEPRECATED_ON,
+      noticeDays: 241,
+      brownout: { startsAt: iso(start), endsAt: iso(end), minutes: 30, hits: 1 },
+    });
     expect(result.blocking).toContain(finding('GET /v1/products'));
     expect(finding('GET /v1/products')?.refused).toMatch(
       /^overdue: still used after its sunset 2027-06-30, by key 0 \[catalog-bot\/0\.9\]/,

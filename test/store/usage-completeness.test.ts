@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyOf } from '../../scripts/breaking/release-history.js';
 import { checkRetirement } from '../../scripts/breaking/retirement.js';
 import type { DeprecationRegistry, RegistryItem } from '../../src/core/deprecation-registry.js';
 import { createDeprecationService } from '../../src/core/deprecations.js';
 import type { UsagePort } from '../../src/core/ports/usage.js';
-import { exportUsage } from '../../src/core/usage-export.js';
+import { exportUsage, signExport } from '../../src/core/usage-export.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { evidenceKeyPair, releaseOfRegistry } from '../support/evidence.js';
 import { makeAdmin } from '../support/fixtures.js';
 
 const item = (id: string): RegistryItem => ({
@@ -33,6 +35,10 @@ const today = new Date('2026-11-23T12:00:00Z');
 const at = (day: string, time = '10:00:00') => new Date(`${day}T${time}Z`);
 const days = ['2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'];
 
+// The deprecations were released on 2026-06-01, 122 days before their sunset.
+const key = evidenceKeyPair();
+const history = historyOf([releaseOfRegistry(registry, { date: '2026-06-01', publicPem: key.publicPem })]);
+
 let database: TestDatabase;
 let usage: UsagePort;
 let scratch: string;
@@ -51,6 +57,15 @@ beforeAll(async () => {
   // Instance c registers on the 21st, flushes once and is killed: it flushed, so the day counts.
   await usage.register({ instance: 'c', at: at('2026-11-21', '09:00:00') });
   await usage.add([], { instance: 'c', at: at('2026-11-21', '09:00:05') });
+  // A 30-minute brownout of rest.quiet was held on the 16th.
+  await database.store.brownouts.schedule({
+    item: 'rest.quiet',
+    startsAt: at('2026-11-16', '10:00:00'),
+    endsAt: at('2026-11-16', '10:30:00'),
+    note: null,
+    scheduledAt: at('2026-11-01'),
+    scheduledBy: null,
+  });
   // On the 22nd a's buffer was full: uses of rest.dropped were dropped, in two flushes.
   const drop = { item: 'rest.dropped', day: '2026-11-22', count: 2 };
   await usage.add([], { instance: 'a', at: at('2026-11-22', '10:00:05'), dropped: [drop] });
@@ -64,7 +79,8 @@ afterAll(async () => {
 /** The export of `id` over the last 11 days up to today (from the 13th, before any instance), for the gate. */
 async function exported(id: string) {
   const report = createDeprecationService({ registry, usage, now: () => today });
-  const evidence = await exportUsage({ report, usage, now: () => today }, await makeAdmin(database.store), id, 11);
+  const sources = { report, usage, brownouts: database.store.brownouts, now: () => today };
+  const evidence = signExport(await exportUsage(sources, await makeAdmin(database.store), id, 11), key.privateKey);
   const file = path.join(scratch, `${id}.json`);
   writeFileSync(file, JSON.stringify(evidence));
   return { evidence, file };
@@ -73,7 +89,7 @@ async function exported(id: string) {
 const gate = (id: string, file: string, quietDays: number) =>
   checkRetirement(
     { contract: 'openapi', item: id, registryItem: id, evidence: file, quietDays },
-    { root: scratch, baseRegistry: registry, today: '2026-11-24' },
+    { root: scratch, baseRegistry: registry, today: '2026-11-24', history },
   );
 
 describe('usage completeness', () => {
@@ -114,7 +130,7 @@ describe('usage completeness', () => {
   it('marks in the export the days an instance never flushed and the days uses were dropped', async () => {
     const { evidence } = await exported('rest.dropped');
     const day = (name: string) => evidence.days.find((entry) => entry.day === name);
-    expect(evidence.format).toBe('order-api.usage-export/2');
+    expect(evidence.format).toBe('order-api.usage-export/3');
     expect(day('2026-11-13')).toMatchObject({ instances: 0, measured: false, incomplete: ['no-instance'] });
     expect(day('2026-11-20')).toMatchObject({
       instances: 2,

@@ -1,7 +1,8 @@
 /**
  * Impact analysis: what the working contracts would break against the released ones, and who.
  *
- *   npm run contracts:impact                         # against contracts/released, callers of the last 30 days
+ *   npm run contracts:impact                         # against the last release in git history (as the gate
+ *                                                    # reads it), callers of the last 30 days
  *   npm run contracts:impact -- --days 90 --json     # JSON instead of the table
  *   npm run contracts:impact -- --base <dir> --head <dir> --offline
  *
@@ -21,6 +22,7 @@ import { callerReports, stillUsing } from '../src/core/deprecation-callers.js';
 import { daysBefore } from '../src/core/deprecations.js';
 import type { Database } from '../src/store/database.js';
 import { usageStore } from '../src/store/usage-store.js';
+import { type GitReleaseHistory, readReleaseHistory } from './breaking/git-history.js';
 import { analyzeImpact, type CallerSource, impactTable } from './impact/analyze.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -50,7 +52,15 @@ async function main(): Promise<number> {
     console.error('--days takes a whole number, 1 to 366');
     return 2;
   }
-  const baseDir = path.resolve(values.base ?? path.join(root, 'contracts/released'));
+  let history: GitReleaseHistory | undefined;
+  let baseDir: string;
+  try {
+    history = values.base ? undefined : readReleaseHistory({ root });
+    baseDir = history ? history.base.dir() : path.resolve(values.base as string);
+  } catch (error) {
+    console.error(`LOAD FAILURE: ${(error as Error).message}`);
+    return 2;
+  }
   const headDir = path.resolve(values.head ?? path.join(root, 'contracts'));
   const useDatabase =
     !values.offline && (Boolean(process.env.DATABASE_URL) || existsSync(process.env.DATA_DIR ?? './data'));
@@ -74,6 +84,8 @@ async function main(): Promise<number> {
   } catch (error) {
     console.error(`LOAD FAILURE: ${(error as Error).message}`);
     return 2;
+  } finally {
+    history?.dispose();
   }
 }
 

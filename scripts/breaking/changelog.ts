@@ -44,8 +44,11 @@ export interface Changelog {
   problems: string[];
 }
 
-/** Parses the changelog text; problems are reported, never thrown, so the gate can name them. */
-export function parseChangelog(text: string): Changelog {
+/**
+ * Parses the changelog text; problems are reported, never thrown, so the gate can name them. With `version`,
+ * the entries read are those of that release (a release commit checked against the release before it).
+ */
+export function parseChangelog(text: string, { version }: { version?: string | undefined } = {}): Changelog {
   const result: Changelog = { unreleased: [], releases: [], problems: [] };
   const lines = text.split('\n');
   let section: 'none' | 'unreleased' | 'release' = 'none';
@@ -79,14 +82,14 @@ export function parseChangelog(text: string): Changelog {
       if (line === '## [Unreleased]') {
         if (sawUnreleased) result.problems.push(`line ${index + 1}: a second "## [Unreleased]" section`);
         sawUnreleased = true;
-        section = 'unreleased';
+        section = version ? 'release' : 'unreleased';
         return;
       }
       const release = RELEASE.exec(line);
       if (!line.startsWith('## [') && section === 'none') return; // the preamble's own headings
       if (!release) result.problems.push(`line ${index + 1}: a release heading reads "## [1.2.0] - YYYY-MM-DD"`);
       else result.releases.push({ version: release[1] ?? '', date: release[2] ?? '' });
-      section = 'release';
+      section = version && release?.[1] === version ? 'unreleased' : 'release';
       return;
     }
     if (line.startsWith('### ') && section !== 'none') {
@@ -106,6 +109,8 @@ export function parseChangelog(text: string): Changelog {
   });
   flush();
   if (!sawUnreleased) result.problems.push('no "## [Unreleased]" section');
+  if (version && !result.releases.some((release) => release.version === version))
+    result.problems.push(`no "## [${version}] - YYYY-MM-DD" section`);
   return result;
 }
 

@@ -7,6 +7,7 @@ import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js
 import { buildRegistry } from '../deprecations/build-registry.js';
 import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';
 import { diffGraphql } from './graphql-diff.js';
+import { checkNamed, meaningChanges } from './named-items.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
 import { registryIdsOf } from './registry-ids.js';
@@ -42,13 +43,19 @@ export interface GateInput {
   today: string;
   /** The deprecation registry of the base contracts; built from `baseDir` when a retirement needs it. */
   baseRegistry?: DeprecationRegistry;
-  /**
-   * The releases up to the baseline, oldest first (retirements read the announcement date and the evidence
-   * key from it); by default one release of `baseDir` with an unknown date.
-   */
-  history?: ReleaseHistory;
   /** The changelog text; by default `CHANGELOG.md` of the head directory (none there = an empty changelog). */
   changelog?: string;
+  /**
+   * The releases up to the baseline, oldest first (scripts/breaking/git-history.ts; retirements read the
+   * announcement date and the evidence key from it); by default (`--base <dir>`, tests) one release of
+   * `baseDir` with an unknown date.
+   */
+  history?: ReleaseHistory;
+  /**
+   * The head is the release commit of this version: the changelog entries under its `## [version]` heading
+   * are the change's entries, instead of those under `## [Unreleased]`.
+   */
+  releaseVersion?: string;
   /** The proto findings, when they were computed already (a corpus runs buf once for many pairs). */
   protoChanges?: Change[];
   /** Either side already loaded, instead of reading its directory (a corpus builds its edits in memory). */
@@ -117,16 +124,21 @@ export async function runGate(input: GateInput): Promise<GateResult> {
   const { root, baseDir, headDir, retirements, today } = input;
   const base = input.base ?? readContracts(baseDir);
   const head = input.head ?? readContracts(headDir);
-  const changelog = parseChangelog(input.changelog ?? readChangelog(headDir));
+  const changelog = parseChangelog(input.changelog ?? readChangelog(headDir), { version: input.releaseVersion });
+  const history = input.history ?? historyOf([releaseFromDirectory(baseDir)]);
+  const differs = differing(base, head);
+  // buf runs only when the proto differs (whitespace aside): identical files cannot break.
+  const protoChanges = input.protoChanges ?? (differs.includes('proto') ? diffProto(root, baseDir, headDir) : []);
   const changes: Change[] = [
     ...diffOpenApi(base.openapi, head.openapi),
     ...(await diffGraphql(base.graphql, head.graphql)),
-    ...(input.protoChanges ?? diffProto(root, baseDir, headDir)),
-    ...checkChangelog({ changelog, differs: differing(base, head), base: versionsOf(base), head: versionsOf(head) }),
+    ...protoChanges,
+    ...checkChangelog({ changelog, differs, base: versionsOf(base), head: versionsOf(head) }),
+    ...checkNamed(changelog, meaningChanges(base, head)),
   ];
   let baseRegistry = input.baseRegistry;
   const registry = () => {
-    baseRegistry ??= buildRegistry(baseDir).registry;
+    baseRegistry ??= input.history ? history.base.registry() : buildRegistry(baseDir).registry;
     return baseRegistry;
   };
   const findings = changes.map((change): Finding => {
@@ -139,7 +151,6 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     if (named && !registryIdsOf(change, registry(), base.openapi).includes(retirement.registryItem)) {
       return { ...change, refused: `${retirement.registryItem} is not the removed item ${change.item}` };
     }
-    const history = input.history ?? historyOf([releaseFromDirectory(baseDir)]);
     const verdict = checkRetirement(retirement, { root, baseRegistry: registry(), today, history });
     return verdict.allowed
       ? { ...change, retiredBy: { ...retirement, verdict } }

@@ -1,3 +1,5 @@
+import type { GateResult } from './gate.js';
+
 /** One finding of a contract comparison. */
 export interface Change {
   contract: 'openapi' | 'graphql' | 'proto';
@@ -30,10 +32,44 @@ export function wayThrough(change: Change): string {
   if (change.rule.startsWith('security')) return VERSION;
   if (change.rule === 'response-enum-value-added')
     return 'declare the enum open with `x-extensible-enum: true` in a release before adding values, or add a new member for the new values, or cut a version';
+  if (change.rule === 'description-changed-unnamed' || change.rule === 'addition-unnamed')
+    return `name \`${change.item}\` in backticks in a bullet of its contract under "## [Unreleased]" in contracts/CHANGELOG.md (a wording-only change under "### Changed" with [docs])`;
   if (change.rule.startsWith('changelog')) return 'edit contracts/CHANGELOG.md as the message says';
   if (change.contract === 'graphql')
     return 'add the new form beside the old one under a new field, argument or type name, and deprecate the old one';
   if (change.contract === 'proto')
     return 'add a new field or rpc with a new number or name (retire the old one with `reserved` later), or publish a new package (inventory.v2)';
   return ADD;
+}
+
+/** Prints one comparison of the gate; returns the number of blocking findings. */
+export function printComparison(result: GateResult, heading: string, { quiet = false } = {}): number {
+  console.log(`${heading}\n`);
+  if (quiet && result.blocking.length === 0) return 0;
+  for (const contract of ['openapi', 'graphql', 'proto'] as const) {
+    const mine = result.findings.filter((finding) => finding.contract === contract);
+    const blocking = mine.filter((finding) => result.blocking.includes(finding));
+    const passed = mine.filter((finding) => finding.retiredBy || finding.acknowledged);
+    const additive = mine.filter((finding) => !finding.breaking);
+    console.log(
+      `${contract}: ${blocking.length} breaking, ${passed.length} retired or acknowledged, ${additive.length} non-breaking`,
+    );
+    for (const finding of blocking) {
+      console.log(`  BREAKING  [${finding.rule}] ${finding.message}`);
+      if (finding.refused) console.log(`            retirement refused: ${finding.refused}`);
+      console.log(`            way through: ${wayThrough(finding)}`);
+    }
+    for (const finding of passed) {
+      const r = finding.retiredBy;
+      console.log(
+        r
+          ? `  RETIRED   ${finding.message} (${r.registryItem}: deprecated ${r.verdict.deprecated}, sunset ${r.verdict.sunset}, ` +
+              `${r.verdict.quietDays} quiet days measured to ${r.verdict.measuredTo} in ${r.evidence})`
+          : `  ACKED     ${finding.message} (named in the changelog)`,
+      );
+    }
+    if (!quiet) for (const finding of additive) console.log(`  ok        [${finding.rule}] ${finding.message}`);
+  }
+  console.log('');
+  return result.blocking.length;
 }

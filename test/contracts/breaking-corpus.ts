@@ -40,6 +40,8 @@ export interface Edit {
   ops?: Op[];
   replace?: Array<[string, string]>;
   acknowledge?: string[];
+  /** The items the plain entry names (the changed or added items, as the naming rule wants them). */
+  names?: string[];
   changelog?: string;
 }
 
@@ -91,11 +93,12 @@ function applyOp(document: Json, op: Op): void {
   }
 }
 
-/** The changelog the edit comes with: its own, or a plain Added entry naming what it acknowledges. */
+/** The changelog the edit comes with: its own, or a plain Added entry naming what it names and acknowledges. */
 export function changelogFor(edit: Edit): string {
+  const named = [...(edit.names ?? []), ...(edit.acknowledge ?? [])];
   const body =
     edit.changelog ??
-    `### Added\n\n- ${LABEL[edit.contract]}: corpus edit "${edit.name}"${(edit.acknowledge ?? []).map((item) => `, \`${item}\``).join('')}.\n`;
+    `### Added\n\n- ${LABEL[edit.contract]}: corpus edit "${edit.name}"${named.map((item) => `, \`${item}\``).join('')}.\n`;
   return `# Changelog\n\n## [Unreleased]\n\n${body}\n## [1.0.0] - 2026-11-23\n\n### Added\n\n- REST, GraphQL, gRPC: first release.\n`;
 }
 

@@ -441,7 +441,7 @@ describe('the command', () => {
     }
   };
 
-  it('passes the working contracts against the released baseline', () => {
+  it('passes the working contracts against the last release in git history', () => {
     expect(run()).toMatchObject({ code: 0 });
   });
 

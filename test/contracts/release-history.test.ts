@@ -1,0 +1,318 @@
+/**
+ * The gate's baseline comes from git history, and every changed meaning is named (issue 30, points 1, 5,
+ * 6). Each bypass is committed in one small temporary repository, as a pull request would commit it: small
+ * contracts, a legacy first release (its snapshot in contracts/released/, as 1.0.0 was), and the gate's
+ * own scripts run against it (`--root`). The gate runs in-process; the command runs for its exit codes.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryError, readReleaseHistory } from '../../scripts/breaking/git-history.js';
+import { gateHistory } from '../../scripts/breaking/history-gate.js';
+import { makeRelease, ReleaseRefused } from '../../scripts/breaking/release.js';
+
+const project = path.resolve(import.meta.dirname, '../..');
+const scratch = mkdtempSync(path.join(tmpdir(), 'release-history-'));
+const repo = path.join(scratch, 'repo');
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' });
+
+const OPENAPI = `openapi: 3.1.0
+info: { title: Orders, version: 1.0.0 }
+paths:
+  /v1/orders/{orderId}:
+    get:
+      operationId: getOrder
+      parameters:
+        - { name: orderId, in: path, required: true, schema: { type: integer } }
+      responses:
+        "200":
+          description: The order.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Order" }
+components:
+  schemas:
+    Order:
+      type: object
+      required: [id, amount, note]
+      properties:
+        id: { type: integer, description: The order's id. }
+        amount: { type: number, description: "The order's total, VAT included." }
+        note: { type: [string, "null"], description: The buyer's note. }
+`;
+const GRAPHQL = `type Query {
+  order(id: ID!): Order
+}
+
+type Order {
+  id: ID!
+  "The order's total, VAT included."
+  amount: Float!
+  "The buyer's note."
+  note: String
+}
+`;
+const PROTO = `syntax = "proto3";
+
+package inventory.v1;
+
+// Stock is the stock of one SKU.
+message Stock {
+  // The stock-keeping unit.
+  string sku = 1;
+  // How many units are on hand.
+  int32 on_hand = 2;
+}
+`;
+const CHANGELOG = (
+  unreleased: string,
+  releases = '## [1.0.0] - 2026-11-01\n\n### Added\n\n- REST, GraphQL, gRPC: first release.\n',
+) => `# Changelog\n\n## [Unreleased]\n\n${unreleased}${unreleased ? '\n' : ''}${releases}`;
+
+const read = (file: string) => readFileSync(path.join(repo, file), 'utf8');
+const write = (file: string, text: string) => {
+  mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+  writeFileSync(path.join(repo, file), text);
+};
+const edit = (file: string, from: string, to: string) => {
+  const text = read(file);
+  if (!text.includes(from)) throw new Error(`${file} has no "${from}"`);
+  write(file, text.replace(from, to));
+};
+const commit = (message: string) => {
+  git('add', '-A');
+  git('commit', '-qm', message);
+};
+const removeNote = (file: string) => {
+  edit(file, 'required: [id, amount, note]', 'required: [id, amount]');
+  edit(file, `        note: { type: [string, "null"], description: The buyer's note. }\n`, '');
+};
+
+/** The blocking findings of every comparison, as `rule item` (the releases' own checks first). */
+async function blocking(): Promise<string[]> {
+  const { checks } = await gateHistory({ root: repo, today: '2026-11-26' });
+  return checks.flatMap((check) => check.result.blocking.map((finding) => `${finding.rule} ${finding.item}`));
+}
+
+/** The command, against a checkout: its exit code and output. */
+function command(script: string, ...args: string[]) {
+  try {
+    const output = execFileSync('npx', ['tsx', path.join(project, 'scripts', script), ...args], {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
+    return { code: 0, output };
+  } catch (error) {
+    const failure = error as { status: number; stdout: string; stderr: string };
+    return { code: failure.status, output: failure.stdout + failure.stderr };
+  }
+}
+
+beforeAll(() => {
+  mkdirSync(repo);
+  git('init', '-q', '-b', 'main');
+  cpSync(path.join(project, 'buf.yaml'), path.join(repo, 'buf.yaml'));
+  write('contracts/openapi.yaml', OPENAPI);
+  write('contracts/schema.graphql', GRAPHQL);
+  write('contracts/inventory/v1/inventory.proto', PROTO);
+  write('contracts/CHANGELOG.md', CHANGELOG('### Added\n\n- REST, GraphQL, gRPC: first release.\n', ''));
+  commit('Contracts');
+  // The legacy release, as 1.0.0 was made: the stamp, and a snapshot in contracts/released/ beside
+  // contracts that had already moved on (`Order.createdAt`, unreleased).
+  cpSync(path.join(repo, 'contracts'), path.join(scratch, 'released'), { recursive: true });
+  for (const file of ['openapi.yaml', 'schema.graphql', 'inventory'])
+    cpSync(path.join(scratch, 'released', file), path.join(repo, 'contracts/released', file), { recursive: true });
+  edit(
+    'contracts/openapi.yaml',
+    '        id: { type: integer',
+    '        createdAt: { type: string, format: date-time }\n        id: { type: integer',
+  );
+  write('contracts/CHANGELOG.md', CHANGELOG('### Added\n\n- REST: `Order.createdAt`, when the order was placed.\n'));
+  commit('Release 1.0.0 (the legacy form: contracts/released/)');
+});
+
+beforeEach(() => {
+  git('checkout', '-qf', '-B', 'change', 'main');
+  git('clean', '-qfdx');
+});
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('the baseline is the last release in git history', () => {
+  it('reads the legacy release from contracts/released/ as committed at its commit', async () => {
+    const history = readReleaseHistory({ root: repo });
+    try {
+      expect(history.releases.map((release) => [release.version, release.date, release.source])).toEqual([
+        ['1.0.0', '2026-11-01', 'contracts/released'],
+      ]);
+      expect(history.base.commit).toBe(git('rev-parse', 'main').trim());
+    } finally {
+      history.dispose();
+    }
+    const { checks } = await gateHistory({ root: repo, today: '2026-11-26' });
+    expect(checks.map((check) => check.result.blocking)).toEqual([[]]);
+    // `Order.createdAt` was not in the released snapshot: the gate sees it as this change's addition.
+    expect(checks[0]?.result.findings.map((finding) => finding.item)).toContain('Order.createdAt');
+  });
+
+  it('refuses a removal made in the contracts and in the old released folder alike [baseline edit]', async () => {
+    removeNote('contracts/openapi.yaml');
+    removeNote('contracts/released/openapi.yaml');
+    edit('contracts/CHANGELOG.md', '### Added\n', '### Removed\n\n- REST: `Order.note`.\n\n### Added\n');
+    commit('Remove Order.note, baseline too');
+    expect(await blocking()).toContain('response-member-removed Order.note');
+    const { code, output } = command('contracts-breaking.ts', '--root', repo);
+    expect(code).toBe(1);
+    expect(output).toMatch(/BREAKING {2}\[response-member-removed\] .*Order\.note/);
+  });
+
+  it('checks a hand-stamped release against the release before it, and keeps checking it after [stamp]', async () => {
+    removeNote('contracts/openapi.yaml');
+    write(
+      'contracts/CHANGELOG.md',
+      CHANGELOG(
+        '',
+        '## [1.1.0] - 2026-11-25\n\n### Removed\n\n- REST: `Order.note`.\n\n### Added\n\n- REST: `Order.createdAt`.\n\n' +
+          '## [1.0.0] - 2026-11-01\n\n### Added\n\n- REST, GraphQL, gRPC: first release.\n',
+      ),
+    );
+    commit('Release 1.1.0 by hand');
+    expect(await blocking()).toEqual(['response-member-removed Order.note']);
+    write('contracts/CHANGELOG.md', `${read('contracts/CHANGELOG.md')}\n`);
+    commit('Something else on top');
+    expect(await blocking()).toEqual(['response-member-removed Order.note']);
+  });
+
+  it('does not take a moved 1.0.0 heading for a release [stamp]', async () => {
+    removeNote('contracts/openapi.yaml');
+    write(
+      'contracts/CHANGELOG.md',
+      '# Changelog\n\n## [Unreleased]\n\n## [1.0.0] - 2026-11-01\n\n### Removed\n\n- REST: `Order.note`.\n\n' +
+        '### Added\n\n- REST, GraphQL, gRPC: first release; `Order.createdAt`.\n',
+    );
+    commit('Move the 1.0.0 stamp above the removal');
+    expect(await blocking()).toEqual(
+      expect.arrayContaining(['response-member-removed Order.note', 'changelog-entry-missing contracts/CHANGELOG.md']),
+    );
+  });
+
+  it('makes no release of a breaking change, nor of uncommitted contracts', async () => {
+    removeNote('contracts/openapi.yaml');
+    await expect(makeRelease({ root: repo, version: '1.1.0', date: '2026-11-25' })).rejects.toThrow(
+      /contracts\/ has uncommitted changes/,
+    );
+    commit('Remove Order.note');
+    await expect(makeRelease({ root: repo, version: '1.1.0', date: '2026-11-25' })).rejects.toThrow(ReleaseRefused);
+    await expect(makeRelease({ root: repo, version: '1.1.0', date: '2026-11-25' })).rejects.toThrow(
+      /\[response-member-removed\] Order\.note/,
+    );
+  });
+
+  it('passes the honest path: a named addition, released with contracts:release, then the new baseline holds', async () => {
+    edit(
+      'contracts/openapi.yaml',
+      'info: { title: Orders, version: 1.0.0 }',
+      'info: { title: Orders, version: 1.1.0 }',
+    );
+    edit(
+      'contracts/schema.graphql',
+      '  "The buyer\'s note."',
+      '  "Whether the order is gift-wrapped."\n  giftWrap: Boolean\n  "The buyer\'s note."',
+    );
+    edit(
+      'contracts/CHANGELOG.md',
+      '- REST:',
+      '- GraphQL: `Order.giftWrap` tells whether the order is gift-wrapped.\n- REST:',
+    );
+    commit('Order.giftWrap');
+    expect(await blocking()).toEqual([]);
+    const released = await makeRelease({ root: repo, date: '2026-11-25' });
+    expect(released).toEqual({ version: '1.1.0', commit: git('rev-parse', 'HEAD').trim() });
+    expect(git('log', '-1', '--format=%s').trim()).toBe('Contracts 1.1.0');
+    const { releases, checks } = await gateHistory({ root: repo, today: '2026-11-26' });
+    expect(releases.map((release) => [release.version, release.source])).toEqual([
+      ['1.0.0', 'contracts/released'],
+      ['1.1.0', 'contracts'],
+    ]);
+    expect(checks.map((check) => check.result.blocking)).toEqual([[], []]);
+    // From now on `Order.giftWrap` is released: removing it is a breaking change against 1.1.0.
+    edit('contracts/schema.graphql', '  "Whether the order is gift-wrapped."\n  giftWrap: Boolean\n', '');
+    edit(
+      'contracts/CHANGELOG.md',
+      '## [Unreleased]\n',
+      '## [Unreleased]\n\n### Removed\n\n- GraphQL: `Order.giftWrap`.\n',
+    );
+    commit('Remove Order.giftWrap');
+    expect(await blocking()).toContain('FIELD_REMOVED Order.giftWrap');
+  });
+
+  it('exits 2 naming what to fetch on a shallow clone, and without a release', () => {
+    const shallow = path.join(scratch, 'shallow');
+    execFileSync('git', ['clone', '-q', '--depth', '1', `file://${repo}`, shallow], { env });
+    const { code, output } = command('contracts-breaking.ts', '--root', shallow);
+    expect(code).toBe(2);
+    expect(output).toContain('git fetch --unshallow');
+    git('checkout', '-q', '--orphan', 'unreleased');
+    write('contracts/CHANGELOG.md', CHANGELOG('', ''));
+    commit('No release yet');
+    expect(() => readReleaseHistory({ root: repo })).toThrow(HistoryError);
+    expect(() => readReleaseHistory({ root: repo })).toThrow(/no release in the first-parent history of HEAD/);
+  });
+});
+
+describe('every changed meaning is named', () => {
+  const rewrite = () => {
+    edit('contracts/openapi.yaml', 'VAT included', 'VAT excluded');
+    edit('contracts/schema.graphql', 'VAT included', 'VAT excluded');
+    edit(
+      'contracts/inventory/v1/inventory.proto',
+      '// How many units are on hand.',
+      '// How many units are on hand, held ones included.',
+    );
+    edit(
+      'contracts/openapi.yaml',
+      '        id: { type: integer',
+      '        giftWrap: { type: boolean }\n        id: { type: integer',
+    );
+  };
+
+  it('refuses a rewritten description in each contract under a [docs] bullet naming another item', async () => {
+    rewrite();
+    edit(
+      'contracts/CHANGELOG.md',
+      '### Added\n',
+      '### Changed\n\n- REST, GraphQL, gRPC [docs]: clearer description of `Order.note`.\n\n### Added\n\n- REST: gift wrapping.\n',
+    );
+    commit('Reword the total');
+    expect((await blocking()).sort()).toEqual([
+      'addition-unnamed Order.giftWrap',
+      'description-changed-unnamed Order.amount',
+      'description-changed-unnamed Order.amount',
+      'description-changed-unnamed Stock.on_hand',
+    ]);
+  });
+
+  it('passes once the bullets name each changed and added item', async () => {
+    rewrite();
+    edit(
+      'contracts/CHANGELOG.md',
+      '### Added\n',
+      '### Changed\n\n- REST, GraphQL [docs]: `Order.amount` is the total without VAT.\n' +
+        '- gRPC [docs]: `Stock.on_hand` counts held units too.\n\n### Added\n\n- REST: `giftWrap` on `Order`.\n',
+    );
+    commit('Reword the total, named');
+    expect(await blocking()).toEqual([]);
+  });
+});

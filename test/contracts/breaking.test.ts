@@ -10,13 +10,13 @@ import { diffProto } from '../../scripts/breaking/proto-diff.js';
 import { historyOf, type ReleaseHistory, releaseFromDirectory } from '../../scripts/breaking/release-history.js';
 import { signDocument } from '../../src/core/evidence-signature.js';
 import {
-  type ExportBrownout,
-  type ExportDay,
-  heldBy,
-  incompleteReasons,
-  USAGE_EXPORT_FORMAT,
-} from '../../src/core/usage-export.js';
-import { evidenceKeyPair, withEvidenceKey } from '../support/evidence.js';
+  type Day,
+  evidenceKeyPair,
+  type UsageExportOptions,
+  usageExportContent,
+  type Window,
+  withEvidenceKey,
+} from '../support/evidence.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const contracts = path.join(root, 'contracts');
@@ -90,82 +90,16 @@ describe('removal through a recorded retirement with evidence only', () => {
     },
   });
 
-  /** One day of an export: two instances, both flushed, nothing dropped, no use, unless given. */
-  type Day = Partial<Pick<ExportDay, 'instances' | 'flushedInstances' | 'droppedUses' | 'uses' | 'brownoutHits'>>;
-  type Window = Partial<ExportBrownout>;
   /** A 30-minute window held on 2026-10-20, after the announcement and inside a 40-day export. */
   const HELD: Window = { startsAt: '2026-10-20T10:00:00.000Z', endsAt: '2026-10-20T10:30:00.000Z' };
   const key = evidenceKeyPair();
-  interface ExportOptions {
-    to?: string;
-    format?: string;
-    item?: string;
-    brownouts?: Window[];
+  interface ExportOptions extends Partial<UsageExportOptions> {
     /** The key that signs it; null: unsigned. */
     signer?: KeyObject | null;
   }
-  /** The content of a usage export of `rest.Order.note` ending `to`, one entry per day, as usage:export builds it. */
-  function exportContent(
-    days: Day[],
-    { to = today, format = USAGE_EXPORT_FORMAT, item: id = 'rest.Order.note', brownouts = [HELD] }: ExportOptions = {},
-  ) {
-    const end = Date.parse(`${to}T00:00:00Z`);
-    const list = days.map((day, index) => {
-      const instances = day.instances ?? 2;
-      const counts = {
-        instances,
-        flushedInstances: day.flushedInstances ?? instances,
-        droppedUses: day.droppedUses ?? 0,
-      };
-      const incomplete = incompleteReasons(counts);
-      return {
-        day: new Date(end - (days.length - 1 - index) * 86_400_000).toISOString().slice(0, 10),
-        ...counts,
-        measured: incomplete.length === 0,
-        incomplete,
-        uses: day.uses ?? 0,
-        replacementUses: 0,
-        brownoutHits: day.brownoutHits ?? 0,
-      };
-    });
-    const used = list.some((day) => day.uses + day.brownoutHits > 0);
-    const asOf = `${to}T23:59:59.999Z`;
-    return {
-      format,
-      item: id,
-      from: list[0]?.day,
-      to,
-      asOf,
-      days: list,
-      callers: used
-        ? [
-            {
-              apiKeyId: 7,
-              owner: 'Ann Web',
-              email: 'ann@example.com',
-              clients: ['shop-web/3.2.1'],
-              uses: 4,
-              brownoutHits: 1,
-              lastSeen: `${to}T08:00:00.000Z`,
-            },
-          ]
-        : [],
-      brownouts: brownouts.map((window, index) => {
-        const startsAt = window.startsAt ?? (HELD.startsAt as string);
-        const endsAt = window.endsAt ?? (HELD.endsAt as string);
-        const cancelledAt = window.cancelledAt ?? null;
-        return {
-          id: index + 1,
-          startsAt,
-          endsAt,
-          minutes: Math.floor((Date.parse(endsAt) - Date.parse(startsAt)) / 60_000),
-          cancelledAt,
-          held: heldBy({ endsAt, cancelledAt }, asOf),
-          hits: 0,
-        };
-      }),
-    };
-  }
+  /** The content of a usage export of `rest.Order.note` ending `to` (today), with the held window. */
+  const exportContent = (days: Day[], options: ExportOptions = {}) =>
+    usageExportContent(days, { to: today, item: 'rest.Order.note', brownouts: [HELD], ...options });
   /** Writes an export (signed by the deployment's key unless told otherwise) and returns its file. */
   function writeExport(content: object, signer: KeyObject | null = key.privateKey): string {
     const file = path.join(scratch, `evidence-${counter++}.json`);

@@ -1,0 +1,83 @@
+/**
+ * Scopes: what an API key may be used for, beside its role (who it acts as). Each REST operation and each
+ * GraphQL field declares the one scope it needs in its contract (`x-scope`, `@scope`); the transports read
+ * the declarations at start and ask this rule, so REST and GraphQL refuse alike.
+ */
+import type { Caller } from './caller.js';
+import { DomainError } from './errors.js';
+import type { Role } from './model.js';
+import { unauthenticated } from './caller.js';
+
+/** Every scope a key can hold, in the order the contract lists them. */
+export const SCOPES = [
+  'orders:read',
+  'orders:write',
+  'users:read',
+  'users:write',
+  'ratings:write',
+  'catalog:write',
+  'keys:read',
+  'keys:write',
+  'webhooks:write',
+  'admin',
+] as const;
+
+/** A scope a key can hold. */
+export type Scope = (typeof SCOPES)[number];
+
+/** What an operation or field declares: a scope, or `public` for what needs no key at all. */
+export type ScopeDeclaration = Scope | 'public';
+
+/** The declaration of operations that need no key (product reads, health). */
+export const PUBLIC = 'public';
+
+/**
+ * The scopes a role allows. A customer acts on its own user, orders, ratings and keys; the catalog, event
+ * endpoints and the operator's reports (`admin`) are for admins.
+ */
+const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
+  admin: SCOPES,
+  customer: ['orders:read', 'orders:write', 'users:read', 'users:write', 'ratings:write', 'keys:read', 'keys:write'],
+};
+
+/** The scopes a role allows: every key's upper bound, and the scopes of a key issued without a list. */
+export function scopesOfRole(role: Role): readonly Scope[] {
+  return ROLE_SCOPES[role];
+}
+
+/** Whether a string is a scope (a declaration read from a contract, a value from a request). */
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** The scopes a caller holds: its key's, or (an in-process caller without a key) all its role allows. */
+export function scopesOf(caller: Caller): readonly Scope[] {
+  return caller.scopes ?? scopesOfRole(caller.role);
+}
+
+/** The refusal of a caller whose key lacks a scope: 403 `INSUFFICIENT_SCOPE`, naming it. */
+export function insufficientScope(scope: Scope, action = 'This operation'): DomainError {
+  return new DomainError(
+    'INSUFFICIENT_SCOPE',
+    `${action} needs the scope "${scope}", which this API key does not hold.`,
+    undefined,
+    { requiredScope: scope },
+  );
+}
+
+/**
+ * The scope rule of every operation: a public one needs nothing; anything else needs a caller
+ * (UNAUTHENTICATED) whose key holds the declared scope (INSUFFICIENT_SCOPE). Roles are checked by each
+ * use case after this.
+ */
+export function requireScope(caller: Caller | null | undefined, declared: ScopeDeclaration): void {
+  if (declared === PUBLIC) return;
+  if (!caller) throw unauthenticated.missing();
+  if (!scopesOf(caller).includes(declared)) throw insufficientScope(declared);
+}
+
+/** Reads a contract's declaration; anything but a known scope or `public` is a contract error at start. */
+export function scopeDeclaration(value: unknown, where: string): ScopeDeclaration {
+  if (value === PUBLIC || (typeof value === 'string' && isScope(value))) return value;
+  throw new Error(`${where} declares no known scope (found ${JSON.stringify(value)}); see src/core/scopes.ts`);
+}

@@ -855,6 +855,12 @@ export type ResolversParentTypes = ResolversObject<{
   UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
 }>;
 
+export type ScopeDirectiveArgs = {
+  name: Scalars['String']['input'];
+};
+
+export type ScopeDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ScopeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type AddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address']> = ResolversObject<{
   line1?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   line2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1056,3 +1062,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   UserEdge?: UserEdgeResolvers<ContextType>;
 }>;
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{
+  scope?: ScopeDirectiveResolver<any, any, ContextType>;
+}>;

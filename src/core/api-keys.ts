@@ -4,7 +4,7 @@ import { type Caller, requireAdmin, unauthenticated } from './caller.js';
 import { type CursorCodec, createCursorCodec } from './cursor.js';
 import { DomainError, invalidInput } from './errors.js';
 import type { ApiKey, Role } from './model.js';
-import { type ListInput, type Page, readPage } from './paging.js';
+import { type ListInput, type Page, parseSort, readPage } from './paging.js';
 import type { NewApiKey, Store } from './ports/index.js';
 import { insufficientScope, isScope, type Scope, scopesOf, scopesOfRole } from './scopes.js';
 
@@ -16,6 +16,9 @@ const USE_WRITE_INTERVAL_MS = 60_000;
 
 /** How long a rotated key keeps working when the rotation names no time, and the most it may be given. */
 export const ROTATION_OVERLAP = { defaultMs: 24 * 60 * 60 * 1000, maxMs: 7 * 24 * 60 * 60 * 1000 } as const;
+
+/** Sort keys of the key list. */
+export const API_KEY_SORT_FIELDS = ['createdAt', 'id'] as const;
 
 /** The longest label a key may carry. */
 export const LABEL_MAX_LENGTH = 100;
@@ -71,7 +74,11 @@ export type ApiKeyService = ReturnType<typeof createApiKeyService>;
  */
 export function createApiKeyService(
   store: Pick<Store, 'apiKeys' | 'users'>,
-  { clock = performance, now = () => new Date(), cursors = createCursorCodec(randomBytes(32).toString('base64url')) }: ApiKeyServiceOptions = {},
+  {
+    clock = performance,
+    now = () => new Date(),
+    cursors = createCursorCodec(randomBytes(32).toString('base64url')),
+  }: ApiKeyServiceOptions = {},
 ) {
   const verified = new LRUCache<string, Caller>({ max: 10_000, ttl: KEY_CACHE_TTL_MS, perf: clock });
   // The cache entry of each key id, so that a revocation or rotation on this instance takes effect at once.
@@ -148,13 +155,13 @@ export function createApiKeyService(
     get: visibleKey,
 
     /**
-     * A page of keys, oldest first: every key (or one user's, with `userId`) for admins; a customer's own
+     * A page of keys, newest first unless sorted otherwise: every key (or one user's, with `userId`) for admins; a customer's own
      * (a `userId` of someone else gives an empty page, as the order list's filter does).
      */
     async list(caller: Caller, input: ListInput & { userId?: number } = {}): Promise<Page<ApiKey>> {
       const userId = caller.role === 'admin' ? input.userId : caller.userId;
       const nobody = caller.role !== 'admin' && input.userId !== undefined && input.userId !== caller.userId;
-      const sort = [{ field: 'id', descending: false }];
+      const sort = parseSort(input.sort, API_KEY_SORT_FIELDS, '-createdAt');
       const filter = userId === undefined ? {} : { userId };
       return readPage({
         cursors,
@@ -166,7 +173,7 @@ export function createApiKeyService(
         fetch: async (after, limit) =>
           nobody ? [] : store.apiKeys.list({ ...filter, sort, limit, ...(after ? { after } : {}) }),
         count: async () => (nobody ? 0 : store.apiKeys.count(filter)),
-        keys: (key) => [key.id],
+        keys: (key, keys) => keys.map(({ field }) => (field === 'createdAt' ? key.createdAt.toISOString() : key.id)),
       });
     },
 

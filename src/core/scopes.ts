@@ -3,10 +3,9 @@
  * GraphQL field declares the one scope it needs in its contract (`x-scope`, `@scope`); the transports read
  * the declarations at start and ask this rule, so REST and GraphQL refuse alike.
  */
-import type { Caller } from './caller.js';
+import { type Caller, unauthenticated } from './caller.js';
 import { DomainError } from './errors.js';
 import type { Role } from './model.js';
-import { unauthenticated } from './caller.js';
 
 /** Every scope a key can hold, in the order the contract lists them. */
 export const SCOPES = [
@@ -67,12 +66,16 @@ export function insufficientScope(scope: Scope, action = 'This operation'): Doma
 
 /**
  * The scope rule of every operation: a public one needs nothing; anything else needs a caller
- * (UNAUTHENTICATED) whose key holds the declared scope (INSUFFICIENT_SCOPE). Roles are checked by each
- * use case after this.
+ * (UNAUTHENTICATED) whose role allows the declared scope (FORBIDDEN, as before scopes existed: a customer
+ * creating a product) and whose key holds it (INSUFFICIENT_SCOPE). Each use case checks its own role
+ * rules after this.
  */
 export function requireScope(caller: Caller | null | undefined, declared: ScopeDeclaration): void {
   if (declared === PUBLIC) return;
   if (!caller) throw unauthenticated.missing();
+  if (!scopesOfRole(caller.role).includes(declared)) {
+    throw new DomainError('FORBIDDEN', `The role ${caller.role} does not allow operations that need "${declared}".`);
+  }
   if (!scopesOf(caller).includes(declared)) throw insufficientScope(declared);
 }
 

@@ -54,6 +54,7 @@ function brownoutJson(window: BrownoutWindow, now: Date): Schemas['Brownout'] {
 function callerJson(caller: CallerReport): Schemas['DeprecationCallers']['callers'][number] {
   return {
     apiKeyId: caller.apiKeyId,
+    label: caller.label,
     owner: caller.apiKeyId === 0 ? null : { name: caller.ownerName, email: caller.ownerEmail },
     clients: caller.clients.map((client) => ({
       ...client,

@@ -3,6 +3,7 @@
  * to one core call and the result to the contract's shape; the rules live in the core.
  */
 import type { Core } from '../core/index.js';
+import { createApiKeyHandlers } from './api-key-handlers.js';
 import { createCatalogHandlers } from './catalog-handlers.js';
 import { createDeprecationHandlers } from './deprecation-handlers.js';
 import { createOrderHandlers } from './order-handlers.js';
@@ -17,6 +18,7 @@ export function createHandlers(core: Core): RestHandlers {
     ...createOrderPartHandlers(core),
     ...createUserHandlers(core),
     ...createCatalogHandlers(core),
+    ...createApiKeyHandlers(core),
     ...createDeprecationHandlers(core),
   };
 }

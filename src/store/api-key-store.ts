@@ -5,7 +5,10 @@ import { pageSql, type SortColumns } from './keyset.js';
 import { toApiKey } from './rows.js';
 
 /** The sortable columns of the key list. */
-const keyColumns: SortColumns = { id: { column: 'id', cast: 'bigint' } };
+const keyColumns: SortColumns = {
+  createdAt: { column: 'created_at', cast: 'timestamptz' },
+  id: { column: 'id', cast: 'bigint' },
+};
 
 const INSERT = `INSERT INTO api_keys (user_id, role, key_hash, scopes, label, expires_at, rate_limit)
   VALUES ($1, $2, $3, $4::text[], $5, $6, $7)`;

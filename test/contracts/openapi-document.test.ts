@@ -92,7 +92,7 @@ describe('contracts/openapi.yaml', () => {
   it('answers every list with the envelope {items, nextCursor, hasNext, totalCount}, never a bare array', () => {
     const lists = operations.filter(({ operation }) => /^list|^search/.test(operation.operationId));
     expect(lists.map(({ operation }) => operation.operationId).sort()).toEqual(
-      ['listOrderItems', 'listOrders', 'listProducts', 'listUsers', 'searchOrders'].sort(),
+      ['listApiKeys', 'listOrderItems', 'listOrders', 'listProducts', 'listUsers', 'searchOrders'].sort(),
     );
     for (const { operation } of lists) {
       const schema = resolve(operation.responses['200'].content['application/json'].schema);

@@ -1,6 +1,6 @@
 import type { KeyValues } from '../cursor.js';
-import type { SortKey } from '../paging.js';
 import type { ApiKey, Role } from '../model.js';
+import type { SortKey } from '../paging.js';
 import type { Scope } from '../scopes.js';
 
 /** What a new key is stored with (its secret only as a hash). */

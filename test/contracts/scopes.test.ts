@@ -24,7 +24,8 @@ function restDeclarations(document: Json) {
     METHODS.filter((method) => item[method]).map((method) => {
       const operation = item[method] as Json;
       const open = Array.isArray(operation.security) && operation.security.length === 0;
-      return { name: `${method.toUpperCase()} ${route}`, scope: operation['x-scope'], open };
+      const statuses = Object.keys(operation.responses as Json);
+      return { name: `${method.toUpperCase()} ${route}`, scope: operation['x-scope'], open, statuses };
     }),
   );
 }
@@ -57,6 +58,12 @@ describe('scope declarations in the contracts', () => {
     expect(operations.length).toBeGreaterThan(40);
     expect(undeclared(operations)).toEqual([]);
     for (const { name, scope, open } of operations) expect(scope === PUBLIC, name).toBe(open);
+  });
+
+  it('every operation that needs a scope documents the 401 of a missing key and the 403 of a missing scope', () => {
+    const guarded = restDeclarations(document).filter(({ scope }) => scope !== PUBLIC);
+    const undocumented = guarded.filter(({ statuses }) => !statuses.includes('401') || !statuses.includes('403'));
+    expect(undocumented.map(({ name }) => name)).toEqual([]);
   });
 
   it('every field of Query and Mutation declares a known scope with @scope', () => {

@@ -1,5 +1,5 @@
 import { DomainError, invalidInput } from './errors.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from './scope-catalog.js';
 
 /** Who is calling: the user an API key acts as, and the key's role. */
 export interface Caller {

@@ -1,6 +1,6 @@
 import type { Minor } from './money.js';
 import type { OrderStatus } from './order-state.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from './scope-catalog.js';
 
 /** A postal address. */
 export interface Address {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from './caller.js';
 import { DomainError } from './errors.js';
-import { requireScope, SCOPES, scopeDeclaration, scopesOfRole } from './scopes.js';
+import { SCOPES, scopesOfRole } from './scope-catalog.js';
+import { requireScope, scopeDeclaration } from './scopes.js';
 
 const customer = (scopes?: Caller['scopes']): Caller => ({
   userId: 7,

@@ -5,49 +5,7 @@
  */
 import { type Caller, unauthenticated } from './caller.js';
 import { DomainError } from './errors.js';
-import type { Role } from './model.js';
-
-/** Every scope a key can hold, in the order the contract lists them. */
-export const SCOPES = [
-  'orders:read',
-  'orders:write',
-  'users:read',
-  'users:write',
-  'ratings:write',
-  'catalog:write',
-  'keys:read',
-  'keys:write',
-  'webhooks:write',
-  'admin',
-] as const;
-
-/** A scope a key can hold. */
-export type Scope = (typeof SCOPES)[number];
-
-/** What an operation or field declares: a scope, or `public` for what needs no key at all. */
-export type ScopeDeclaration = Scope | 'public';
-
-/** The declaration of operations that need no key (product reads, health). */
-export const PUBLIC = 'public';
-
-/**
- * The scopes a role allows. A customer acts on its own user, orders, ratings and keys; the catalog, event
- * endpoints and the operator's reports (`admin`) are for admins.
- */
-const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
-  admin: SCOPES,
-  customer: ['orders:read', 'orders:write', 'users:read', 'users:write', 'ratings:write', 'keys:read', 'keys:write'],
-};
-
-/** The scopes a role allows: every key's upper bound, and the scopes of a key issued without a list. */
-export function scopesOfRole(role: Role): readonly Scope[] {
-  return ROLE_SCOPES[role];
-}
-
-/** Whether a string is a scope (a declaration read from a contract, a value from a request). */
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
+import { isScope, PUBLIC, type Scope, type ScopeDeclaration, scopesOfRole } from './scope-catalog.js';
 
 /** The scopes a caller holds: its key's, or (an in-process caller without a key) all its role allows. */
 export function scopesOf(caller: Caller): readonly Scope[] {

@@ -5,7 +5,8 @@
  * schema once, at start; the check is one array lookup per resolved value of a declared field.
  */
 import { type DocumentNode, defaultFieldResolver, type GraphQLFieldResolver, Kind, parse } from 'graphql';
-import { requireScope, type ScopeDeclaration, scopeDeclaration } from '../core/scopes.js';
+import type { ScopeDeclaration } from '../core/scope-catalog.js';
+import { requireScope, scopeDeclaration } from '../core/scopes.js';
 import type { GraphQLContext } from './context.js';
 
 type Resolvers = Record<string, Record<string, unknown>>;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
-import { type ScopeDeclaration, scopeDeclaration } from '../core/scopes.js';
+import type { ScopeDeclaration } from '../core/scope-catalog.js';
+import { scopeDeclaration } from '../core/scopes.js';
 import { createRouter, type RouteMatch } from './router.js';
 
 export type { RouteMatch } from './router.js';

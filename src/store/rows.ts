@@ -1,5 +1,5 @@
 import type { ApiKey, OrderDraft, Product, Rating, Reservation, Stock, User } from '../core/model.js';
-import { type Scope, scopesOfRole } from '../core/scopes.js';
+import { type Scope, scopesOfRole } from '../core/scope-catalog.js';
 
 /** Whether a statement failed on a unique index (an e-mail or SKU in use). */
 export const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';

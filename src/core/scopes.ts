@@ -40,5 +40,5 @@ export function requireScope(caller: Caller | null | undefined, declared: ScopeD
 /** Reads a contract's declaration; anything but a known scope or `public` is a contract error at start. */
 export function scopeDeclaration(value: unknown, where: string): ScopeDeclaration {
   if (value === PUBLIC || (typeof value === 'string' && isScope(value))) return value;
-  throw new Error(`${where} declares no known scope (found ${JSON.stringify(value)}); see src/core/scopes.ts`);
+  throw new Error(`${where} declares no known scope (found ${JSON.stringify(value)}); see src/core/scope-catalog.ts`);
 }

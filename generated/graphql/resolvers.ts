@@ -735,7 +735,7 @@ export type User = {
    * as REST `GET /v1/api-keys/me/deprecations` answers: read it as `me { deprecatedUsage { … } }`. It is
    * the calling key's own use only (not the user's other keys); on any user other than the caller it is
    * `null` with `FORBIDDEN` (an admin reads another key's use over REST,
-   * `GET /v1/api-keys/{apiKeyId}/deprecations`).
+   * `GET /v1/api-keys/{apiKeyId}/deprecations`). Needs the scope `keys:read`, as REST does.
    */
   deprecatedUsage?: Maybe<DeprecatedUsage>;
   /** The user's e-mail address. */
@@ -942,6 +942,12 @@ export type ResolversParentTypes = ResolversObject<{
   UserConnection: ConnectionParent<UserParent>;
   UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
 }>;
+
+export type ScopeDirectiveArgs = {
+  name: Scalars['String']['input'];
+};
+
+export type ScopeDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ScopeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address']> = ResolversObject<{
   line1?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1187,3 +1193,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   UserEdge?: UserEdgeResolvers<ContextType>;
 }>;
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{
+  scope?: ScopeDirectiveResolver<any, any, ContextType>;
+}>;

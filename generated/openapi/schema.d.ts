@@ -496,12 +496,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List API keys
+         * @description Admins see every key (`userId` narrows to one user's); a customer sees its own keys (another user's
+         *     `userId` yields an empty list). Newest first unless `sort` says otherwise, paged by cursor like every list. Revoked,
+         *     expired and rotated keys are listed too, so that an operator can tell which integration a key in the
+         *     deprecation report was; the secret is never shown.
+         */
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Issue an API key
          * @description Admins only. The secret `key` is in this response and nowhere else: it is stored only as a hash.
          *     `Idempotency-Key` is not honoured here, because a replay would reveal the secret again.
+         *
+         *     `scopes` defaults to every scope the `role` allows. A scope the role does not allow (`admin` or
+         *     `catalog:write` for a customer key) is `400 VALIDATION_FAILED` naming the entry; a scope the calling
+         *     key does not hold itself is `403 INSUFFICIENT_SCOPE` (a key cannot mint a stronger one). `expiresAt`
+         *     must be in the future; without it the key does not expire.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -520,7 +532,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read an API key
+         * @description Any key for admins; a customer reads its own (another user's key is `404`). Never the secret.
+         */
+        get: operations["getApiKey"];
         put?: never;
         post?: never;
         /**
@@ -537,6 +553,37 @@ export interface paths {
          *     5 seconds (verified keys are cached that long).
          */
         patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/v1/api-keys/{apiKeyId}/rotation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Issues a new key that replaces this one: the same user, role, scopes, label and rate budget, and the
+         *     old key's expiry unless `expiresAt` is given. The new secret is in this response and nowhere else
+         *     (`Idempotency-Key` is not honoured, as for `POST /v1/api-keys`). The old key keeps working until
+         *     `overlapUntil` (default 24 hours from now, at most 7 days; now ends it at once), or its own expiry if
+         *     that is sooner; then it answers `401` like a revoked key, within 5 seconds on every instance
+         *     (verified keys are cached that long), and its `replacedBy` names the new key. Admins rotate any key,
+         *     customers their own (another user's key is `404`); the calling key must hold every scope of the key
+         *     it rotates (`403 INSUFFICIENT_SCOPE`). A revoked, expired or already rotated key is
+         *     `409 API_KEY_INACTIVE`.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/deprecations": {
@@ -1195,30 +1242,93 @@ export interface components {
          * @enum {string}
          */
         ApiKeyRole: "admin" | "customer";
+        /**
+         * @description What a key may be used for (see "Scopes"): `orders:read`, `orders:write` (orders, their items,
+         *     shipments, cancellations and drafts), `users:read`, `users:write`, `ratings:write`, `catalog:write`
+         *     (products), `keys:read`, `keys:write` (API keys), `webhooks:write` (event endpoints; no operation
+         *     needs it yet) and `admin` (the deprecation report and brownouts). A customer key may hold all but
+         *     `catalog:write`, `webhooks:write` and `admin`. New scopes may be added.
+         * @enum {string}
+         */
+        ApiKeyScope: "orders:read" | "orders:write" | "users:read" | "users:write" | "ratings:write" | "catalog:write" | "keys:read" | "keys:write" | "webhooks:write" | "admin";
+        /**
+         * @description Who the key is for (an integration, a machine), to tell keys apart; `null` when unnamed. Surrounding spaces are dropped.
+         * @example shop-web production
+         */
+        ApiKeyLabel: string | null;
         /** @description An API key, without its secret. */
         ApiKey: {
             id: components["schemas"]["Id"];
             /** @description The user the key acts as. */
             userId: components["schemas"]["Id"];
             role: components["schemas"]["ApiKeyRole"];
+            label: components["schemas"]["ApiKeyLabel"];
+            /** @description What the key may be used for; a request outside them is `403 INSUFFICIENT_SCOPE`. */
+            scopes: components["schemas"]["ApiKeyScope"][];
             createdAt: components["schemas"]["Timestamp"];
             /**
              * Format: date-time
              * @description When the key was revoked; `null` while valid.
              */
             revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working (its expiry, or the end of the overlap after a rotation); `null`: never.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description The last request made with the key, written at most once a minute; `null` if never used.
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: int64
+             * @description The id of the key that replaced this one by rotation; `null` unless rotated.
+             */
+            replacedBy: number | null;
             rateLimit?: components["schemas"]["KeyRateLimit"];
+        };
+        /** @description One page of API keys. */
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /**
          * @description This key's own rate budget in points per window (see "Rate budget"), set by an admin; `null`: the
          *     default of the key's role.
          */
         KeyRateLimit: number | null;
-        /** @description Who the new key acts as, its role and, optionally, its own rate budget. */
+        /** @description Who the new key acts as, its role and, optionally, its label, scopes, expiry and own rate budget. */
         ApiKeyCreate: {
             userId: components["schemas"]["Id"];
             role: components["schemas"]["ApiKeyRole"];
             rateLimit?: components["schemas"]["KeyRateLimit"];
+            label?: components["schemas"]["ApiKeyLabel"];
+            /** @description The key's scopes; default every scope the role allows. Each must be allowed by the role and held by the calling key. */
+            scopes?: components["schemas"]["ApiKeyScope"][];
+            /**
+             * Format: date-time
+             * @description When the key stops working; in the future. Absent or `null`, it does not expire.
+             */
+            expiresAt?: string | null;
+        };
+        /** @description How a rotation ends the old key, and the new key's expiry. */
+        ApiKeyRotation: {
+            /**
+             * Format: date-time
+             * @description Until when the old key keeps working; from now (ends it at once) to 7 days ahead. Default 24 hours from now.
+             */
+            overlapUntil?: string;
+            /**
+             * Format: date-time
+             * @description The new key's expiry, in the future; `null` for none. Default the old key's.
+             */
+            expiresAt?: string | null;
         };
         /** @description The writable member of an API key. */
         ApiKeyPatch: {
@@ -1394,6 +1504,8 @@ export interface components {
         DeprecationCaller: {
             /** @description The API key's id; `0` for calls without a key. */
             apiKeyId: number;
+            /** @description The API key's label, to tell which integration it is; `null` when unnamed and for the anonymous caller. */
+            label: components["schemas"]["ApiKeyLabel"];
             /** @description The user the key acts as, to notify; `null` for the anonymous caller. */
             owner: {
                 /** @description The owner's name. */
@@ -1609,6 +1721,8 @@ export interface components {
              *     uses before the sunsets.
              */
             deprecatedUsage?: string;
+            /** @description With `INSUFFICIENT_SCOPE`: the scope the operation needs and the key lacks (an `ApiKeyScope` value). */
+            requiredScope?: string;
             /** @description Every violation, for validation problems. */
             errors?: components["schemas"]["ProblemViolation"][];
         };
@@ -1637,7 +1751,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No credential, or a wrong or revoked one. */
+        /** @description No credential, or a wrong, revoked or expired one. */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1650,9 +1764,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The caller's role does not allow this action. */
+        /**
+         * @description The caller's role does not allow this action (`FORBIDDEN`), or its key lacks the scope the operation
+         *     needs (`INSUFFICIENT_SCOPE`, with `requiredScope` and `WWW-Authenticate: Bearer error="insufficient_scope"`).
+         */
         Forbidden: {
             headers: {
+                /** @description With `INSUFFICIENT_SCOPE` only: `Bearer realm="order-api", error="insufficient_scope", scope="<scope>"` (RFC 6750 §3.1). */
+                "WWW-Authenticate"?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1952,6 +2071,11 @@ export interface components {
          */
         DeprecationNoticeSort: string;
         /**
+         * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `createdAt`, `id`; default `-createdAt`.
+         * @example id
+         */
+        ApiKeySort: string;
+        /**
          * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `id`, `name`; default `id`.
          * @example name
          */
@@ -2206,6 +2330,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2296,6 +2421,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2354,6 +2480,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -2559,6 +2686,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -2592,6 +2720,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -2666,6 +2795,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -2716,6 +2846,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
@@ -2753,6 +2884,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -2838,6 +2970,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -2998,6 +3131,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3051,6 +3185,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -3095,6 +3230,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
@@ -3136,6 +3272,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
@@ -3183,6 +3320,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
@@ -3420,10 +3558,58 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Keys of this user. For a customer, another user's id yields an empty list. */
+                userId?: components["schemas"]["Id"];
+                /**
+                 * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `createdAt`, `id`; default `-createdAt`.
+                 * @example id
+                 */
+                sort?: components["parameters"]["ApiKeySort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3461,6 +3647,40 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3532,6 +3752,48 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRotation"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3763,6 +4025,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
@@ -3793,6 +4056,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -1,93 +1,122 @@
-import { hash, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { type Caller, requireAdmin, unauthenticated } from './caller.js';
+import { randomBytes } from 'node:crypto';
+import { type Caller, requireAdmin } from './caller.js';
+import { type CursorCodec, createCursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
+import { createKeyCheck, hashKey } from './key-check.js';
+import {
+  checkedLabel,
+  checkedScopes,
+  futureTime,
+  inactive,
+  isActive,
+  keyNotFound,
+  overlapEnd,
+  requirePassable,
+} from './key-rules.js';
 import type { ApiKey, Role } from './model.js';
-import type { Store } from './ports/index.js';
-
-/** How long a verified key is trusted without asking the database (docs/decisions.md §9): revocation takes effect within this. */
-export const KEY_CACHE_TTL_MS = 5_000;
-
-/** How often `lastLoginAt` is written at most, per user. */
-const LOGIN_WRITE_INTERVAL_MS = 60_000;
+import { type ListInput, type Page, parseSort, readPage } from './paging.js';
+import type { NewApiKey, Store } from './ports/index.js';
+import { scopesOfRole } from './scope-catalog.js';
 
 const KEY_PREFIX = 'oak_';
 
-/** Keys are 32 random bytes, so a fast hash is enough: there is nothing to brute-force. */
-/** SHA-256 of a key, as stored; `crypto.hash` is the one-shot form (no Hash object per request). */
-export const hashKey = (secret: string): Buffer => hash('sha256', secret, 'buffer');
-
 const newSecret = () => `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 
-/** API keys: issuing, revoking and the check of every request's bearer key. */
+/** Sort keys of the key list. */
+export const API_KEY_SORT_FIELDS = ['createdAt', 'id'] as const;
+
+/** What an admin issues a key with. */
+export interface ApiKeyInput {
+  userId: number;
+  role: Role;
+  rateLimit?: number | null;
+  label?: string | null;
+  expiresAt?: Date | null;
+  /** Default: every scope the role allows. */
+  scopes?: readonly string[];
+}
+
+/** What a rotation is asked for. */
+export interface RotationInput {
+  /** Until when the old key keeps working (default 24 h from now, at most 7 days). */
+  overlapUntil?: Date;
+  /** The new key's expiry; default the old key's. */
+  expiresAt?: Date | null;
+}
+
+/** A key with its secret, shown once. */
+export interface IssuedKey {
+  apiKey: ApiKey;
+  secret: string;
+}
+
+/** The clocks of the key service, and the cursor codec of its list. */
+export interface ApiKeyServiceOptions {
+  /** Milliseconds, monotonic (`performance` by default): times the caches. */
+  clock?: { now(): number };
+  /** The wall clock that expiry is decided by (the core's clock; tests move it). */
+  now?: () => Date;
+  cursors?: CursorCodec;
+}
+
+/** What the use cases below share. */
+interface KeyDeps {
+  store: Pick<Store, 'apiKeys' | 'users'>;
+  now: () => Date;
+  cursors: CursorCodec;
+}
+
+/** API keys: issuing, listing, rotating, revoking, and the check of every request's bearer key. */
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
 /**
- * Creates the API key service. `clock` (milliseconds, monotonic; `performance` by default) times the
- * caches, so tests can move past the 5 s a revoked key may still be accepted.
+ * Creates the API key service. The monotonic clock times the caches, so tests can move past the 5 s a
+ * revoked key may still be accepted; the wall clock decides expiry on every request, cached or not.
  */
-export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clock: { now(): number } = performance) {
-  const verified = new LRUCache<string, Caller>({ max: 10_000, ttl: KEY_CACHE_TTL_MS, perf: clock });
-  const loginWritten = new LRUCache<number, true>({ max: 10_000, ttl: LOGIN_WRITE_INTERVAL_MS, perf: clock });
+export function createApiKeyService(
+  store: Pick<Store, 'apiKeys' | 'users'>,
+  { clock = performance, now = () => new Date(), cursors = randomCursors() }: ApiKeyServiceOptions = {},
+) {
+  const check = createKeyCheck(store, { clock, now });
+  const deps: KeyDeps = { store, now, cursors };
+  /** A key the caller may see: any for admins, their own for customers (others are "not found"). */
+  const visibleKey = async (caller: Caller, id: number): Promise<ApiKey> => {
+    const key = await store.apiKeys.get(id);
+    if (!key || (caller.role !== 'admin' && key.userId !== caller.userId)) throw keyNotFound(id);
+    return key;
+  };
+  /** Runs a change of one key and drops this instance's cached check of it. */
+  const changing = async (id: number, change: Promise<ApiKey | undefined>): Promise<ApiKey> => {
+    const key = await change;
+    if (!key) throw keyNotFound(id);
+    check.forget(id);
+    return key;
+  };
 
   return {
-    /**
-     * Resolves a bearer key to its caller, or throws UNAUTHENTICATED for a wrong or revoked key. Records
-     * the use as the user's `lastLoginAt`, at most once a minute.
-     */
-    async authenticate(secret: string): Promise<Caller> {
-      const cacheKey = hash('sha256', secret, 'base64url');
-      let caller = verified.get(cacheKey);
-      if (!caller) {
-        const key = await store.apiKeys.findActive(hashKey(secret));
-        if (!key) throw unauthenticated.wrongKey();
-        caller = callerOf(key);
-        verified.set(cacheKey, caller);
-      }
-      if (!loginWritten.has(caller.userId)) {
-        loginWritten.set(caller.userId, true);
-        await store.users.touchLogin(caller.userId);
-      }
-      return caller;
+    authenticate: check.authenticate,
+    /** Issues a key (admins only); see `issueKey`. */
+    issue: (caller: Caller, input: ApiKeyInput) => issueKey(deps, caller, input),
+    /** Reads a key, without its secret: any for admins, their own for customers. */
+    get: visibleKey,
+    /** A page of keys; see `listKeys`. */
+    list: (caller: Caller, input: ListInput & { userId?: number } = {}) => listKeys(deps, caller, input),
+    /** Replaces a key by a new one; see `rotateKey`. */
+    async rotate(caller: Caller, id: number, input: RotationInput = {}) {
+      const rotated = await rotateKey(deps, caller, await visibleKey(caller, id), input);
+      check.forget(id);
+      return rotated;
     },
-
-    /** Issues a key for a user (admins only); the secret is returned once and stored only as a hash. */
-    async issue(
-      caller: Caller,
-      input: { userId: number; role: Role; rateLimit?: number | null },
-    ): Promise<{ apiKey: ApiKey; secret: string }> {
-      requireAdmin(caller, 'issue API keys');
-      const user = await store.users.get(input.userId);
-      if (!user) {
-        throw new DomainError('USER_NOT_FOUND', `There is no user ${input.userId}.`, [
-          { in: 'body', name: '/userId', message: 'names no user' },
-        ]);
-      }
-      const secret = newSecret();
-      return { apiKey: await store.apiKeys.insert(user.id, input.role, hashKey(secret), input.rateLimit), secret };
-    },
-
-    /** Reads a key, without its secret (admins only). */
-    async get(caller: Caller, id: number): Promise<ApiKey> {
-      requireAdmin(caller, 'read API keys');
-      return found(await store.apiKeys.get(id), id);
-    },
-
-    /**
-     * Gives a key its own rate budget, or (`null`) returns it to its role's default (admins only). Cached
-     * checks pick it up within 5 s.
-     */
+    /** Gives a key its own rate budget, or (`null`) its role's default (admins only); cached checks within 5 s. */
     async setRateLimit(caller: Caller, id: number, rateLimit: number | null): Promise<ApiKey> {
       requireAdmin(caller, 'change API keys');
-      return found(await store.apiKeys.setRateLimit(id, rateLimit), id);
+      return changing(id, store.apiKeys.setRateLimit(id, rateLimit));
     },
-
-    /** Revokes a key (admins only); revoking twice is not an error. Cached checks end within 5 s. */
+    /** Revokes a key (admins only); revoking twice is not an error. Cached checks elsewhere end within 5 s. */
     async revoke(caller: Caller, id: number): Promise<ApiKey> {
       requireAdmin(caller, 'revoke API keys');
-      return found(await store.apiKeys.revoke(id), id);
+      return changing(id, store.apiKeys.revoke(id));
     },
-
     /**
      * Makes sure an admin can log in on a new database: the configured `ADMIN_API_KEY` belongs to the
      * first admin user; with none configured and no key at all, a key is issued and returned to be shown
@@ -95,29 +124,104 @@ export function createApiKeyService(store: Pick<Store, 'apiKeys' | 'users'>, clo
      */
     bootstrap: (adminApiKey: string | undefined, adminUserId: number): Promise<string | undefined> =>
       bootstrapKey(store.apiKeys, adminApiKey, adminUserId),
-
     /** Issues a key without a caller, for the start-up seed only. */
     async issueForSeed(userId: number, role: Role): Promise<string> {
       const secret = newSecret();
-      await store.apiKeys.insert(userId, role, hashKey(secret));
+      await store.apiKeys.insert(roleKey(userId, role, secret));
       return secret;
     },
   };
 }
 
-function callerOf(key: ApiKey): Caller {
-  return {
-    userId: key.userId,
-    role: key.role,
-    apiKeyId: key.id,
-    ...(key.rateLimit === null ? {} : { rateLimit: key.rateLimit }),
-  };
+const randomCursors = () => createCursorCodec(randomBytes(32).toString('base64url'));
+
+/**
+ * Issues a key for a user (admins only); the secret is returned once and stored only as a hash. Its scopes
+ * must be allowed by its role (400) and held by the calling key (403 INSUFFICIENT_SCOPE), so that no key
+ * can mint a stronger one.
+ */
+async function issueKey({ store, now }: KeyDeps, caller: Caller, input: ApiKeyInput): Promise<IssuedKey> {
+  requireAdmin(caller, 'issue API keys');
+  const scopes = input.scopes === undefined ? scopesOfRole(input.role) : checkedScopes(input.scopes, input.role);
+  requirePassable(caller, scopes);
+  const label = checkedLabel(input.label);
+  const expiresAt = input.expiresAt ? futureTime(input.expiresAt, now(), '/expiresAt') : null;
+  const user = await store.users.get(input.userId);
+  if (!user) {
+    throw new DomainError('USER_NOT_FOUND', `There is no user ${input.userId}.`, [
+      { in: 'body', name: '/userId', message: 'names no user' },
+    ]);
+  }
+  const secret = newSecret();
+  const key = { userId: user.id, role: input.role, keyHash: hashKey(secret), scopes, label, expiresAt };
+  return { apiKey: await store.apiKeys.insert({ ...key, rateLimit: input.rateLimit ?? null }), secret };
 }
 
-function found(key: ApiKey | undefined, id: number): ApiKey {
-  if (!key) throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);
-  return key;
+/**
+ * A page of keys, newest first unless sorted otherwise: every key (or one user's, with `userId`) for
+ * admins; a customer's own (a `userId` of someone else gives an empty page, as the order list's does).
+ */
+function listKeys(
+  { store, cursors }: KeyDeps,
+  caller: Caller,
+  input: ListInput & { userId?: number },
+): Promise<Page<ApiKey>> {
+  const userId = caller.role === 'admin' ? input.userId : caller.userId;
+  const nobody = caller.role !== 'admin' && input.userId !== undefined && input.userId !== caller.userId;
+  const sort = parseSort(input.sort, API_KEY_SORT_FIELDS, '-createdAt');
+  const filter = userId === undefined ? {} : { userId };
+  return readPage({
+    cursors,
+    sort,
+    size: input.size,
+    cursor: input.cursor,
+    filters: { userId: nobody ? input.userId : userId },
+    withTotal: input.withTotal,
+    fetch: async (after, limit) =>
+      nobody ? [] : store.apiKeys.list({ ...filter, sort, limit, ...(after ? { after } : {}) }),
+    count: async () => (nobody ? 0 : store.apiKeys.count(filter)),
+    keys: (key, keys) => keys.map(({ field }) => (field === 'createdAt' ? key.createdAt.toISOString() : key.id)),
+  });
 }
+
+/**
+ * Replaces a key by a new one with the same owner, role, scopes, label and budget (the secret is returned
+ * once); the old key keeps working until `overlapUntil` (default 24 h, at most 7 days) or its own expiry
+ * if sooner. The caller must hold the key's scopes. A revoked, expired or already rotated key cannot be
+ * rotated (409 API_KEY_INACTIVE).
+ */
+async function rotateKey(
+  { store, now }: KeyDeps,
+  caller: Caller,
+  old: ApiKey,
+  input: RotationInput,
+): Promise<IssuedKey & { replaced: ApiKey }> {
+  const at = now();
+  if (!isActive(old, at)) throw inactive(old);
+  requirePassable(caller, old.scopes);
+  const overlapUntil = overlapEnd(input.overlapUntil, at);
+  const expiresAt =
+    input.expiresAt === undefined ? old.expiresAt : input.expiresAt && futureTime(input.expiresAt, at, '/expiresAt');
+  const secret = newSecret();
+  const successor: NewApiKey = {
+    ...roleKey(old.userId, old.role, secret),
+    scopes: old.scopes,
+    label: old.label,
+    expiresAt,
+    rateLimit: old.rateLimit,
+  };
+  const rotated = await store.apiKeys.rotate(old.id, successor, overlapUntil);
+  if (!rotated) throw inactive(old);
+  return { apiKey: rotated.successor, secret, replaced: rotated.old };
+}
+
+/** A key with every scope of its role, no label and no expiry (the bootstrap and seed keys). */
+const roleKey = (userId: number, role: Role, secret: string): NewApiKey => ({
+  userId,
+  role,
+  keyHash: hashKey(secret),
+  scopes: scopesOfRole(role),
+});
 
 async function bootstrapKey(
   keys: Store['apiKeys'],
@@ -125,11 +229,11 @@ async function bootstrapKey(
   adminUserId: number,
 ): Promise<string | undefined> {
   if (adminApiKey) {
-    await keys.ensure(adminUserId, 'admin', hashKey(adminApiKey));
+    await keys.ensure(roleKey(adminUserId, 'admin', adminApiKey));
     return undefined;
   }
   if ((await keys.count()) > 0) return undefined;
   const secret = newSecret();
-  await keys.insert(adminUserId, 'admin', hashKey(secret));
+  await keys.insert(roleKey(adminUserId, 'admin', secret));
   return secret;
 }

@@ -1,4 +1,5 @@
 import { DomainError, invalidInput } from './errors.js';
+import type { Scope } from './scope-catalog.js';
 
 /** Who is calling: the user an API key acts as, and the key's role. */
 export interface Caller {
@@ -7,6 +8,13 @@ export interface Caller {
   apiKeyId: number | null;
   /** The key's own rate budget (points per window), when an admin set one. */
   rateLimit?: number;
+  /**
+   * The scopes of the key; absent for an in-process caller without a key (the operator's CLI, the demo
+   * seed), which holds all its role allows (./scopes.ts).
+   */
+  scopes?: readonly Scope[];
+  /** When the key stops working (expiry, or the end of a rotation's overlap); checked on every request. */
+  expiresAt?: Date;
 }
 
 /** Whether the caller may act on resources of `ownerId` (admins: every user; customers: themself). */
@@ -21,13 +29,13 @@ export function requireAdmin(caller: Caller, action: string): void {
 
 /**
  * The two UNAUTHENTICATED failures, built here only: no credential where one is needed, and a key that
- * is wrong or revoked. Each interface maps them (REST and /metrics add the `WWW-Authenticate` challenge,
+ * is wrong, revoked or expired. Each interface maps them (REST and /metrics add the `WWW-Authenticate` challenge,
  * GraphQL a 401 for a wrong key, gRPC its own status).
  */
 export const unauthenticated = {
   missing: () =>
     new DomainError('UNAUTHENTICATED', 'This operation needs an API key: send `Authorization: Bearer <key>`.'),
-  wrongKey: () => new DomainError('UNAUTHENTICATED', 'The API key is wrong or was revoked.'),
+  wrongKey: () => new DomainError('UNAUTHENTICATED', 'The API key is wrong, expired, or was revoked or rotated out.'),
 };
 
 /** The caller, or UNAUTHENTICATED when there is none. */

@@ -30,6 +30,11 @@ const key = (id: number, userId: number): ApiKey => ({
   createdAt: NOW,
   revokedAt: null,
   rateLimit: null,
+  label: null,
+  scopes: ['orders:read'],
+  expiresAt: null,
+  lastUsedAt: null,
+  replacedBy: null,
 });
 const keys = new Map([
   [7, key(7, 1)],
@@ -41,6 +46,7 @@ const row = (apiKeyId: number, itemId: string, day: string, kind: UsageKind, cou
   item: itemId,
   apiKeyId,
   client: 'shop/1.0',
+  label: null,
   day,
   kind,
   count,

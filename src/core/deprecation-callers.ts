@@ -13,6 +13,8 @@ export interface CallerReport extends Counts {
   apiKeyId: number;
   ownerName: string | null;
   ownerEmail: string | null;
+  /** The key's label, to tell which integration it is. */
+  label: string | null;
   clients: Array<Counts & { client: string; firstSeen: Date; lastSeen: Date }>;
   firstSeen: Date;
   lastSeen: Date;
@@ -39,6 +41,7 @@ export function callerReports(rows: CallerUsage[], notices: Notice[]): CallerRep
         apiKeyId: row.apiKeyId,
         ownerName: row.ownerName,
         ownerEmail: row.ownerEmail,
+        label: row.label,
         clients: [],
         ...noCounts(),
         firstSeen: row.firstSeen,

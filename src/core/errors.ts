@@ -37,8 +37,12 @@ export const errorCatalog = {
   UNKNOWN_FIELD: rest('Unknown field', 'A body member the schema does not define.'),
   READ_ONLY_FIELD: rest('Read-only field', 'A read-only member was sent with a value different from the current one.'),
   INVALID_CURSOR: spec('Invalid cursor', 'The cursor was altered, or was made for other filters or another sort.'),
-  UNAUTHENTICATED: spec('Authentication required', 'No credential, or a wrong or revoked one.'),
+  UNAUTHENTICATED: spec('Authentication required', 'No credential, or a wrong, revoked or expired one.'),
   FORBIDDEN: spec('Forbidden', "The caller's role does not allow the action."),
+  INSUFFICIENT_SCOPE: spec(
+    'Insufficient scope',
+    'The API key does not hold the scope the operation needs (named in `requiredScope`); a key with it must be used.',
+  ),
   NOT_FOUND: notFound('Resource', rest),
   ORDER_NOT_FOUND: notFound('Order'),
   ORDER_ITEM_NOT_FOUND: notFound('Order item', rest),
@@ -67,6 +71,10 @@ export const errorCatalog = {
   STOCK_BELOW_RESERVED: inventory(
     'Stock below reserved',
     'The change would take the on-hand quantity below zero or below what is reserved.',
+  ),
+  API_KEY_INACTIVE: rest(
+    'API key inactive',
+    'The key is revoked, expired or already rotated, so it cannot be rotated.',
   ),
   BROWNOUT_CONFLICT: rest(
     'Brownout conflict',
@@ -140,6 +148,12 @@ export interface Violation {
   message: string;
 }
 
+/** Members a code adds to its error on every interface (a problem document's members, GraphQL extensions). */
+export interface ErrorMembers {
+  /** INSUFFICIENT_SCOPE: the scope the operation needs. */
+  requiredScope?: string;
+}
+
 /** A failure the service reports to its caller: a catalog code and a human detail. */
 export class DomainError extends Error {
   override readonly name = 'DomainError';
@@ -147,6 +161,7 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly violations?: Violation[],
+    readonly members?: ErrorMembers,
   ) {
     super(`${code}: ${detail}`);
   }

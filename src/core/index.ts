@@ -77,7 +77,7 @@ export async function createCore(options: CoreOptions) {
     users: createUserService({ store, cursors, idempotency }),
     products: createProductService({ store, cursors, idempotency }),
     drafts: createDraftService({ store, idempotency }),
-    apiKeys: createApiKeyService(store),
+    apiKeys: createApiKeyService(store, { cursors, ...clock }),
     /** The sweep of expired keys and claims; running a use case under a key is each use case's own. */
     idempotency: { leaseMs: idempotency.leaseMs, purgeExpired: idempotency.purgeExpired },
     brownouts,

@@ -1,5 +1,6 @@
 import type { Minor } from './money.js';
 import type { OrderStatus } from './order-state.js';
+import type { Scope } from './scope-catalog.js';
 
 /** A postal address. */
 export interface Address {
@@ -134,8 +135,18 @@ export interface ApiKey {
   id: number;
   userId: number;
   role: Role;
+  /** Who the key is for, as its owner named it (an integration, a machine); null when unnamed. */
+  label: string | null;
+  /** What the key may be used for (src/core/scopes.ts). */
+  scopes: readonly Scope[];
   createdAt: Date;
   revokedAt: Date | null;
+  /** When the key stops working (its expiry, or the end of a rotation's overlap); null: never. */
+  expiresAt: Date | null;
+  /** The last use, written at most once a minute. */
+  lastUsedAt: Date | null;
+  /** The key that replaced this one by rotation. */
+  replacedBy: number | null;
   /** Its own rate budget in points per window, or null for its role's default. */
   rateLimit: number | null;
 }

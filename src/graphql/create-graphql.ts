@@ -23,6 +23,7 @@ import { createLoaders, type GraphQLContext } from './context.js';
 import { maskError } from './mask-error.js';
 import { useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
+import { declaredScopes, withScopes } from './scopes.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
 import { useIntrospectionSwitch } from './use-introspection-switch.js';
 import { useLimits } from './use-limits.js';
@@ -84,7 +85,10 @@ export async function createGraphQL({
   const manifest = JSON.parse(manifestText) as Record<string, string>;
   const schema = createSchema<Context>({
     typeDefs,
-    resolvers: withTimeout(withBrownouts(resolvers as never, registry, core.brownouts)) as never,
+    // The scope of a field is checked before its brownout: a key without it learns nothing more.
+    resolvers: withTimeout(
+      withScopes(withBrownouts(resolvers as never, registry, core.brownouts), declaredScopes(typeDefs)),
+    ) as never,
   });
 
   const plugins: Array<Plugin<Context>> = [

@@ -12,7 +12,11 @@ export function maskError(error: unknown, logger: Logger): Error {
     return new GraphQLError(original.detail, {
       ...(located?.nodes ? { nodes: located.nodes } : {}),
       ...(located?.path ? { path: located.path } : {}),
-      extensions: { code: original.code, ...(original.violations ? { violations: original.violations } : {}) },
+      extensions: {
+        code: original.code,
+        ...original.members,
+        ...(original.violations ? { violations: original.violations } : {}),
+      },
     });
   }
   if (original instanceof GraphQLError && original.extensions?.code) {

@@ -27,7 +27,7 @@ export const API_KEY_HEADER = 'x-api-key';
 export interface DeprecationInterceptorOptions {
   matcher: GrpcMatcher;
   policy: DeprecationPolicy;
-  /** Resolves an issued API key to its caller; a wrong or revoked key fails with UNAUTHENTICATED. */
+  /** Resolves an issued API key to its caller; a wrong, revoked or expired key fails with UNAUTHENTICATED. */
   authenticate(secret: string): Promise<Caller>;
 }
 
@@ -81,7 +81,7 @@ function replyDecision(
   return decision;
 }
 
-/** The id of the issued API key a call sends in `x-api-key`; a wrong or revoked key is UNAUTHENTICATED. */
+/** The id of the issued API key a call sends in `x-api-key`; a wrong, revoked or expired key is UNAUTHENTICATED. */
 async function keyIdOf(secret: string, authenticate: DeprecationInterceptorOptions['authenticate']) {
   try {
     return (await authenticate(secret.trim())).apiKeyId ?? 0;

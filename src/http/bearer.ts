@@ -30,7 +30,7 @@ export function callerOfRequest(c: Context, core: Core): Promise<Caller | null |
 
 /**
  * Resolves an `Authorization` header for every interface on the public port: `null` without one, the
- * caller for a valid bearer key, `'invalid'` for anything else (a malformed header, a wrong or revoked key).
+ * caller for a valid bearer key, `'invalid'` for anything else (a malformed header, a wrong, revoked or expired key).
  */
 export async function callerFromAuthorization(
   core: Core,

@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
-import { DomainError, type ErrorCode, errorCatalog, type Violation } from '../core/errors.js';
+import { DomainError, type ErrorCode, type ErrorMembers, errorCatalog, type Violation } from '../core/errors.js';
 import { answer } from './edge-headers.js';
 import { httpStatusOf } from './http-status.js';
 
@@ -30,8 +30,11 @@ export interface ProblemInput {
   title: string;
   detail?: string;
   errors?: ProblemViolation[];
-  /** Extension members of this problem (RFC 9457 §3.2), e.g. `deprecatedUsage` on a `BROWNOUT`. */
-  members?: Record<string, string>;
+  /**
+   * Extension members of this problem (RFC 9457 §3.2): the code's own (`requiredScope`), and
+   * `deprecatedUsage` on a `BROWNOUT` of a request made with a key, as the contract's Problem schema lists them.
+   */
+  members?: ErrorMembers & { deprecatedUsage?: string };
 }
 
 /** Answers with an `application/problem+json` document (RFC 9457) carrying the stable `code`. */
@@ -44,6 +47,7 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     instance: new URL(c.req.url).pathname,
     code: input.code,
     requestId: c.get('requestId'),
+    ...input.members,
     ...(input.errors ? { errors: input.errors } : {}),
     ...input.members,
   };
@@ -78,12 +82,34 @@ export function catalogProblem(
 }
 
 /**
+ * The problem of a domain error, with its code's own members; a missing scope also gets the RFC 6750
+ * challenge that names it (`error="insufficient_scope"`).
+ */
+export function domainProblem(c: Context, error: DomainError): Response {
+  const scope = error.members?.requiredScope;
+  if (!error.members) return catalogProblem(c, error.code, error.detail, error.violations);
+  const spec = errorCatalog[error.code];
+  return problemResponse(
+    c,
+    {
+      status: httpStatusOf[error.code],
+      code: error.code,
+      title: spec.title,
+      detail: error.detail,
+      members: error.members,
+      ...(error.violations ? { errors: error.violations } : {}),
+    },
+    scope ? { 'WWW-Authenticate': `Bearer realm="order-api", error="insufficient_scope", scope="${scope}"` } : {},
+  );
+}
+
+/**
  * The public app's error handler: a domain error thrown by any route (the REST steps throw theirs) becomes
  * its problem document where it was thrown; anything else is logged with the request id and answered 500.
  */
 export function problemOnError(logger: Logger): ErrorHandler {
   return (error, c) => {
-    if (error instanceof DomainError) return catalogProblem(c, error.code, error.detail, error.violations);
+    if (error instanceof DomainError) return domainProblem(c, error);
     logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
     return catalogProblem(
       c,

@@ -3,6 +3,8 @@ import path from 'node:path';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
+import type { ScopeDeclaration } from '../core/scope-catalog.js';
+import { scopeDeclaration } from '../core/scopes.js';
 import { createRouter, type RouteMatch } from './router.js';
 
 export type { RouteMatch } from './router.js';
@@ -18,6 +20,8 @@ export interface RestContract {
   queryParameters(operationId: string): Set<string>;
   /** Its array-valued query parameters (comma-separated; the repeated form is accepted as the same). */
   listParameters(operationId: string): Set<string>;
+  /** The scope the operation declares in `x-scope` (`public`: none needed). */
+  scope(operationId: string): ScopeDeclaration;
   /**
    * Checks a request against the operation's schemas with openapi-backend's compiled validators, given the
    * parts the router has already read: what `validator.validateRequest` does, without parsing the request
@@ -55,6 +59,8 @@ interface OperationParameters {
   queryByName: Map<string, DeclaredParameter>;
   /** Header parameter names in lower case, and `content-type`: the headers validation reads. */
   headers: string[];
+  /** Its `x-scope`: a contract without one for every operation does not load. */
+  scope: ScopeDeclaration;
 }
 
 /** Loads contracts/openapi.yaml and compiles its validators and routes (`loadRestContract`). */
@@ -86,6 +92,11 @@ export async function loadRestContract(document: Record<string, unknown>): Promi
     },
     queryParameters: (operationId) => parametersOf(operationId)?.query ?? new Set(),
     listParameters: (operationId) => parametersOf(operationId)?.lists ?? new Set(),
+    scope(operationId) {
+      const declared = parametersOf(operationId);
+      if (!declared) throw new Error(`unknown operation ${operationId}`);
+      return declared.scope;
+    },
   };
 }
 
@@ -119,6 +130,10 @@ function indexed(operation: Operation): OperationParameters {
     lists: new Set(query.filter((p) => p.schema?.type === 'array').map((p) => p.name)),
     queryByName: new Map(query.map((p) => [p.name, p])),
     headers: [...declared.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()), 'content-type'],
+    scope: scopeDeclaration(
+      (operation as { 'x-scope'?: unknown })['x-scope'],
+      `operation ${operation.operationId as string}`,
+    ),
   };
 }
 

@@ -14,6 +14,7 @@ import { deprecationSignals } from './deprecation-step.js';
 import { createHandlers } from './handlers.js';
 import {
   authenticate,
+  authorizeScope,
   dispatch,
   negotiate,
   type RestEnv,
@@ -70,6 +71,7 @@ export function createRestApp({
         routeRequests(contract),
         negotiate(),
         authenticate(contract, core),
+        authorizeScope(contract),
         readQueryParameters(contract),
         readRequestBody(contract),
         validateRequest(contract),

@@ -62,6 +62,7 @@ const noticeJson = (notice: Omit<RecordedNotice, 'id' | 'item'>): Schemas['Depre
 function callerJson(caller: CallerReport): Schemas['DeprecationCaller'] {
   return {
     apiKeyId: caller.apiKeyId,
+    label: caller.label,
     owner: caller.apiKeyId === 0 ? null : { name: caller.ownerName, email: caller.ownerEmail },
     clients: caller.clients.map((client) => ({
       ...client,

@@ -3,6 +3,7 @@
  * to one core call and the result to the contract's shape; the rules live in the core.
  */
 import type { Core } from '../core/index.js';
+import { createApiKeyHandlers } from './api-key-handlers.js';
 import { createCatalogHandlers } from './catalog-handlers.js';
 import { createDeprecatedUsageHandlers } from './deprecated-usage-handlers.js';
 import { createDeprecationHandlers } from './deprecation-handlers.js';
@@ -18,6 +19,7 @@ export function createHandlers(core: Core): RestHandlers {
     ...createOrderPartHandlers(core),
     ...createUserHandlers(core),
     ...createCatalogHandlers(core),
+    ...createApiKeyHandlers(core),
     ...createDeprecationHandlers(core),
     ...createDeprecatedUsageHandlers(core),
   };

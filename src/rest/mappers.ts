@@ -119,8 +119,13 @@ export const apiKeyJson = (key: ApiKey): Schemas['ApiKey'] => ({
   id: key.id,
   userId: key.userId,
   role: key.role,
+  label: key.label,
+  scopes: [...key.scopes],
   createdAt: key.createdAt.toISOString(),
   revokedAt: iso(key.revokedAt),
+  expiresAt: iso(key.expiresAt),
+  lastUsedAt: iso(key.lastUsedAt),
+  replacedBy: key.replacedBy,
   rateLimit: key.rateLimit,
 });
 

@@ -1,7 +1,7 @@
 /**
  * The steps of the REST pipeline under `/v1`, each a named Hono middleware that answers its own failure
  * or hands what it read to the next step in a typed context variable: route (404/405), negotiate (406),
- * authenticate (401), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
+ * authenticate (401), the key's scope (403), query rules (unknown or repeated parameters), body (415/413/malformed, NUL),
  * validation against the contract (400 with every violation), the deprecation step (./deprecation-step.ts:
  * the core's policy applied; 410 or 400 BROWNOUT, a withheld property), then the operation's handler. They run as one chain (src/http/chain.ts): an error thrown by any step
  * becomes a problem document where it is thrown (`problemOnError`, src/http/problem.ts), so the steps
@@ -13,6 +13,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/index.js';
+import { requireScope } from '../core/scopes.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import type { ChainStep } from '../http/chain.js';
 import { catalogProblem } from '../http/problem.js';
@@ -93,6 +94,17 @@ export function authenticate(contract: RestContract, core: Core): Step {
     if (!caller && !open) return unauthenticatedResponse(c, 'missing');
     c.set('restCaller', caller ?? undefined);
     await next();
+  };
+}
+
+/**
+ * 403 INSUFFICIENT_SCOPE unless the caller's key holds the scope the operation declares (`x-scope`, read
+ * at start); the rule is the core's (src/core/scopes.ts), so GraphQL refuses alike.
+ */
+export function authorizeScope(contract: RestContract): Step {
+  return function requireDeclaredScope(c, next) {
+    requireScope(c.get('restCaller'), contract.scope(c.get('operation').operationId));
+    return next();
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ApiKey, OrderDraft, Product, Rating, Reservation, Stock, User } from '../core/model.js';
+import { type Scope, scopesOfRole } from '../core/scope-catalog.js';
 
 /** Whether a statement failed on a unique index (an e-mail or SKU in use). */
 export const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';
@@ -20,8 +21,14 @@ export const toApiKey = (row: Record<string, unknown>): ApiKey => ({
   id: row.id as number,
   userId: row.user_id as number,
   role: row.role as ApiKey['role'],
+  label: (row.label as string | null) ?? null,
+  // NULL: a key inserted by the previous release during a rolling deploy holds what its role allows.
+  scopes: (row.scopes as Scope[] | null) ?? scopesOfRole(row.role as ApiKey['role']),
   createdAt: row.created_at as Date,
   revokedAt: row.revoked_at as Date | null,
+  expiresAt: (row.expires_at as Date | null) ?? null,
+  lastUsedAt: (row.last_used_at as Date | null) ?? null,
+  replacedBy: (row.replaced_by as number | null) ?? null,
   rateLimit: (row.rate_limit as number | null) ?? null,
 });
 

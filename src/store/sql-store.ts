@@ -1,4 +1,5 @@
 import type { Store } from '../core/ports/index.js';
+import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
 import { idempotencyStore } from './idempotency-store.js';
@@ -6,7 +7,7 @@ import { inventoryStore } from './inventory-store.js';
 import { draftStore, orderStore } from './order-store.js';
 import { productStore, ratingStore } from './product-store.js';
 import { usageStore } from './usage-store.js';
-import { apiKeyStore, userStore } from './user-store.js';
+import { userStore } from './user-store.js';
 
 /** The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). */
 export function createSqlStore(db: Database): Store {

@@ -12,7 +12,7 @@ import type { Database, Queryable } from './database.js';
 
 /** Usage rows with the key owner's name and email, as the callers report and a key's own usage read them. */
 const CALLER_ROWS = `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, u.kind, u.count, u.first_seen,
-       u.last_seen, users.name AS owner_name, users.email AS owner_email
+       u.last_seen, users.name AS owner_name, users.email AS owner_email, k.label AS key_label
   FROM deprecation_usage u
   LEFT JOIN api_keys k ON k.id = u.api_key_id
   LEFT JOIN users ON users.id = k.user_id`;
@@ -197,6 +197,7 @@ function toCallerUsage(row: Record<string, unknown>): CallerUsage {
     lastSeen: new Date(row.last_seen as string),
     ownerName: (row.owner_name as string | null) ?? null,
     ownerEmail: (row.owner_email as string | null) ?? null,
+    label: (row.key_label as string | null) ?? null,
   };
 }
 

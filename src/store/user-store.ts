@@ -1,7 +1,7 @@
 import type { Store } from '../core/ports/index.js';
 import type { Database } from './database.js';
 import { pageSql, type SortColumns } from './keyset.js';
-import { isUniqueViolation, toApiKey, toUser } from './rows.js';
+import { isUniqueViolation, toUser } from './rows.js';
 
 /** The sortable columns of the user list. */
 const userColumns: SortColumns = {
@@ -65,56 +65,6 @@ export function userStore(db: Database): Store['users'] {
         const deleted = await tx.query('DELETE FROM users WHERE id = $1 AND version = $2 RETURNING id', [id, version]);
         return deleted.length > 0 ? ('deleted' as const) : ('stale' as const);
       });
-    },
-    async touchLogin(id) {
-      await db.query(
-        `UPDATE users SET last_login_at = date_trunc('milliseconds', now())
-          WHERE id = $1 AND (last_login_at IS NULL OR last_login_at < now() - interval '1 minute')`,
-        [id],
-      );
-    },
-  };
-}
-
-/** API keys in PostgreSQL (hashes only). */
-export function apiKeyStore(db: Database): Store['apiKeys'] {
-  return {
-    async insert(userId, role, keyHash, rateLimit = null) {
-      const rows = await db.query(
-        'INSERT INTO api_keys (user_id, role, key_hash, rate_limit) VALUES ($1, $2, $3, $4) RETURNING *',
-        [userId, role, keyHash, rateLimit],
-      );
-      return toApiKey(rows[0] as Record<string, unknown>);
-    },
-    async setRateLimit(id, rateLimit) {
-      const rows = await db.query('UPDATE api_keys SET rate_limit = $2 WHERE id = $1 RETURNING *', [id, rateLimit]);
-      return rows[0] && toApiKey(rows[0]);
-    },
-    async ensure(userId, role, keyHash) {
-      const rows = await db.query(
-        'INSERT INTO api_keys (user_id, role, key_hash) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING RETURNING id',
-        [userId, role, keyHash],
-      );
-      return rows.length > 0;
-    },
-    async findActive(keyHash) {
-      const rows = await db.query('SELECT * FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
-      return rows[0] && toApiKey(rows[0]);
-    },
-    async get(id) {
-      const rows = await db.query('SELECT * FROM api_keys WHERE id = $1', [id]);
-      return rows[0] && toApiKey(rows[0]);
-    },
-    async revoke(id) {
-      const rows = await db.query(
-        `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, date_trunc('milliseconds', now())) WHERE id = $1 RETURNING *`,
-        [id],
-      );
-      return rows[0] && toApiKey(rows[0]);
-    },
-    async count() {
-      const rows = await db.query<{ count: number }>('SELECT count(*) AS count FROM api_keys');
-      return rows[0]?.count ?? 0;
     },
   };
 }

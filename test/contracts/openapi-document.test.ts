@@ -104,6 +104,7 @@ describe('contracts/openapi.yaml', () => {
         'getBrownoutSchedule',
         'getDeprecationCallers',
         'getDeprecationReport',
+        'listApiKeys',
         'listDeprecationNotices',
         'listOrderItems',
         'listOrders',

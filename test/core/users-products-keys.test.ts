@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
 import type { Caller } from '../../src/core/index.js';
+import { scopesOfRole } from '../../src/core/scope-catalog.js';
 import { seedDemo } from '../../src/demo/seed-demo.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
@@ -113,7 +114,12 @@ describe('API keys', () => {
     const { apiKey, secret } = await core.apiKeys.issue(admin, { userId: customer.userId, role: 'customer' });
     expect(secret).toMatch(/^oak_[A-Za-z0-9_-]{43}$/);
     const keys = createApiKeyService(database.store);
-    expect(await keys.authenticate(secret)).toEqual({ userId: customer.userId, role: 'customer', apiKeyId: apiKey.id });
+    expect(await keys.authenticate(secret)).toEqual({
+      userId: customer.userId,
+      role: 'customer',
+      apiKeyId: apiKey.id,
+      scopes: scopesOfRole('customer'),
+    });
     expect((await core.users.get(admin, customer.userId)).lastLoginAt).toBeInstanceOf(Date);
     expect((await core.users.get(admin, customer.userId)).version).toBe(1);
     await core.apiKeys.revoke(admin, apiKey.id);
@@ -125,7 +131,7 @@ describe('API keys', () => {
     const customer = await makeCustomer(core, admin);
     const { apiKey, secret } = await core.apiKeys.issue(admin, { userId: customer.userId, role: 'customer' });
     let now = 1_000_000;
-    const instance = createApiKeyService(database.store, { now: () => now });
+    const instance = createApiKeyService(database.store, { clock: { now: () => now } });
     expect(await instance.authenticate(secret)).toMatchObject({ apiKeyId: apiKey.id });
     // Revoked through another instance: this one may still accept the key it verified, but not past 5 s.
     await core.apiKeys.revoke(admin, apiKey.id);

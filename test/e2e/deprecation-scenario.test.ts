@@ -76,7 +76,7 @@ beforeAll(async () => {
         address: { zipCode: '04524', line1: '1 Road', line2: null },
       })
     ).result;
-    const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer' });
+    const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer', label: `${name} integration` });
     const caller = await core.apiKeys.authenticate(issued.secret);
     const order = (await core.orders.place(caller, { items: [{ productId: product.id, quantity: 1 }] })).result;
     clients[id] = { name, userAgent, key: issued.secret, apiKeyId: issued.apiKey.id, email, orderId: order.id };
@@ -197,6 +197,7 @@ describe('a retirement, measured', () => {
       expect(answer.data?.hasNext).toBe(false);
       return (answer.data?.items ?? []).map((caller) => ({
         apiKeyId: caller.apiKeyId,
+        label: caller.label,
         email: caller.owner?.email ?? null,
         clients: caller.clients.map((client) => client.client),
         uses: caller.uses,
@@ -207,6 +208,7 @@ describe('a retirement, measured', () => {
     };
     const row = (client: Client, uses: number, replacementUses: number, notified = false) => ({
       apiKeyId: client.apiKeyId,
+      label: `${client.name} integration`,
       email: client.email,
       clients: [client.userAgent],
       uses,
@@ -220,6 +222,7 @@ describe('a retirement, measured', () => {
     expect(await callers('grpc.inventory.v1.AdjustStockRequest.reason')).toEqual([
       {
         apiKeyId: 0,
+        label: null,
         email: null,
         clients: ['stock-sync/1.4.0'],
         uses: 1,

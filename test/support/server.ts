@@ -1,13 +1,18 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
+import type { StartOptions } from '../../src/server.js';
 import { type ServerDatabase, serverDatabase } from './database.js';
 
 /**
  * Starts the real server (both listeners) on free loopback ports with a silent logger, on a database of
  * its own: an embedded PGlite directory, or a fresh schema on `TEST_DATABASE_URL` (removed on close).
+ * `options` moves its clock (`now`), as a fixture server's.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: Pick<StartOptions, 'now'> = {},
+): Promise<RunningServer> {
   const database = serverDatabase('order-api-server');
   // Demo data as on a default start: seeded on the embedded database, not on a server.
   const { SEED_DEMO: _unseeded, ...databaseEnv } = database.env;
@@ -22,7 +27,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...databaseEnv,
     ...env,
   });
-  const server = await startServer(config, pino({ level: 'silent' })).catch(async (error: unknown) => {
+  const server = await startServer(config, pino({ level: 'silent' }), options).catch(async (error: unknown) => {
     await database.remove();
     throw error;
   });

@@ -1,13 +1,38 @@
+import type { KeyValues } from '../cursor.js';
 import type { ApiKey, Role } from '../model.js';
+import type { SortKey } from '../paging.js';
+import type { Scope } from '../scope-catalog.js';
+
+/** What a new key is stored with (its secret only as a hash). */
+export interface NewApiKey {
+  userId: number;
+  role: Role;
+  keyHash: Buffer;
+  scopes: readonly Scope[];
+  label?: string | null;
+  expiresAt?: Date | null;
+  rateLimit?: number | null;
+}
 
 /** Issued API keys, stored as hashes. */
 export interface ApiKeyStore {
-  insert(userId: number, role: Role, keyHash: Buffer, rateLimit?: number | null): Promise<ApiKey>;
+  insert(key: NewApiKey): Promise<ApiKey>;
   setRateLimit(id: number, rateLimit: number | null): Promise<ApiKey | undefined>;
   /** Adds a key with a known hash unless one exists (the bootstrap key); returns whether it was added. */
-  ensure(userId: number, role: Role, keyHash: Buffer): Promise<boolean>;
+  ensure(key: NewApiKey): Promise<boolean>;
+  /** The key with this hash unless it was revoked (an expired one is returned: the core decides by its clock). */
   findActive(keyHash: Buffer): Promise<ApiKey | undefined>;
   get(id: number): Promise<ApiKey | undefined>;
+  /** One page of keys in the sort, after the cursor's keys, of one user or of all. */
+  list(query: { userId?: number; sort: readonly SortKey[]; after?: KeyValues; limit: number }): Promise<ApiKey[]>;
+  /** How many keys there are (of one user, or of all). */
+  count(filter?: { userId?: number }): Promise<number>;
   revoke(id: number): Promise<ApiKey | undefined>;
-  count(): Promise<number>;
+  /**
+   * Rotation, atomically: inserts the successor and ends the old key at `oldEndsAt` (or its own expiry if
+   * sooner), unless the old key was revoked or already rotated meanwhile (`undefined` then).
+   */
+  rotate(id: number, successor: NewApiKey, oldEndsAt: Date): Promise<{ old: ApiKey; successor: ApiKey } | undefined>;
+  /** Records a use: the key's `lastUsedAt` and its user's `lastLoginAt`, each at most once a minute. */
+  touch(id: number, userId: number): Promise<void>;
 }

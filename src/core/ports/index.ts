@@ -13,7 +13,7 @@ import type { SettingsStore } from './settings.js';
 import type { UsagePort } from './usage.js';
 import type { UserStore } from './users.js';
 
-export type { ApiKeyStore } from './api-keys.js';
+export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';

@@ -30,6 +30,8 @@ export interface UsageCount extends UsageCaller {
 export interface CallerUsage extends UsageCount {
   ownerName: string | null;
   ownerEmail: string | null;
+  /** The key's label (null when unnamed, and for the anonymous caller). */
+  label: string | null;
 }
 
 /** Totals of one item and kind since a day. */

@@ -15,6 +15,4 @@ export interface UserStore {
   update(id: number, version: number, user: UserFields): Promise<User | 'stale' | 'email-taken'>;
   /** Deletes the user and revokes their keys, unless they have orders. */
   delete(id: number, version: number): Promise<'deleted' | 'stale' | 'has-orders'>;
-  /** Records a use of one of the user's keys (at most once a minute; not a version change). */
-  touchLogin(id: number): Promise<void>;
 }

@@ -1,0 +1,75 @@
+/** The rules of a key's own fields: scopes within the role and the issuer's, label, expiry, rotation overlap. */
+import type { Caller } from './caller.js';
+import { DomainError, invalidInput } from './errors.js';
+import type { ApiKey, Role } from './model.js';
+import { isScope, type Scope, scopesOfRole } from './scope-catalog.js';
+import { insufficientScope, scopesOf } from './scopes.js';
+
+/** How long a rotated key keeps working when the rotation names no time, and the most it may be given. */
+export const ROTATION_OVERLAP = { defaultMs: 24 * 60 * 60 * 1000, maxMs: 7 * 24 * 60 * 60 * 1000 } as const;
+
+/** The longest label a key may carry. */
+export const LABEL_MAX_LENGTH = 100;
+
+/** Known, distinct scopes that the role allows; anything else is a 400 naming the entry. */
+export function checkedScopes(scopes: readonly string[], role: Role): Scope[] {
+  if (scopes.length === 0) throw invalidInput('/scopes', 'must name at least one scope');
+  const allowed = scopesOfRole(role);
+  return scopes.map((scope, index) => {
+    if (!isScope(scope)) throw invalidInput(`/scopes/${index}`, `is not a scope ("${scope}")`);
+    if (!allowed.includes(scope)) {
+      throw invalidInput(`/scopes/${index}`, `is not allowed for the role ${role} ("${scope}")`);
+    }
+    if (scopes.indexOf(scope) !== index) throw invalidInput(`/scopes/${index}`, `repeats "${scope}"`);
+    return scope;
+  });
+}
+
+/** A key can only pass on scopes it holds (to a new key, or a successor): the first one it lacks is named. */
+export function requirePassable(caller: Caller, scopes: readonly Scope[]): void {
+  const held = scopesOf(caller);
+  const missing = scopes.find((scope) => !held.includes(scope));
+  if (missing) throw insufficientScope(missing, `Giving a key the scope "${missing}"`);
+}
+
+/** A label without surrounding spaces, 1 to 100 characters; null when none is given. */
+export function checkedLabel(label: string | null | undefined): string | null {
+  if (label === undefined || label === null) return null;
+  const trimmed = label.trim();
+  if (trimmed.length === 0 || trimmed.length > LABEL_MAX_LENGTH) {
+    throw invalidInput('/label', `must hold 1 to ${LABEL_MAX_LENGTH} characters besides spaces`);
+  }
+  return trimmed;
+}
+
+/** A time that must lie ahead (an expiry). */
+export function futureTime(time: Date, at: Date, name: string): Date {
+  if (time.getTime() <= at.getTime()) throw invalidInput(name, `must be in the future (now is ${at.toISOString()})`);
+  return time;
+}
+
+/** The end of a rotation's overlap: now at the earliest, at most 7 days ahead, 24 hours by default. */
+export function overlapEnd(requested: Date | undefined, at: Date): Date {
+  if (requested === undefined) return new Date(at.getTime() + ROTATION_OVERLAP.defaultMs);
+  if (requested.getTime() < at.getTime()) {
+    throw invalidInput('/overlapUntil', `must not be in the past (now is ${at.toISOString()})`);
+  }
+  if (requested.getTime() > at.getTime() + ROTATION_OVERLAP.maxMs) {
+    throw invalidInput('/overlapUntil', 'must be at most 7 days from now');
+  }
+  return requested;
+}
+
+/** Whether a key still works: not revoked, not rotated, not expired. */
+export const isActive = (key: ApiKey, at: Date) =>
+  key.revokedAt === null && key.replacedBy === null && (key.expiresAt === null || key.expiresAt > at);
+
+/** The refusal to rotate a key that no longer works. */
+export const inactive = (key: ApiKey) =>
+  new DomainError(
+    'API_KEY_INACTIVE',
+    `API key ${key.id} is ${key.revokedAt ? 'revoked' : key.replacedBy ? `already rotated (replaced by ${key.replacedBy})` : 'expired'}; only a working key can be rotated.`,
+  );
+
+/** The answer for a key that does not exist or is not the caller's. */
+export const keyNotFound = (id: number) => new DomainError('API_KEY_NOT_FOUND', `There is no API key ${id}.`);

@@ -1,6 +1,6 @@
 /**
  * The gate's baseline comes from git history, and every changed meaning is named (issue 30, points 1, 5,
- * 6). Each bypass is committed in one small temporary repository, as a pull request would commit it: small
+ * 6; the evidence of points 2–4 below). Each bypass is committed in one small temporary repository, as a pull request would commit it: small
  * contracts, a legacy first release (its snapshot in contracts/released/, as 1.0.0 was), and the gate's
  * own scripts run against it (`--root`). The gate runs in-process; the command runs for its exit codes.
  */
@@ -12,6 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryError, readReleaseHistory } from '../../scripts/breaking/git-history.js';
 import { gateHistory } from '../../scripts/breaking/history-gate.js';
 import { makeRelease, ReleaseRefused } from '../../scripts/breaking/release.js';
+import { signDocument } from '../../src/core/evidence-signature.js';
+import { evidenceKeyPair, type UsageExportOptions, usageExportContent } from '../support/evidence.js';
 
 const project = path.resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'release-history-'));
@@ -314,5 +316,130 @@ describe('every changed meaning is named', () => {
     );
     commit('Reword the total, named');
     expect(await blocking()).toEqual([]);
+  });
+});
+
+describe('a retirement, committed as a pull request would commit it', () => {
+  // The deployment's evidence key; its public half is committed in the release that deprecates.
+  const deployment = evidenceKeyPair();
+  const TODAY = '2027-03-10';
+  // 130 quiet, measured days up to 2027-03-08: back to 2026-10-30, so the window of 2026-12-01 is inside.
+  const EXPORT = { to: '2027-03-08', item: 'rest.Order.note' };
+  const QUIET = Array.from({ length: 130 }, () => ({}));
+  const HELD = { startsAt: '2026-12-01T10:00:00.000Z', endsAt: '2026-12-01T10:30:00.000Z' };
+
+  /** Releases 1.1.0 on `date`: `Order.note` deprecated with `sunset`, and the deployment's key committed. */
+  const NOTE = `        note: { type: [string, "null"], description: The buyer's note. }\n`;
+  const deprecatedNote = (date: string, sunset: string) =>
+    `        note:\n          type: [string, "null"]\n          description: The buyer's note.\n` +
+    `          deprecated: true\n          x-deprecated-on: "${date}"\n          x-sunset: "${sunset}"\n`;
+  let deprecation = { date: '', sunset: '' };
+
+  async function deprecationRelease(date: string, sunset: string) {
+    deprecation = { date, sunset };
+    edit(
+      'contracts/openapi.yaml',
+      'info: { title: Orders, version: 1.0.0 }',
+      'info: { title: Orders, version: 1.1.0 }',
+    );
+    edit('contracts/openapi.yaml', NOTE, deprecatedNote(date, sunset));
+    write('contracts/evidence-key.pem', deployment.publicPem);
+    edit(
+      'contracts/CHANGELOG.md',
+      '### Added\n',
+      `### Deprecated\n\n- REST: \`Order.note\`, sunset ${sunset}.\n\n### Added\n`,
+    );
+    commit('Deprecate Order.note');
+    await makeRelease({ root: repo, date });
+  }
+
+  /** The removal of `Order.note` with its retirement entry and the export as given (a signed one by default). */
+  function removal(exported: object, { entry = '' } = {}) {
+    edit('contracts/openapi.yaml', 'required: [id, amount, note]', 'required: [id, amount]');
+    edit('contracts/openapi.yaml', deprecatedNote(deprecation.date, deprecation.sunset), '');
+    write('contracts/evidence/rest.Order.note.json', JSON.stringify(exported));
+    write(
+      'contracts/retirements.yaml',
+      'retirements:\n  - contract: openapi\n    item: Order.note\n    registryItem: rest.Order.note\n' +
+        `    evidence: contracts/evidence/rest.Order.note.json\n${entry}`,
+    );
+    edit('contracts/CHANGELOG.md', '## [Unreleased]\n', '## [Unreleased]\n\n### Removed\n\n- REST: `Order.note`.\n');
+    commit('Remove Order.note');
+  }
+  const signed = (options: Partial<UsageExportOptions> = {}, signer = deployment.privateKey) =>
+    signDocument(usageExportContent(QUIET, { ...EXPORT, brownouts: [HELD], ...options }), signer);
+
+  /** Why the gate refused the removal of `Order.note` ('' when it let it through). */
+  async function refusal(): Promise<string> {
+    const { checks } = await gateHistory({ root: repo, today: TODAY });
+    const findings = checks.flatMap((check) => check.result.findings);
+    const removed = findings.find((finding) => finding.item === 'Order.note' && finding.breaking);
+    expect(removed, 'the removal is found').toBeDefined();
+    const others = checks.flatMap((check) => check.result.blocking).filter((finding) => finding !== removed);
+    expect(others.map((finding) => `${finding.rule} ${finding.item}`)).toEqual([]);
+    return removed?.retiredBy ? '' : (removed?.refused ?? 'no retirement');
+  }
+
+  it('lets the honest retirement through: signed evidence, a held brownout, 105 days of notice', async () => {
+    await deprecationRelease('2026-11-02', '2027-02-15');
+    removal(signed());
+    expect(await refusal()).toBe('');
+    const { code, output } = command('contracts-breaking.ts', '--root', repo, '--today', TODAY);
+    expect(output).toMatch(/RETIRED/);
+    expect(code).toBe(0);
+  });
+
+  it('refuses a forged export: signed by another key than the one committed at the baseline release', async () => {
+    await deprecationRelease('2026-11-02', '2027-02-15');
+    removal(signed({}, evidenceKeyPair().privateKey));
+    expect(await refusal()).toMatch(/signed by the key sha256:\w+, not by the evidence key/);
+    const { code, output } = command('contracts-breaking.ts', '--root', repo, '--today', TODAY);
+    expect(code).toBe(1);
+    expect(output).toMatch(/retirement refused: .*key/i);
+  });
+
+  it('refuses a forged export whose key the same change commits', async () => {
+    await deprecationRelease('2026-11-02', '2027-02-15');
+    const own = evidenceKeyPair();
+    write('contracts/evidence-key.pem', own.publicPem);
+    removal(signed({}, own.privateKey));
+    expect(await refusal()).toMatch(/signed by the key sha256:\w+, not by the evidence key/);
+  });
+
+  it('refuses an altered export and an unsigned one', async () => {
+    await deprecationRelease('2026-11-02', '2027-02-15');
+    const altered = signed() as { days: { uses: number }[] };
+    // One day's count edited after signing (a use hidden).
+    (altered.days.at(-40) as { uses: number }).uses = 3;
+    removal(altered);
+    expect(await refusal()).toMatch(/altered after it was signed/);
+    git('reset', '-q', '--hard', 'HEAD~1');
+    (altered.days.at(-40) as { uses: number }).uses = 0;
+    (altered as unknown as { quietDays: number }).quietDays = 999;
+    removal(altered);
+    expect(await refusal()).toMatch(/altered after it was signed/);
+    git('reset', '-q', '--hard', 'HEAD~1');
+    removal(usageExportContent(QUIET, { ...EXPORT, brownouts: [HELD] }));
+    expect(await refusal()).toMatch(/it is not signed/);
+  });
+
+  it('refuses a removal that no brownout window preceded, or only a cancelled one', async () => {
+    await deprecationRelease('2026-11-02', '2027-02-15');
+    removal(signed({ brownouts: [] }));
+    expect(await refusal()).toMatch(/brownout/i);
+    git('reset', '-q', '--hard', 'HEAD~1');
+    removal(signed({ brownouts: [{ ...HELD, cancelledAt: '2026-12-01T10:05:00.000Z' }] }));
+    expect(await refusal()).toMatch(/brownout/i);
+  });
+
+  it('refuses short notice, read from the release date, unless lowered with a reason', async () => {
+    await deprecationRelease('2026-12-20', '2027-02-15');
+    removal(signed({ brownouts: [{ startsAt: '2027-01-05T10:00:00.000Z', endsAt: '2027-01-05T10:30:00.000Z' }] }));
+    expect(await refusal()).toMatch(/notice|90 days/i);
+    git('reset', '-q', '--hard', 'HEAD~1');
+    removal(signed({ brownouts: [{ startsAt: '2027-01-05T10:00:00.000Z', endsAt: '2027-01-05T10:30:00.000Z' }] }), {
+      entry: '    minNoticeDays: 50\n    noticeReason: Every caller of Order.note was told in person on 2026-12-20.\n',
+    });
+    expect(await refusal()).toBe('');
   });
 });

@@ -28,6 +28,9 @@ import { grpcCodeNameOf } from './grpc/errors.js';
 import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import { traceCore } from './observability/trace-core.js';
+import { traceDatabase } from './observability/trace-database.js';
+import { activeTracer } from './observability/tracing.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
 import { openDatabase } from './store/open.js';
 import { createSqlStore } from './store/sql-store.js';
@@ -68,7 +71,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
-  const { db, store, core, inventory, inventoryClient } = await openCore(config, logger, registry, now);
+  const { db, store, core, inventory, inventoryClient, tracer } = await openCore(config, logger, registry, now);
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
   await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
@@ -99,6 +102,7 @@ export async function startServer(
     metrics,
     registry,
     deprecationPolicy,
+    tracing: tracer !== undefined,
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
@@ -108,6 +112,7 @@ export async function startServer(
     registry,
     deprecationPolicy,
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
+    ...(tracer ? { tracer } : {}),
     isServing: () => serving,
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
@@ -145,9 +150,10 @@ async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
   return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
 }
 
-/** Opens (and migrates) the database and builds the core over it. */
+/** Opens (and migrates) the database and builds the core over it: with spans if tracing is on, else as it is. */
 async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
-  const { db, applied } = await openDatabase({
+  const tracer = activeTracer();
+  const { db: opened, applied } = await openDatabase({
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
     ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
     poolSize: config.DATABASE_POOL_SIZE,
@@ -155,6 +161,7 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
     dataDir: config.DATA_DIR,
   });
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const db = traceDatabase(opened, tracer);
   const store = createSqlStore(db);
   // The inventory service stands beside the core; order placement reaches it through the gRPC client:
   // in-process by default (the router transport), remote with INVENTORY_URL.
@@ -162,8 +169,9 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
   const inventoryClient = createInventoryClient(inventory, {
     ...(config.INVENTORY_URL ? { url: config.INVENTORY_URL } : {}),
     ...(config.INTERNAL_TOKEN ? { token: config.INTERNAL_TOKEN } : {}),
+    ...(tracer ? { tracer } : {}),
   });
-  const core = await createCore({
+  const untracedCore = await createCore({
     store,
     inventory: inventoryClient,
     vatRate: config.VAT_RATE,
@@ -175,7 +183,7 @@ async function openCore(config: Config, logger: Logger, registry: DeprecationReg
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     ...(now ? { now } : {}),
   });
-  return { db, store, core, inventory, inventoryClient };
+  return { db, store, core: traceCore(untracedCore, tracer), inventory, inventoryClient, tracer };
 }
 
 /**

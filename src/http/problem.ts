@@ -42,9 +42,16 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     instance: new URL(c.req.url).pathname,
     code: input.code,
     requestId: c.get('requestId'),
+    ...traceIdOf(c),
     ...(input.errors ? { errors: input.errors } : {}),
   };
   return answer(c, JSON.stringify(body), input.status, { ...headers, 'content-type': 'application/problem+json' });
+}
+
+/** The request's trace id, when tracing is on: the key to its spans in the operator's tracing backend. */
+function traceIdOf(c: Context): { traceId?: string } {
+  const traceId = c.get('traceId');
+  return traceId ? { traceId } : {};
 }
 
 /** Codes whose cause passes by itself: the answer says when to retry (RFC 9110 §10.2.3). */

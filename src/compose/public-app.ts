@@ -139,7 +139,8 @@ function graphqlEndpoint(yoga: Awaited<ReturnType<typeof createGraphQL>>, withRa
   return async (c) => {
     const clientName = clientOf(c.req.header('user-agent'));
     const rateExchange: RateExchange | undefined = withRateBudget ? { clientAddress: clientAddressOf(c) } : undefined;
-    const context = { clientName, ...(rateExchange ? { rateExchange } : {}) };
+    const traceId = c.get('traceId');
+    const context = { clientName, ...(rateExchange ? { rateExchange } : {}), ...(traceId ? { traceId } : {}) };
     const node = c.env as Partial<HttpBindings> | undefined;
     const response =
       node?.incoming && node.outgoing

@@ -148,6 +148,22 @@ describe('tracing with an OTLP endpoint', { timeout: 180_000 }, () => {
     });
     expect(missing.response.status).toBe(404);
     expect(missing.error).toMatchObject({ code: 'ORDER_NOT_FOUND', traceId: problemCaller.traceId });
+
+    // So does every GraphQL error, in its extensions.
+    const graphqlCaller = callerTrace();
+    const answer = await fetch(`${httpUrl}/graphql`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        'content-type': 'application/json',
+        traceparent: graphqlCaller.traceparent,
+      },
+      body: JSON.stringify({ query: '{ order(id: "999999") { id } }' }),
+    });
+    const { errors } = (await answer.json()) as { errors: Array<{ extensions: Record<string, unknown> }> };
+    expect(errors.map((error) => error.extensions)).toEqual([
+      { code: 'ORDER_NOT_FOUND', traceId: graphqlCaller.traceId },
+    ]);
   });
 
   it('carries traceparent on real gRPC calls to the inventory, where the gRPC server continues it', async () => {

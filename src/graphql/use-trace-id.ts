@@ -21,6 +21,9 @@ export function useTraceId(): Plugin<Record<string, unknown>, TraceIdContext> {
           (error) =>
             new GraphQLError(error.message, {
               ...(error.nodes ? { nodes: error.nodes } : {}),
+              // Errors found before execution (parse, validation) locate themselves by source positions.
+              ...(error.source ? { source: error.source } : {}),
+              ...(error.positions ? { positions: error.positions } : {}),
               ...(error.path ? { path: error.path } : {}),
               ...(error.originalError ? { originalError: error.originalError } : {}),
               extensions: { ...error.extensions, traceId },

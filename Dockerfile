@@ -30,4 +30,6 @@ VOLUME ["/data"]
 # Liveness only: readiness (/health/ready) is for the orchestrator to ask separately.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "dist/src/main.js"]
+# The --import entry registers OpenTelemetry's loader hook before the app's modules load; it does nothing
+# unless OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operating.md, "Tracing").
+ENTRYPOINT ["node", "--import", "./dist/src/observability/tracing-register.js", "dist/src/main.js"]

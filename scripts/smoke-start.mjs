@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Starts `node dist/src/main.js` in a directory (default: this checkout) as the container's entrypoint
+ * Starts `node --import ./dist/src/observability/tracing-register.js dist/src/main.js` in a directory (default: this checkout) as the container's entrypoint
  * does, on free ports and a fresh embedded database, then checks liveness, readiness and one REST and
  * one GraphQL call, runs the image's HEALTHCHECK command, and stops it with SIGTERM: it must drain and
  * exit 0. Plain Node with no dependencies, so it runs in a `--omit=dev` install. With `--npm-start` it
@@ -17,7 +17,9 @@ const dir = path.resolve(process.argv.slice(2).find((arg) => !arg.startsWith('--
 const dataDir = mkdtempSync(path.join(tmpdir(), 'order-api-smoke-'));
 process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 const { DATABASE_URL: _url, ADMIN_API_KEY: _key, ...env } = process.env;
-const server = spawn(npmStart ? 'npm' : process.execPath, npmStart ? ['start'] : ['dist/src/main.js'], {
+// The image's entrypoint: the tracing hook's --import entry, then the server.
+const entrypoint = ['--import', './dist/src/observability/tracing-register.js', 'dist/src/main.js'];
+const server = spawn(npmStart ? 'npm' : process.execPath, npmStart ? ['start'] : entrypoint, {
   cwd: dir,
   env: { ...env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir },
   stdio: ['ignore', 'pipe', 'inherit'],
@@ -82,6 +84,6 @@ server.stdout.on('data', async (chunk) => {
   stop('SIGTERM');
   const code = await exited;
   if (code !== 0 || !out.includes('"stopped"')) fail(`SIGTERM: exit code ${code}, no "stopped" log line`);
-  const how = npmStart ? 'npm start' : 'node dist/src/main.js';
+  const how = npmStart ? 'npm start' : 'node --import …/tracing-register.js dist/src/main.js';
   console.log(`smoke start (${how}) ok in ${dir}: live, ready, REST, GraphQL, HEALTHCHECK, SIGTERM drained`);
 });

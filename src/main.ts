@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { writeFirstStartKeys } from './first-start-keys.js';
+import { activeTracer, flushTraces, traceLogFields } from './observability/tracing.js';
 import { startServer } from './server.js';
 import { describeStartFailure } from './start-failure.js';
 
@@ -13,7 +14,9 @@ export { type RunningServer, startServer } from './server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.LOG_LEVEL });
+  // With tracing on (an SDK loaded by `--import ./dist/src/observability/tracing-register.js`), every line
+  // written while a span is active carries its trace and span id.
+  const logger = pino({ level: config.LOG_LEVEL, ...(activeTracer() ? { mixin: traceLogFields } : {}) });
   const server = await startServer(config, logger).catch((error: unknown) => {
     throw new Error(describeStartFailure(error, config.DATABASE_URL));
   });
@@ -28,6 +31,7 @@ async function main(): Promise<void> {
     }, 10_000);
     forced.unref();
     await server.close();
+    await flushTraces().catch((error: unknown) => logger.warn({ err: error }, 'last trace export failed'));
     logger.info('stopped');
     process.exit(0);
   };

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createInternalApp } from './compose/internal-app.js';
+import { openCore } from './compose/open-core.js';
 import { createHttpApp } from './compose/public-app.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
 import type { Config } from './config.js';
@@ -19,20 +20,15 @@ import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
-import { publicKeyPem } from './core/evidence-signature.js';
-import { type Core, createCore } from './core/index.js';
-import { createInventoryService, type InventoryService } from './core/inventory.js';
+import type { Core } from './core/index.js';
+import type { InventoryService } from './core/inventory.js';
 import type { UsagePort } from './core/ports/usage.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
-import { createInventoryClient } from './grpc/inventory-client.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
-import { evidenceSigningKey } from './store/evidence-key-store.js';
-import { openDatabase } from './store/open.js';
-import { createSqlStore } from './store/sql-store.js';
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -70,7 +66,12 @@ export async function startServer(
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
-  const { db, store, core, inventory, inventoryClient, evidenceKey } = await openCore(config, logger, registry, now);
+  const { db, store, core, inventory, inventoryClient, evidenceKey, tracer } = await openCore(
+    config,
+    logger,
+    registry,
+    now,
+  );
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
   await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
@@ -102,6 +103,7 @@ export async function startServer(
     registry,
     deprecationPolicy,
     evidenceKey,
+    tracing: tracer !== undefined,
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
@@ -111,6 +113,7 @@ export async function startServer(
     registry,
     deprecationPolicy,
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
+    ...(tracer ? { tracer } : {}),
     isServing: () => serving,
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
@@ -146,42 +149,6 @@ export async function startServer(
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
 async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
   return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
-}
-
-/** Opens (and migrates) the database and builds the core over it. */
-async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
-  const { db, applied } = await openDatabase({
-    ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
-    ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
-    poolSize: config.DATABASE_POOL_SIZE,
-    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
-    dataDir: config.DATA_DIR,
-  });
-  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
-  const store = createSqlStore(db);
-  // The inventory service stands beside the core; order placement reaches it through the gRPC client:
-  // in-process by default (the router transport), remote with INVENTORY_URL.
-  const inventory = createInventoryService(store);
-  const inventoryClient = createInventoryClient(inventory, {
-    ...(config.INVENTORY_URL ? { url: config.INVENTORY_URL } : {}),
-    ...(config.INTERNAL_TOKEN ? { token: config.INTERNAL_TOKEN } : {}),
-  });
-  const core = await createCore({
-    store,
-    inventory: inventoryClient,
-    vatRate: config.VAT_RATE,
-    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
-    idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
-    ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
-    registry,
-    brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
-    brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
-    ...(now ? { now } : {}),
-  });
-  // The key that signs usage exports: configured, or generated on the first start and kept in the database;
-  // its public half is published at /contracts/evidence-key.
-  const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
-  return { db, store, core, inventory, inventoryClient, evidenceKey };
 }
 
 /**

@@ -1723,6 +1723,12 @@ export interface components {
             deprecatedUsage?: string;
             /** @description With `INSUFFICIENT_SCOPE`: the scope the operation needs and the key lacks (an `ApiKeyScope` value). */
             requiredScope?: string;
+            /**
+             * @description The W3C trace id of the request, present when the operator traces requests with OpenTelemetry:
+             *     quote it to find the request's spans. A request that sends a `traceparent` header continues
+             *     that trace, so this is then the caller's own trace id.
+             */
+            traceId?: string;
             /** @description Every violation, for validation problems. */
             errors?: components["schemas"]["ProblemViolation"][];
         };

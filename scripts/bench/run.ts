@@ -12,10 +12,13 @@
  *   proto with the same SQL through a pool of the same size (h2load, 4 connections × 16 streams);
  * - the rate budget (memory, Redis) and deprecation usage recording: the server with each on against the
  *   server with it off;
+ * - tracing (OpenTelemetry): the REST reads with the --import entry and tracing off against no entry at all,
+ *   and with tracing on (every request sampled, exported over OTLP) against tracing off, each a built
+ *   server process of its own;
  * - keyset paging: page 1000 against page 1;
  * - start: milliseconds to a ready `/health`, resident memory after start and after mixed load.
  *
- * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,paging,start`. Environment:
+ * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,tracing,paging,start`. Environment:
  * `DATABASE_URL` (default the local server's `test` database; a scratch schema is dropped at the end),
  * `DURATION` (seconds per load run, default 8), `CONNECTIONS` (wrk, default 32), `REDIS_URL` (default
  * 127.0.0.1:6379; the Redis row is skipped when it does not answer). Needs wrk and h2load
@@ -48,6 +51,7 @@ import {
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 import { measureEmbeddedStart, measureStart, type StartFigures } from './startup.js';
+import { type CpuTally, microsPerRequest, withTracingSides } from './tracing.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv
@@ -317,6 +321,48 @@ try {
       target: 0.95,
     });
     progress('recording');
+  }
+
+  if (wants('tracing')) {
+    const reads = [
+      ['REST GET /v1/orders/{id}', 'random-order'],
+      ['REST GET /v1/orders?size=20', '/v1/orders?size=20'],
+    ] as const;
+    const {
+      result: cpu,
+      exports,
+      exportedMiB,
+    } = await withTracingSides(scratch.settings(), async (sides) => {
+      const lines: string[] = [];
+      for (const [label, target] of reads) {
+        const tally = (): CpuTally => ({ cpuSeconds: 0, requests: 0 });
+        const tallies = { bare: tally(), off: tally(), on: tally(), tenth: tally() };
+        const read = (side: keyof typeof sides, count = true) =>
+          sides[side].counted(
+            http(sides[side].url, { path: target, headers: auth }),
+            seconds,
+            count ? tallies[side] : tally(),
+          );
+        await warm(read('bare', false), read('off', false), read('on', false), read('tenth', false));
+        const sameOff = await compare(read('bare'), read('off'), 2);
+        rows.push({ label: `${label}: tracing off`, baseline: 'no --import entry', measured: sameOff, target: 0.95 });
+        // No target: the price of tracing, for an operator choosing a sampling ratio.
+        const all = await compare(read('off'), read('on'), 2);
+        rows.push({ label: `${label}: tracing on, all sampled`, baseline: 'tracing off', measured: all });
+        const tenth = await compare(read('off'), read('tenth'), 2);
+        rows.push({ label: `${label}: tracing on, a tenth sampled`, baseline: 'tracing off', measured: tenth });
+        const [bare, off, on, sampled] = [tallies.bare, tallies.off, tallies.on, tallies.tenth].map(
+          microsPerRequest,
+        ) as [number, number, number, number];
+        lines.push(
+          `${label}: server CPU per request ${fixed(bare)} µs without the entry; tracing off ${fixed(off)} µs (${fixed(off / bare, 2)} of that); tracing on, all sampled ${fixed(on)} µs (${fixed(on / off, 2)} of off), a tenth sampled ${fixed(sampled)} µs (${fixed(sampled / off, 2)} of off)`,
+        );
+      }
+      return lines;
+    });
+    for (const line of cpu) notes.push(`tracing: ${line}`);
+    notes.push(`tracing: the OTLP sink received ${exports} exports, ${fixed(exportedMiB, 1)} MiB`);
+    progress('tracing');
   }
 
   // From here on, child processes run asynchronously: a synchronous one would stop this process's event

@@ -6,7 +6,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { wrk } from './load.js';
 
-const entry = path.resolve(import.meta.dirname, '../../dist/src/main.js');
+const root = path.resolve(import.meta.dirname, '../..');
+/** `npm start`'s command: the tracing hook's --import entry (inert without an OTLP endpoint), then the server. */
+const entry = ['--import', './dist/src/observability/tracing-register.js', 'dist/src/main.js'];
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -22,11 +24,12 @@ function residentMiB(pid: number): number {
   return kib / 1024;
 }
 
-/** Starts the built server (`node dist/src/main.js`, as `npm start` does) and times it to a ready `/health`. */
-async function start(env: Record<string, string>) {
+/** Starts the built server as `npm start` does and times it to a ready `/health`. */
+export async function startBuilt(env: Record<string, string>, args = entry) {
   const [port, grpcPort] = [await freePort(), await freePort()];
   const started = performance.now();
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
     env: {
       ...process.env,
       ...env,
@@ -50,7 +53,8 @@ async function start(env: Record<string, string>) {
   return { child, url, readyMs: performance.now() - started };
 }
 
-async function stop(child: ChildProcess) {
+/** Stops a server started by `startBuilt` (SIGTERM: it drains) and waits for its exit. */
+export async function stopBuilt(child: ChildProcess) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
@@ -76,7 +80,7 @@ export async function measureStart(
   loadSeconds: number,
   readPath = 'random-order',
 ): Promise<StartFigures> {
-  const { child, url, readyMs } = await start(env);
+  const { child, url, readyMs } = await startBuilt(env);
   try {
     await sleep(500); // let the first-request work (JIT, pool) settle before reading memory
     const rssAfterStartMiB = residentMiB(child.pid as number);
@@ -97,7 +101,7 @@ export async function measureStart(
     await Promise.all(mix);
     return { label, readyMs, rssAfterStartMiB, rssAfterLoadMiB: residentMiB(child.pid as number) };
   } finally {
-    await stop(child);
+    await stopBuilt(child);
   }
 }
 
@@ -106,8 +110,8 @@ export async function measureEmbeddedStart(adminKey: string, loadSeconds: number
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-pglite-'));
   const env = { DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, RATE_LIMIT_ENABLED: 'false' };
   try {
-    const first = await start(env);
-    await stop(first.child);
+    const first = await startBuilt(env);
+    await stopBuilt(first.child);
     // The demo data set is small: the reads go to its first product instead of 100k orders.
     const figures = await measureStart('embedded PGlite (warm)', env, adminKey, loadSeconds, '/v1/products/1');
     return { firstStartMs: first.readyMs, ...figures };

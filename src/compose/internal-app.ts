@@ -3,6 +3,7 @@
  * service, the standard health and reflection services, and the interceptors every call passes through
  * (metrics, the internal token when one is set, deprecation signals and brownouts).
  */
+import type { Tracer } from '@opentelemetry/api';
 import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { DeprecationPolicy } from '../core/deprecation-policy.js';
@@ -17,6 +18,7 @@ import { healthRoutes } from '../grpc/health-service.js';
 import { inventoryRoutes } from '../grpc/inventory-service.js';
 import { metricsInterceptor } from '../grpc/metrics-interceptor.js';
 import { reflectionRoutes } from '../grpc/reflection-service.js';
+import { continueTraces } from '../grpc/trace-interceptors.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** What the internal port is built from. */
@@ -32,6 +34,8 @@ export interface InternalAppDeps {
   internalToken?: string;
   /** Whether the health service answers SERVING (false while draining). */
   isServing: () => boolean;
+  /** When tracing is on: each call continues the trace of its `traceparent` header in a server span. */
+  tracer?: Tracer;
 }
 
 /** Builds the gRPC server; `listen` it on the internal port. */
@@ -43,6 +47,7 @@ export function createInternalApp({
   deprecationPolicy,
   internalToken,
   isServing,
+  tracer,
 }: InternalAppDeps) {
   const health = healthRoutes({ services: ['inventory.v1.Inventory'], isServing });
   const inventory = inventoryRoutes(inventoryService);
@@ -54,6 +59,7 @@ export function createInternalApp({
       reflection(router);
     },
     interceptors: [
+      ...(tracer ? [continueTraces(tracer)] : []),
       metricsInterceptor(metrics),
       ...(internalToken ? [internalTokenInterceptor(internalToken)] : []),
       deprecationInterceptor({

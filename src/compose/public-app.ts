@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type Handler, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import type { DeprecationPolicy } from '../core/deprecation-policy.js';
@@ -21,7 +21,8 @@ import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
 import { clientOf, type Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/observe-requests.js';
-import { readRestContract } from '../rest/contract.js';
+import { traceRequests } from '../observability/trace-requests.js';
+import { type RestContract, readRestContract } from '../rest/contract.js';
 import { createRestApp } from '../rest/create-rest-app.js';
 
 /** What the public HTTP app is built from. */
@@ -48,6 +49,8 @@ export interface HttpAppDeps {
   evidenceKey?: string;
   /** Runs around every request (the composition root counts requests in flight for a clean shutdown). */
   track?: MiddlewareHandler;
+  /** When tracing is on: names each request's server span by route and keeps its trace id for problems. */
+  tracing?: boolean;
 }
 
 /**
@@ -60,12 +63,14 @@ export interface HttpAppDeps {
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
   const onError = problemOnError(deps.logger);
+  const contract = await readRestContract(deps.projectRoot);
   // The edge of every route, in order, run as one chain (src/http/chain.ts).
   app.use(
     '*',
     chain(
       [
         ...(deps.track ? [deps.track] : []),
+        ...(deps.tracing ? [traceRequests({ routeOf: spanRoute(contract) })] : []),
         requestIdAndEdgeHeaders(),
         (c, next) => {
           c.set('publicBaseUrl', deps.publicBaseUrl);
@@ -109,7 +114,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.route(
     '/v1',
     createRestApp({
-      contract: await readRestContract(deps.projectRoot),
+      contract,
       core: deps.core,
       ...signalDeps(deps),
       ...(deps.rateBudget
@@ -140,7 +145,8 @@ function graphqlEndpoint(yoga: Awaited<ReturnType<typeof createGraphQL>>, withRa
   return async (c) => {
     const clientName = clientOf(c.req.header('user-agent'));
     const rateExchange: RateExchange | undefined = withRateBudget ? { clientAddress: clientAddressOf(c) } : undefined;
-    const context = { clientName, ...(rateExchange ? { rateExchange } : {}) };
+    const traceId = c.get('traceId');
+    const context = { clientName, ...(rateExchange ? { rateExchange } : {}), ...(traceId ? { traceId } : {}) };
     const node = c.env as Partial<HttpBindings> | undefined;
     const response =
       node?.incoming && node.outgoing
@@ -195,6 +201,16 @@ function corsPolicy(): MiddlewareHandler {
 
 function signalDeps({ registry, deprecationPolicy }: HttpAppDeps) {
   return { ...(registry ? { registry } : {}), ...(deprecationPolicy ? { policy: deprecationPolicy } : {}) };
+}
+
+/** The route of a server span: the REST operation's path template (`/v1/orders/{orderId}`), else the static route. */
+function spanRoute(contract: RestContract): (c: Context) => string {
+  return (c) => {
+    const operationId = c.get('route');
+    if (operationId) return contract.operation(operationId).path;
+    const route = staticRoute(c.req.path);
+    return route === 'graphql' ? '/graphql' : route;
+  };
 }
 
 /** A bounded route label for requests outside the REST contract. */

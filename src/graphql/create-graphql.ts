@@ -32,6 +32,7 @@ import { usePersisted } from './use-persisted.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
 import { TimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
+import { type TraceIdContext, useTraceId } from './use-trace-id.js';
 
 /** Limits and switches of the GraphQL endpoint (defaults documented in docs/configuration.md and the schema). */
 export interface GraphQLSettings {
@@ -59,7 +60,7 @@ export interface GraphQLDeps {
   policy?: DeprecationPolicy;
 }
 
-interface ServerContext {
+interface ServerContext extends TraceIdContext {
   clientName?: string;
   /** Present when the rate budget is on: the client's address in, the RateLimit headers out. */
   rateExchange?: RateExchange;
@@ -99,6 +100,7 @@ export async function createGraphQL({
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
     useIntrospectionSwitch(settings.introspection) as Plugin<Context>,
     useDeprecationSignals({ matcher: graphqlMatcher(registry), policy }),
+    useTraceId() as Plugin<Context>,
   ];
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));

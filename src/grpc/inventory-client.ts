@@ -1,16 +1,20 @@
 import { type Client, createClient, createRouterTransport, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import type { Tracer } from '@opentelemetry/api';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { InventoryService } from '../core/inventory.js';
 import type { CallOptions, InventoryPort } from '../core/ports/index.js';
 import { internalTokenInterceptor } from './auth.js';
 import { fromConnectError } from './errors.js';
 import { inventoryRoutes } from './inventory-service.js';
+import { continueTraces, traceClientCalls } from './trace-interceptors.js';
 
 /** Where the Inventory service is: in this process (default) or at a URL. */
 export interface InventoryClientOptions {
   url?: string;
   token?: string;
+  /** When tracing is on: each call is a client span, its context carried in `traceparent`. */
+  tracer?: Tracer;
 }
 
 /** The inventory port backed by a Connect client, with what must be closed on shutdown. */
@@ -24,14 +28,22 @@ export interface InventoryClient extends InventoryPort {
  * Each call carries the caller's remaining time as its deadline and the caller's abort signal.
  */
 export function createInventoryClient(service: InventoryService, options: InventoryClientOptions): InventoryClient {
-  const interceptors = options.token ? [internalTokenInterceptor(options.token)] : [];
+  const { tracer } = options;
+  const served = [
+    ...(tracer ? [continueTraces(tracer)] : []),
+    ...(options.token ? [internalTokenInterceptor(options.token)] : []),
+  ];
+  const calling = tracer ? [traceClientCalls(tracer)] : [];
   let sessions: Http2SessionManager | undefined;
   let transport: Transport;
   if (options.url) {
     sessions = new Http2SessionManager(options.url);
-    transport = createGrpcTransport({ baseUrl: options.url, sessionManager: sessions });
+    transport = createGrpcTransport({ baseUrl: options.url, sessionManager: sessions, interceptors: calling });
   } else {
-    transport = createRouterTransport(inventoryRoutes(service), { router: { interceptors } });
+    transport = createRouterTransport(inventoryRoutes(service), {
+      router: { interceptors: served },
+      transport: { interceptors: calling },
+    });
   }
   const client: Client<typeof Inventory> = createClient(Inventory, transport);
   const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;

@@ -15,6 +15,8 @@ declare module 'hono' {
     edgeHeaders: EdgeHeaders;
     /** The request's caller, resolved once (the rate budget and REST both ask): see src/http/bearer.ts. */
     caller: Promise<Caller | null | 'invalid'>;
+    /** The request's trace id when tracing is on (src/observability/trace-requests.ts), for problem documents. */
+    traceId: string | undefined;
     /** The bounded route label of metrics and logs: the REST operationId, once the REST router matched. */
     route: string;
   }

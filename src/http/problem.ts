@@ -48,10 +48,16 @@ export function problemResponse(c: Context, input: ProblemInput, headers: Record
     code: input.code,
     requestId: c.get('requestId'),
     ...input.members,
+    ...traceIdOf(c),
     ...(input.errors ? { errors: input.errors } : {}),
-    ...input.members,
   };
   return answer(c, JSON.stringify(body), input.status, { ...headers, 'content-type': 'application/problem+json' });
+}
+
+/** The request's trace id, when tracing is on: the key to its spans in the operator's tracing backend. */
+function traceIdOf(c: Context): { traceId?: string } {
+  const traceId = c.get('traceId');
+  return traceId ? { traceId } : {};
 }
 
 /** Codes whose cause passes by itself: the answer says when to retry (RFC 9110 §10.2.3). */

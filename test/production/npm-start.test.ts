@@ -49,7 +49,12 @@ describe('npm start', { timeout: 180_000 }, () => {
     // The process npm started is the server (node running dist/), not a shell or a tsx wrapper.
     expect(run.serverPid).not.toBe(run.started.child.pid);
     const command = await readFile(`/proc/${run.serverPid}/cmdline`, 'utf8');
-    expect(command.split('\0').slice(0, 2)).toEqual([expect.stringMatching(/node$/), 'dist/src/main.js']);
+    expect(command.split('\0').slice(0, 4)).toEqual([
+      expect.stringMatching(/node$/),
+      '--import',
+      './dist/src/observability/tracing-register.js',
+      'dist/src/main.js',
+    ]);
     const parent = (await readFile(`/proc/${run.serverPid}/stat`, 'utf8')).split(' ')[3];
     expect(Number(parent)).toBe(run.started.child.pid);
     process.kill(run.serverPid, 'SIGTERM');

@@ -1,0 +1,56 @@
+/**
+ * Opens the instance's state: the database (migrated), the store, the inventory service beside the core and
+ * the core over them (with spans when tracing is on), and the evidence key that signs usage exports.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { publicKeyPem } from '../core/evidence-signature.js';
+import { createCore } from '../core/index.js';
+import { createInventoryService } from '../core/inventory.js';
+import { createInventoryClient } from '../grpc/inventory-client.js';
+import { traceCore } from '../observability/trace-core.js';
+import { traceDatabase } from '../observability/trace-database.js';
+import { activeTracer } from '../observability/tracing.js';
+import { evidenceSigningKey } from '../store/evidence-key-store.js';
+import { openDatabase } from '../store/open.js';
+import { createSqlStore } from '../store/sql-store.js';
+
+/** Opens (and migrates) the database and builds the core over it: with spans if tracing is on, else as it is. */
+export async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
+  const tracer = activeTracer();
+  const { db: opened, applied } = await openDatabase({
+    ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
+    ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
+    poolSize: config.DATABASE_POOL_SIZE,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    dataDir: config.DATA_DIR,
+  });
+  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const db = traceDatabase(opened, tracer);
+  const store = createSqlStore(db);
+  // The inventory service stands beside the core; order placement reaches it through the gRPC client:
+  // in-process by default (the router transport), remote with INVENTORY_URL.
+  const inventory = createInventoryService(store);
+  const inventoryClient = createInventoryClient(inventory, {
+    ...(config.INVENTORY_URL ? { url: config.INVENTORY_URL } : {}),
+    ...(config.INTERNAL_TOKEN ? { token: config.INTERNAL_TOKEN } : {}),
+    ...(tracer ? { tracer } : {}),
+  });
+  const untracedCore = await createCore({
+    store,
+    inventory: inventoryClient,
+    vatRate: config.VAT_RATE,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
+    ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
+    registry,
+    brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
+    brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
+    ...(now ? { now } : {}),
+  });
+  // The key that signs usage exports: configured, or generated on the first start and kept in the database;
+  // its public half is published at /contracts/evidence-key.
+  const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
+  return { db, store, core: traceCore(untracedCore, tracer), inventory, inventoryClient, evidenceKey, tracer };
+}

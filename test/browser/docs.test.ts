@@ -1,38 +1,22 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
-import { requires } from '../support/requires.js';
+import { hasChromium, launchChromium } from '../support/browser.js';
 import { startTestServer } from '../support/server.js';
 
 // The reference page in a real browser (Chromium, headless; .ci/run installs it when missing): "Try it
 // out" on GET /v1/products from two origins — the address the server printed, and another host name
 // mapped to the same socket, as a reverse proxy or a port-forward would present it.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OTHER_HOST = 'orders.example.test';
-const INSTALL = 'apt-get install -y chromium, or set CHROMIUM_PATH';
-
-// Without Chromium the test is skipped, and says so; in CI (.ci/run installs it) a missing browser is an error.
-const found = existsSync(CHROMIUM);
-if (!found && process.env.CI === 'true') throw new Error(`no Chromium at ${CHROMIUM} in CI (CI=true): ${INSTALL}`);
-const hasChromium = requires(found, `/docs in Chromium, no Chromium at ${CHROMIUM}`, INSTALL);
+const chromiumHere = hasChromium('/docs');
 
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!hasChromium) return;
+  if (!chromiumHere) return;
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      `--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`,
-    ],
-  });
+  browser = await launchChromium([`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`]);
 });
 
 afterAll(async () => {
@@ -40,7 +24,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe.skipIf(!hasChromium)('/docs in Chromium', { timeout: 90_000 }, () => {
+describe.skipIf(!chromiumHere)('/docs in Chromium', { timeout: 90_000 }, () => {
   for (const origin of ['printed', 'other host'] as const) {
     it(`runs "Try it out" on GET /v1/products from the ${origin} origin with 200 and no page errors`, async () => {
       const base = new URL(server.httpUrl);

@@ -1,26 +1,20 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
 import type { RunningServer } from '../../src/main.js';
+import { hasChromium, launchChromium } from '../support/browser.js';
 import { serverDatabase } from '../support/database.js';
 import { deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
-import { requires } from '../support/requires.js';
 import { startFixtureServer } from '../support/server.js';
 
 // The usage page in a real browser (Chromium, headless, as the /docs test): a server over the fixture
 // contracts (`listProducts` and `ProductRating.count` deprecated, `Order.amount` watched), usage seeded by
 // two customers' keys, then the page is given a key and must draw exactly that key's items — and, given
 // the admin key, every item of every caller.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const INSTALL = 'apt-get install -y chromium, or set CHROMIUM_PATH';
 const ADMIN_KEY = 'usage-page-admin-key-0123456789';
 const DAY = 86_400_000;
 
-// Without Chromium the test is skipped, and says so; in CI (.ci/run installs it) a missing browser is an error.
-const found = existsSync(CHROMIUM);
-if (!found && process.env.CI === 'true') throw new Error(`no Chromium at ${CHROMIUM} in CI (CI=true): ${INSTALL}`);
-const hasChromium = requires(found, `/docs/usage in Chromium, no Chromium at ${CHROMIUM}`, INSTALL);
+const chromiumHere = hasChromium('/docs/usage');
 
 const fixture = deprecationFixture();
 const database = serverDatabase('usage-page');
@@ -30,7 +24,7 @@ const keys = { ann: { secret: '', id: 0 }, bo: { secret: '', id: 0 } };
 let window = '';
 
 beforeAll(async () => {
-  if (!hasChromium) return;
+  if (!chromiumHere) return;
   server = await startFixtureServer({
     projectRoot: fixture.root,
     database,
@@ -78,10 +72,7 @@ beforeAll(async () => {
   });
   window = `${startsAt}/${endsAt}`;
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -131,7 +122,7 @@ function drawn(page: Page) {
   );
 }
 
-describe.skipIf(!hasChromium)('/docs/usage in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!chromiumHere)('/docs/usage in Chromium', { timeout: 120_000 }, () => {
   it("draws exactly the key's own items, with its counts, brownout window and sunset", async () => {
     const { page, problems, origins } = await openWith(keys.ann.secret, 'me');
     expect(await drawn(page)).toEqual([

@@ -776,7 +776,7 @@ export interface components {
     schemas: {
         /**
          * Format: int64
-         * @description A positive integer identifier, assigned by the server.
+         * @description A positive integer identifier, assigned by the server (at most 2^53 − 1, the largest integer JSON parsers keep exact).
          * @example 1
          */
         Id: number;
@@ -1861,7 +1861,7 @@ export interface components {
          *     sort it was made with (`400 INVALID_CURSOR` otherwise).
          */
         Cursor: string;
-        /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+        /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
         Size: number;
         /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
         WithTotal: boolean;
@@ -2166,7 +2166,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -2519,7 +2519,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -2858,7 +2858,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3207,7 +3207,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3552,7 +3552,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3601,7 +3601,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3655,7 +3655,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3814,7 +3814,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];

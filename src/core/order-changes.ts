@@ -1,3 +1,4 @@
+import { checkOrderText } from './bounds.js';
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
 import { mergePatch } from './merge-patch.js';
@@ -59,7 +60,7 @@ export function createOrderChanges(orders: OrderStore) {
   return {
     /** Changes an order (merge patch). */
     update: (caller: Caller, id: number, patch: OrderPatch, conditions?: WriteConditions<Order>): Promise<Order> =>
-      change(caller, id, (order) => merged(order, patch), conditions),
+      change(caller, id, (order) => merged(order, checkedText(patch)), conditions),
 
     /** Replaces the writable state of an order; `note` and `couponCode` are cleared when absent. */
     replace: (
@@ -72,7 +73,7 @@ export function createOrderChanges(orders: OrderStore) {
         caller,
         id,
         () => ({
-          status: replacement.status,
+          status: checkedText(replacement).status,
           shippingAddress: replacement.shippingAddress,
           note: replacement.note ?? null,
           couponCode: replacement.couponCode ?? null,
@@ -163,4 +164,10 @@ function stale(id: number): DomainError {
 
 function sameAddress(a: Address, b: Address): boolean {
   return a.zipCode === b.zipCode && a.line1 === b.line1 && (a.line2 ?? null) === (b.line2 ?? null);
+}
+
+/** The change itself, once its note and coupon are within their bounds. */
+function checkedText<T extends { note?: string | null; couponCode?: string | null }>(change: T): T {
+  checkOrderText(change);
+  return change;
 }

@@ -1,3 +1,4 @@
+import { checkUserText } from './bounds.js';
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
@@ -79,6 +80,7 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
     /** Creates a user (admins only); idempotent per key. */
     create: idempotency.useCase('users.create', async (caller: Caller, input: UserInput): Promise<User> => {
       requireAdmin(caller, 'create users');
+      checkUserText(input);
       const created = await store.users.insert(fieldsOf(input));
       if (created === 'email-taken') throw emailTaken(input.email);
       return created;
@@ -94,11 +96,13 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
 
     /** Replaces a user's writable fields; optional fields not given are cleared. */
     replace(caller: Caller, id: number, input: UserInput, conditions?: WriteConditions<User>): Promise<User> {
+      checkUserText(input);
       return write(caller, id, () => fieldsOf(input), conditions);
     },
 
     /** Changes the given fields of a user (JSON Merge Patch). */
     update(caller: Caller, id: number, patch: UserPatch, conditions?: WriteConditions<User>): Promise<User> {
+      checkUserText(patch);
       return write(caller, id, (user) => merged(user, patch), conditions);
     },
 

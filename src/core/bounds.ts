@@ -16,6 +16,8 @@ export const MAX_LENGTH = {
   phone: 30,
   nickname: 50,
   searchText: 200,
+  zipCode: 20,
+  addressLine: 200,
 } as const;
 
 /** Most lines of one order (`OrderCreate.items`). */
@@ -25,7 +27,12 @@ export const MAX_ORDER_LINES = 100;
 export const MAX_LINE_QUANTITY = 1000;
 
 /** Refuses a string longer than `max`; `name` is the member's JSON Pointer (`/note`) or parameter name. */
-export function checkLength(value: string | null | undefined, max: number, name: string, where: Violation['in'] = 'body') {
+export function checkLength(
+  value: string | null | undefined,
+  max: number,
+  name: string,
+  where: Violation['in'] = 'body',
+) {
   if (typeof value === 'string' && value.length > max) {
     const message = `must be at most ${max} characters`;
     throw new DomainError('VALIDATION_FAILED', `${name} ${message}.`, [{ in: where, name, message }]);
@@ -48,10 +55,29 @@ export function checkMaximum(value: number | undefined, max: number, name: strin
   }
 }
 
-/** The bounds of an order's note and coupon (placing, patching or replacing it). */
-export function checkOrderText(input: { note?: string | null; couponCode?: string | null }) {
+/** An address's text, at `at` (`/shippingAddress`, `/address`). */
+interface AddressText {
+  zipCode?: string;
+  line1?: string;
+  line2?: string | null;
+}
+
+function checkAddress(address: AddressText | null | undefined, at: string) {
+  if (!address) return;
+  checkLength(address.zipCode, MAX_LENGTH.zipCode, `${at}/zipCode`);
+  checkLength(address.line1, MAX_LENGTH.addressLine, `${at}/line1`);
+  checkLength(address.line2, MAX_LENGTH.addressLine, `${at}/line2`);
+}
+
+/** The bounds of an order's text (placing, patching or replacing it). */
+export function checkOrderText(input: {
+  note?: string | null;
+  couponCode?: string | null;
+  shippingAddress?: AddressText | null;
+}) {
   checkLength(input.note, MAX_LENGTH.note, '/note');
   checkLength(input.couponCode, MAX_LENGTH.couponCode, '/couponCode');
+  checkAddress(input.shippingAddress, '/shippingAddress');
 }
 
 /** The bounds of an order's lines. */
@@ -68,9 +94,11 @@ export function checkUserText(input: {
   email?: string;
   phone?: string | null;
   nickname?: string | null;
+  address?: AddressText | null;
 }) {
   checkLength(input.name, MAX_LENGTH.userName, '/name');
   checkLength(input.email, MAX_LENGTH.email, '/email');
   checkLength(input.phone, MAX_LENGTH.phone, '/phone');
   checkLength(input.nickname, MAX_LENGTH.nickname, '/nickname');
+  checkAddress(input.address, '/address');
 }

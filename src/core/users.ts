@@ -80,7 +80,6 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
     /** Creates a user (admins only); idempotent per key. */
     create: idempotency.useCase('users.create', async (caller: Caller, input: UserInput): Promise<User> => {
       requireAdmin(caller, 'create users');
-      checkUserText(input);
       const created = await store.users.insert(fieldsOf(input));
       if (created === 'email-taken') throw emailTaken(input.email);
       return created;
@@ -96,13 +95,11 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
 
     /** Replaces a user's writable fields; optional fields not given are cleared. */
     replace(caller: Caller, id: number, input: UserInput, conditions?: WriteConditions<User>): Promise<User> {
-      checkUserText(input);
       return write(caller, id, () => fieldsOf(input), conditions);
     },
 
     /** Changes the given fields of a user (JSON Merge Patch). */
     update(caller: Caller, id: number, patch: UserPatch, conditions?: WriteConditions<User>): Promise<User> {
-      checkUserText(patch);
       return write(caller, id, (user) => merged(user, patch), conditions);
     },
 
@@ -126,7 +123,9 @@ async function visibleUserIn(store: Pick<Store, 'users'>, caller: Caller, id: nu
   return user;
 }
 
+/** The user's next fields under a merge patch, once the patch is within its bounds. */
 function merged(user: User, patch: UserPatch): UserFields {
+  checkUserText(patch);
   const { name, email, phone, address, nickname, marketingAgreed } = user;
   return mergePatch<UserFields>({ name, email, phone, address, nickname, marketingAgreed }, patch);
 }
@@ -137,7 +136,9 @@ function userKeys(user: User, keys: ReturnType<typeof parseSort>): Array<string 
   );
 }
 
+/** A user's fields from a full input, once it is within its bounds. */
 function fieldsOf(input: UserInput): UserFields {
+  checkUserText(input);
   return {
     name: input.name,
     email: input.email,

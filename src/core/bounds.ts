@@ -11,6 +11,7 @@ import { DomainError, type Violation } from './errors.js';
 export const MAX_LENGTH = {
   note: 500,
   couponCode: 50,
+  cancelReason: 500,
   userName: 100,
   email: 254,
   phone: 30,

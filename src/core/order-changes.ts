@@ -1,4 +1,4 @@
-import { checkOrderText } from './bounds.js';
+import { checkLength, checkOrderText, MAX_LENGTH } from './bounds.js';
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
 import { mergePatch } from './merge-patch.js';
@@ -83,6 +83,7 @@ export function createOrderChanges(orders: OrderStore) {
 
     /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */
     async cancel(caller: Caller, id: number, reason?: string): Promise<Cancellation> {
+      checkLength(reason, MAX_LENGTH.cancelReason, '/reason');
       await retryStale(undefined, async () => {
         const order = await visibleOrder(orders, caller, id);
         if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);

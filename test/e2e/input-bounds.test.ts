@@ -134,3 +134,20 @@ it('the search text over its bound is the same 400 in the query string', async (
   expect(answer.status).toBe(400);
   expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ in: 'query', name: 'q' }] });
 });
+
+it("a draft's lines and a cancellation's reason over their bounds are VALIDATION_FAILED on both", async () => {
+  const draft = await rest('POST', '/v1/order-drafts', { userId, items: lines(101) });
+  expect(draft.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ in: 'body', name: '/items' }] });
+  const draftMutation = 'mutation($input: CreateOrderDraftInput!) { createOrderDraft(input: $input) { id } }';
+  const viaGraphql = await graphql(draftMutation, { input: { userId: String(userId), items: lines(101) } });
+  expect(viaGraphql.codes).toEqual(['VALIDATION_FAILED']);
+
+  const order = await rest('POST', '/v1/orders', { userId, items: lines(1) });
+  const orderId = (order.body as { id: number }).id;
+  const reason = 'r'.repeat(501);
+  const cancel = await rest('POST', `/v1/orders/${orderId}/cancellation`, { reason });
+  expect(cancel.status).toBe(400);
+  expect(cancel.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ in: 'body', name: '/reason' }] });
+  const cancelMutation = 'mutation($id: ID!, $reason: String) { cancelOrder(id: $id, reason: $reason) { id } }';
+  expect((await graphql(cancelMutation, { id: String(orderId), reason })).codes).toEqual(['VALIDATION_FAILED']);
+});

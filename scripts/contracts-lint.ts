@@ -1,6 +1,7 @@
 /**
  * Lints the three contracts: the proto (buf lint, buf format), the OpenAPI document (Redocly's recommended
- * rules, configured in redocly.yaml) and the GraphQL schema with the committed operation documents
+ * rules, configured in redocly.yaml; Spectral's OWASP API Security ruleset with its exceptions in
+ * contracts/.spectral-owasp.yaml) and the GraphQL schema with the committed operation documents
  * (schema validation, then every operation validated against the schema), and the deprecations of all
  * three (each deprecated item has a real sunset date; watched ids name items; a replacement names an item
  * beside the one it replaces; an operation that can use a deprecated REST item documents `410` for its
@@ -96,6 +97,13 @@ const results =
         run('buf lint', 'buf', ['lint']),
         run('buf format', 'buf', ['format', '--diff', '--exit-code']),
         run('openapi (redocly recommended)', 'redocly', ['lint', '--format', 'stylish', 'contracts/openapi.yaml']),
+        run('openapi (spectral owasp)', 'spectral', [
+          'lint',
+          '--quiet',
+          '--ruleset',
+          'contracts/.spectral-owasp.yaml',
+          'contracts/openapi.yaml',
+        ]),
         lintGraphql(),
         lintDeprecations(),
       ];

@@ -5,11 +5,11 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 /** A postal address to write. */
 export type AddressInput = {
-  /** Street and number. */
+  /** Street and number, 1 to 200 characters. */
   line1: string;
-  /** Building, unit. */
+  /** Building, unit; at most 200 characters. */
   line2?: string | null | undefined;
-  /** The postal code. */
+  /** The postal code, 1 to 20 characters. */
   zipCode: string;
 };
 
@@ -23,13 +23,13 @@ export type CreateOrderDraftInput = {
 
 /** A new order: exactly one of `items` or `draftId`. */
 export type CreateOrderInput = {
-  /** A coupon to apply. */
+  /** A coupon to apply; 1 to 50 characters. */
   couponCode?: string | null | undefined;
   /** An open draft of the user to place. */
   draftId?: string | number | null | undefined;
-  /** The lines to order; lines of the same product are merged. */
+  /** The lines to order, 1 to 100; lines of the same product are merged. */
   items?: Array<OrderLineInput> | null | undefined;
-  /** A note for the order. */
+  /** A note for the order; at most 500 characters. */
   note?: string | null | undefined;
   /** Where to ship; defaults to the user's address. */
   shippingAddress?: AddressInput | null | undefined;
@@ -41,15 +41,15 @@ export type CreateOrderInput = {
 export type CreateUserInput = {
   /** The default shipping address. */
   address?: AddressInput | null | undefined;
-  /** The user's e-mail address; unique. */
+  /** The user's e-mail address, at most 254 characters; unique. */
   email: string;
   /** Whether the user agrees to marketing messages; default false. */
   marketingAgreed?: boolean | null | undefined;
-  /** The user's name. */
+  /** The user's name, 1 to 100 characters. */
   name: string;
-  /** A display name. */
+  /** A display name, 1 to 50 characters. */
   nickname?: string | null | undefined;
-  /** The user's phone number. */
+  /** The user's phone number, 1 to 30 characters. */
   phone?: string | null | undefined;
 };
 
@@ -70,7 +70,7 @@ export type OrderFilter = {
   ids?: Array<string | number> | null | undefined;
   /** Orders whose amount is at least this much. */
   minAmount?: number | null | undefined;
-  /** Case-insensitive text in an item's product name or the order's note. */
+  /** Case-insensitive text in an item's product name or the order's note; at most 200 characters. */
   q?: string | null | undefined;
   /** Orders in any of these states. */
   status?: Array<OrderStatus> | null | undefined;
@@ -112,9 +112,9 @@ export type ShipmentStatus =
 
 /** Changes to an order; omitted fields are unchanged, `null` clears `note` or `couponCode`. */
 export type UpdateOrderInput = {
-  /** A coupon to apply. */
+  /** A coupon to apply; 1 to 50 characters. */
   couponCode?: string | null | undefined;
-  /** A note for the order. */
+  /** A note for the order; at most 500 characters. */
   note?: string | null | undefined;
   /** Where to ship. */
   shippingAddress?: AddressInput | null | undefined;

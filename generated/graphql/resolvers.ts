@@ -30,11 +30,11 @@ export type Address = {
 
 /** A postal address to write. */
 export type AddressInput = {
-  /** Street and number. */
+  /** Street and number, 1 to 200 characters. */
   line1: Scalars['String']['input'];
-  /** Building, unit. */
+  /** Building, unit; at most 200 characters. */
   line2?: InputMaybe<Scalars['String']['input']>;
-  /** The postal code. */
+  /** The postal code, 1 to 20 characters. */
   zipCode: Scalars['String']['input'];
 };
 
@@ -72,13 +72,13 @@ export type CreateOrderDraftInput = {
 
 /** A new order: exactly one of `items` or `draftId`. */
 export type CreateOrderInput = {
-  /** A coupon to apply. */
+  /** A coupon to apply; 1 to 50 characters. */
   couponCode?: InputMaybe<Scalars['String']['input']>;
   /** An open draft of the user to place. */
   draftId?: InputMaybe<Scalars['ID']['input']>;
-  /** The lines to order; lines of the same product are merged. */
+  /** The lines to order, 1 to 100; lines of the same product are merged. */
   items?: InputMaybe<Array<OrderLineInput>>;
-  /** A note for the order. */
+  /** A note for the order; at most 500 characters. */
   note?: InputMaybe<Scalars['String']['input']>;
   /** Where to ship; defaults to the user's address. */
   shippingAddress?: InputMaybe<AddressInput>;
@@ -104,15 +104,15 @@ export type CreateProductInput = {
 export type CreateUserInput = {
   /** The default shipping address. */
   address?: InputMaybe<AddressInput>;
-  /** The user's e-mail address; unique. */
+  /** The user's e-mail address, at most 254 characters; unique. */
   email: Scalars['String']['input'];
   /** Whether the user agrees to marketing messages; default false. */
   marketingAgreed?: InputMaybe<Scalars['Boolean']['input']>;
-  /** The user's name. */
+  /** The user's name, 1 to 100 characters. */
   name: Scalars['String']['input'];
-  /** A display name. */
+  /** A display name, 1 to 50 characters. */
   nickname?: InputMaybe<Scalars['String']['input']>;
-  /** The user's phone number. */
+  /** The user's phone number, 1 to 30 characters. */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -442,7 +442,7 @@ export type OrderFilter = {
   ids?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Orders whose amount is at least this much. */
   minAmount?: InputMaybe<Scalars['Float']['input']>;
-  /** Case-insensitive text in an item's product name or the order's note. */
+  /** Case-insensitive text in an item's product name or the order's note; at most 200 characters. */
   q?: InputMaybe<Scalars['String']['input']>;
   /** Orders in any of these states. */
   status?: InputMaybe<Array<OrderStatus>>;
@@ -635,9 +635,9 @@ export type QueryUsersArgs = {
 
 /** The full writable state of an order. */
 export type ReplaceOrderInput = {
-  /** A coupon; cleared when absent. */
+  /** A coupon, 1 to 50 characters; cleared when absent. */
   couponCode?: InputMaybe<Scalars['String']['input']>;
-  /** A note; cleared when absent. */
+  /** A note, at most 500 characters; cleared when absent. */
   note?: InputMaybe<Scalars['String']['input']>;
   /** Where to ship. */
   shippingAddress: AddressInput;
@@ -649,15 +649,15 @@ export type ReplaceOrderInput = {
 export type ReplaceUserInput = {
   /** The default shipping address. */
   address?: InputMaybe<AddressInput>;
-  /** The user's e-mail address; unique. */
+  /** The user's e-mail address, at most 254 characters; unique. */
   email: Scalars['String']['input'];
   /** Whether the user agrees to marketing messages; false when absent. */
   marketingAgreed?: InputMaybe<Scalars['Boolean']['input']>;
-  /** The user's name. */
+  /** The user's name, 1 to 100 characters. */
   name: Scalars['String']['input'];
-  /** A display name. */
+  /** A display name, 1 to 50 characters. */
   nickname?: InputMaybe<Scalars['String']['input']>;
-  /** The user's phone number. */
+  /** The user's phone number, 1 to 30 characters. */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -689,9 +689,9 @@ export type ShipmentStatus =
 
 /** Changes to an order; omitted fields are unchanged, `null` clears `note` or `couponCode`. */
 export type UpdateOrderInput = {
-  /** A coupon to apply. */
+  /** A coupon to apply; 1 to 50 characters. */
   couponCode?: InputMaybe<Scalars['String']['input']>;
-  /** A note for the order. */
+  /** A note for the order; at most 500 characters. */
   note?: InputMaybe<Scalars['String']['input']>;
   /** Where to ship. */
   shippingAddress?: InputMaybe<AddressInput>;
@@ -711,15 +711,15 @@ export type UpdateShipmentInput = {
 export type UpdateUserInput = {
   /** The default shipping address. */
   address?: InputMaybe<AddressInput>;
-  /** The user's e-mail address; unique. */
+  /** The user's e-mail address, at most 254 characters; unique. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whether the user agrees to marketing messages. */
   marketingAgreed?: InputMaybe<Scalars['Boolean']['input']>;
-  /** The user's name. */
+  /** The user's name, 1 to 100 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
-  /** A display name. */
+  /** A display name, 1 to 50 characters. */
   nickname?: InputMaybe<Scalars['String']['input']>;
-  /** The user's phone number. */
+  /** The user's phone number, 1 to 30 characters. */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 

@@ -823,7 +823,7 @@ export interface components {
     schemas: {
         /**
          * Format: int64
-         * @description A positive integer identifier, assigned by the server.
+         * @description A positive integer identifier, assigned by the server (at most 2^53 − 1, the largest integer JSON parsers keep exact).
          * @example 1
          */
         Id: number;
@@ -1986,7 +1986,7 @@ export interface components {
          *     sort it was made with (`400 INVALID_CURSOR` otherwise).
          */
         Cursor: string;
-        /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+        /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
         Size: number;
         /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
         WithTotal: boolean;
@@ -2296,7 +2296,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -2652,7 +2652,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -2997,7 +2997,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3351,7 +3351,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3820,7 +3820,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3869,7 +3869,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3923,7 +3923,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4084,7 +4084,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];

@@ -186,10 +186,17 @@ export function checkChangelog({ changelog, differs, base, head }: ChangelogInpu
   return out;
 }
 
-/** Whether a GraphQL "dangerous" change is acknowledged: a GraphQL Unreleased entry names its item in backticks. */
+/**
+ * Whether a risky change is acknowledged: an Unreleased entry of its contract names its item in backticks —
+ * under any heading for a GraphQL "dangerous" change, and only under `### Security` for a narrowed request
+ * bound (`acknowledge: 'Security'`; the same bullet under `### Changed` or `### Added` acknowledges nothing).
+ */
 export function acknowledged(changelog: Changelog, change: Change): boolean {
   return changelog.unreleased.some(
-    (entry) => entry.contracts.includes(change.contract) && entry.items.includes(change.item),
+    (entry) =>
+      entry.contracts.includes(change.contract) &&
+      entry.items.includes(change.item) &&
+      (change.acknowledge === true || entry.category === change.acknowledge),
   );
 }
 

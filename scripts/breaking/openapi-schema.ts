@@ -232,12 +232,14 @@ function compareRequestKeywords(before: Shape, after: Shape, push: Push): void {
     push('request-enum-value-removed', `now accepts only ${after.enum.join(', ')}`);
   const b = before.keywords;
   const h = after.keywords;
-  const narrowed = (key: string, text: string) => push('request-constraint-narrowed', `${key} ${text}`);
+  const narrowed = (key: string, text: string, extra?: Partial<Change>) =>
+    push('request-constraint-narrowed', `${key} ${text}`, extra);
+  // A new or lowered upper bound (OWASP API4: every input bounded) passes when a `### Security` bullet names it.
   for (const key of UPPER) {
     if (typeof h[key] === 'boolean') {
       if (h[key] && !b[key]) narrowed(key, 'is now true');
     } else if (h[key] !== undefined && (b[key] === undefined || h[key] < b[key]))
-      narrowed(key, `lowered from ${b[key] ?? 'none'} to ${h[key]}`);
+      narrowed(key, `lowered from ${b[key] ?? 'none'} to ${h[key]}`, { acknowledge: 'Security' });
   }
   for (const key of LOWER) {
     if (typeof h[key] === 'boolean') {

@@ -12,9 +12,15 @@ export interface Change {
   breaking: boolean;
   /** A removal, which a recorded retirement may allow (deprecate, measure, then retire). */
   removal?: boolean;
-  /** A risky change that passes once the changelog entry names its item (graphql-inspector's "dangerous"). */
-  acknowledge?: boolean;
+  /**
+   * A risky change that passes once an Unreleased entry of its contract names its item: under any heading
+   * (`true`: graphql-inspector's "dangerous"), or only under the heading given (`'Security'`: a new or
+   * lowered upper bound of a request input, which a client that sent more than it now meets as `400`).
+   */
+  acknowledge?: true | 'Security';
 }
+
+const CONTRACT_LABEL_OF: Record<Change['contract'], string> = { openapi: 'REST', graphql: 'GraphQL', proto: 'gRPC' };
 
 const RETIRE =
   'deprecate it first (OpenAPI `deprecated: true` + `x-sunset`, GraphQL `@deprecated`, proto `reserved`), ' +
@@ -26,6 +32,8 @@ const VERSION = 'this needs a version cut: publish it under a new path prefix (/
 
 /** The way through for a blocked change, by rule. */
 export function wayThrough(change: Change): string {
+  if (change.acknowledge === 'Security')
+    return `if the bound protects the service and is at or above what clients send today, acknowledge it: name \`${change.item}\` in a ${CONTRACT_LABEL_OF[change.contract]} bullet under "### Security" of "## [Unreleased]" in contracts/CHANGELOG.md`;
   if (change.acknowledge)
     return `acknowledge it: name \`${change.item}\` in a GraphQL entry under "## [Unreleased]" in contracts/CHANGELOG.md`;
   if (change.removal) return RETIRE;

@@ -1,3 +1,4 @@
+import { checkOrderLines } from './bounds.js';
 import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError } from './errors.js';
 import type { IdempotencyService } from './idempotency.js';
@@ -29,6 +30,7 @@ export function createDraftService({
      */
     create: idempotency.useCase('drafts.create', async (caller: Caller, input: DraftInput): Promise<OrderDraft> => {
       const userId = actingFor(caller, input.userId, { admin: 'makes a draft', customer: 'make drafts' });
+      checkOrderLines(input.items);
       if (!(await store.users.get(userId))) {
         throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`, [
           { in: 'body', name: '/userId', message: 'names no user' },

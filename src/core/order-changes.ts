@@ -1,3 +1,4 @@
+import { checkLength, checkOrderText, MAX_LENGTH } from './bounds.js';
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
 import { mergePatch } from './merge-patch.js';
@@ -59,7 +60,7 @@ export function createOrderChanges(orders: OrderStore) {
   return {
     /** Changes an order (merge patch). */
     update: (caller: Caller, id: number, patch: OrderPatch, conditions?: WriteConditions<Order>): Promise<Order> =>
-      change(caller, id, (order) => merged(order, patch), conditions),
+      change(caller, id, (order) => merged(order, checkedText(patch)), conditions),
 
     /** Replaces the writable state of an order; `note` and `couponCode` are cleared when absent. */
     replace: (
@@ -72,7 +73,7 @@ export function createOrderChanges(orders: OrderStore) {
         caller,
         id,
         () => ({
-          status: replacement.status,
+          status: checkedText(replacement).status,
           shippingAddress: replacement.shippingAddress,
           note: replacement.note ?? null,
           couponCode: replacement.couponCode ?? null,
@@ -82,6 +83,7 @@ export function createOrderChanges(orders: OrderStore) {
 
     /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */
     async cancel(caller: Caller, id: number, reason?: string): Promise<Cancellation> {
+      checkLength(reason, MAX_LENGTH.cancelReason, '/reason');
       await retryStale(undefined, async () => {
         const order = await visibleOrder(orders, caller, id);
         if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);
@@ -163,4 +165,10 @@ function stale(id: number): DomainError {
 
 function sameAddress(a: Address, b: Address): boolean {
   return a.zipCode === b.zipCode && a.line1 === b.line1 && (a.line2 ?? null) === (b.line2 ?? null);
+}
+
+/** The change itself, once its note and coupon are within their bounds. */
+function checkedText<T extends { note?: string | null; couponCode?: string | null }>(change: T): T {
+  checkOrderText(change);
+  return change;
 }

@@ -1,3 +1,4 @@
+import { checkLength, MAX_LENGTH } from './bounds.js';
 import { toMinor } from './decimal-amounts.js';
 import { DomainError, type Violation } from './errors.js';
 import { type OrderStatus, orderStatuses } from './order-state.js';
@@ -39,7 +40,10 @@ export function orderFilters(conditions: OrderConditions, where: Violation['in']
   if (conditions.to !== undefined) filters.to = instant(conditions.to, 'end');
   if (conditions.minAmount !== undefined) filters.minAmount = toMinor(Number(conditions.minAmount), 'minAmount');
   if (conditions.hasCoupon !== undefined) filters.hasCoupon = String(conditions.hasCoupon) === 'true';
-  if (conditions.q !== undefined) filters.q = conditions.q;
+  if (conditions.q !== undefined) {
+    checkLength(conditions.q, MAX_LENGTH.searchText, where === 'body' ? '/q' : 'q', where);
+    filters.q = conditions.q;
+  }
   if (conditions.ids !== undefined) {
     filters.ids = conditions.ids.map((id) => integerOf(id, 'ids', where)).sort((a, b) => a - b);
   }

@@ -1,3 +1,4 @@
+import { checkOrderLines, checkOrderText } from './bounds.js';
 import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
 import type { ClaimHold, IdempotencyService, IdempotentCreate } from './idempotency.js';
@@ -67,6 +68,8 @@ export function createPlaceOrder({ store, inventory, idempotency, requestTimeout
     if ((input.items === undefined) === (input.draftId === undefined)) {
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
+    checkOrderLines(input.items);
+    checkOrderText(input);
     const userId = actingFor(caller, input.userId, { admin: 'places an order', customer: 'place orders' });
     // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
     if (claim.heldOrderId !== undefined) {

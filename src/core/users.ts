@@ -1,3 +1,4 @@
+import { checkUserText } from './bounds.js';
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
@@ -122,7 +123,9 @@ async function visibleUserIn(store: Pick<Store, 'users'>, caller: Caller, id: nu
   return user;
 }
 
+/** The user's next fields under a merge patch, once the patch is within its bounds. */
 function merged(user: User, patch: UserPatch): UserFields {
+  checkUserText(patch);
   const { name, email, phone, address, nickname, marketingAgreed } = user;
   return mergePatch<UserFields>({ name, email, phone, address, nickname, marketingAgreed }, patch);
 }
@@ -133,7 +136,9 @@ function userKeys(user: User, keys: ReturnType<typeof parseSort>): Array<string 
   );
 }
 
+/** A user's fields from a full input, once it is within its bounds. */
 function fieldsOf(input: UserInput): UserFields {
+  checkUserText(input);
   return {
     name: input.name,
     email: input.email,

@@ -3589,7 +3589,7 @@ export interface operations {
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 are `400`. */
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
                 /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
                 withTotal?: components["parameters"]["WithTotal"];

@@ -112,6 +112,7 @@ export async function startServer(
     deprecationPolicy,
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     isServing: () => serving,
+    host: config.GRPC_SERVER,
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {

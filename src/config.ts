@@ -11,6 +11,7 @@ const environment = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   GRPC_PORT: port.default(50_051),
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  GRPC_SERVER: z.enum(['connect', 'grpc-js']).default('connect'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_SCHEMA: z
     .string()

@@ -82,10 +82,7 @@ export async function startServer(
     recorder,
     onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
   });
-  const secrets = await bootstrap(core, store, {
-    ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
-    ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
-  });
+  const secrets = await bootstrapInstance(core, store, config);
 
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
@@ -107,11 +104,7 @@ export async function startServer(
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
-    core,
-    inventory,
-    metrics,
-    registry,
-    deprecationPolicy,
+    ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER },
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
     isServing: () => serving,
@@ -149,6 +142,14 @@ export async function startServer(
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
 async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
   return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
+}
+
+/** The first start's keys and demo data (each only on an empty database). */
+function bootstrapInstance(core: Core, store: Parameters<typeof bootstrap>[1], config: Config) {
+  return bootstrap(core, store, {
+    ...(config.SEED_DEMO ? { seed: (admin: Caller) => seedDemo(core, admin) } : {}),
+    ...(config.ADMIN_API_KEY ? { adminApiKey: config.ADMIN_API_KEY } : {}),
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   ReserveReplySchema,
   ReserveRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { createGrpcJsServer } from '../../src/grpc/grpc-js-server.js';
 import { pgTypeParsers } from '../../src/store/database.js';
 
 /**
@@ -199,6 +200,19 @@ export async function startConnectNodeInventory(pool?: pg.Pool) {
     }),
   );
   return onLoopback(server);
+}
+
+/**
+ * The grpc-js host's floor: a Connect ServiceImpl answering `GetStock` with a constant, hosted as the
+ * internal port hosts the Inventory service with `GRPC_SERVER=grpc-js` (a HandlerContext per call,
+ * @bufbuild/protobuf codecs), no wrappers.
+ */
+export async function startServiceImplOnGrpcJs() {
+  const server = createGrpcJsServer({
+    services: [{ service: Inventory, implementation: { getStock: async () => ({ stock: stockOf(CONSTANT_STOCK) }) } }],
+  });
+  const { port } = await server.listen(0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 /**

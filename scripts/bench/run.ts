@@ -9,7 +9,8 @@
  *   its statements prepared by name too, as the server's are (the stack's own cost, with equal database work);
  * - GraphQL: `ordersConnection(first: 20)` against the REST page of 20 on the same server;
  * - gRPC: connect-node `GetStock` and `Reserve` against a plain @grpc/grpc-js server answering the same
- *   proto with the same SQL through a pool of the same size (h2load, 4 connections × 16 streams);
+ *   proto with the same SQL through a pool of the same size (h2load, 4 connections × 16 streams); the same
+ *   two on the grpc-js host (`GRPC_SERVER=grpc-js`) against it; and each host's floor with a constant answer;
  * - the rate budget (memory, Redis) and deprecation usage recording: the server with each on against the
  *   server with it off;
  * - tracing (OpenTelemetry): the REST reads with the --import entry and tracing off against no entry at all,
@@ -47,6 +48,7 @@ import {
   startBareYoga,
   startConnectNodeInventory,
   startGrpcJsInventory,
+  startServiceImplOnGrpcJs,
 } from './baselines.js';
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
@@ -231,8 +233,10 @@ try {
       ReserveRequestSchema,
       create(ReserveRequestSchema, { orderId: '900000001', sku: 'BENCH-1', quantity: 1 }),
     );
-    // h2load counts gRPC errors as successes: check that both servers really answer first.
-    for (const base of [server.grpcUrl, grpcJs.url]) {
+    // The product with its internal port on grpc-js (GRPC_SERVER=grpc-js): the same handlers and wrappers.
+    const onGrpcJs = await serve({ GRPC_SERVER: 'grpc-js' });
+    // h2load counts gRPC errors as successes: check that every server really answers first.
+    for (const base of [server.grpcUrl, grpcJs.url, onGrpcJs.grpcUrl]) {
       const client = createClient(Inventory, createGrpcTransport({ baseUrl: base }));
       const stock = await client.getStock({ sku: 'BENCH-1' });
       const reserved = await client.reserve({ orderId: '900000001', sku: 'BENCH-1', quantity: 1 });
@@ -279,6 +283,41 @@ try {
         () => h2load(connectConstant.url, method, message, grpcLoad),
       ),
     });
+    // The grpc-js host against bare grpc-js + pg, then the host's own floor: a Connect ServiceImpl with a
+    // constant answer on the grpc-js host against bare grpc-js with the same constant answer.
+    const hostRows: Row[] = [];
+    for (const [hostLabel, hostMethod, hostMessage] of [
+      ['gRPC GetStock on the grpc-js host', 'inventory.v1.Inventory/GetStock', getStock],
+      ['gRPC Reserve (idempotent retry) on the grpc-js host', 'inventory.v1.Inventory/Reserve', reserve],
+    ] as const) {
+      const ours = () => h2load(onGrpcJs.grpcUrl, hostMethod, hostMessage, grpcLoad);
+      const baseline = () => h2load(grpcJs.url, hostMethod, hostMessage, grpcLoad);
+      await warm(ours, baseline);
+      const row: Row = {
+        label: hostLabel,
+        baseline: '@grpc/grpc-js + pg',
+        measured: await compare(baseline, ours),
+        target: 0.9,
+      };
+      rows.push(row);
+      hostRows.push(row);
+    }
+    const implConstant = await startServiceImplOnGrpcJs();
+    const hostFloor = await compare(
+      () => h2load(grpcJsConstant.url, method, message, grpcLoad),
+      () => h2load(implConstant.url, method, message, grpcLoad),
+    );
+    rows.push({
+      label: `gRPC ${label}, constant answer: Connect ServiceImpl on the grpc-js host`,
+      baseline: '@grpc/grpc-js, constant answer',
+      measured: hostFloor,
+    });
+    const hostRatio = hostFloor.ours.rps / hostFloor.baseline.rps;
+    for (const row of hostRows) {
+      if (hostRatio < 0.9 && row.measured.ours.rps / row.measured.baseline.rps < 0.9)
+        row.ceiling = `a constant Connect ServiceImpl on the grpc-js host reaches ${fixed(hostRatio, 2)} of bare grpc-js (the per-call HandlerContext, Headers and codecs)`;
+    }
+    await implConstant.close();
     await Promise.all([grpcJsConstant.close(), connectConstant.close(), floor.close()]);
     await grpcJs.close();
     progress('grpc');

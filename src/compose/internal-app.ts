@@ -1,23 +1,27 @@
 /**
- * The internal port, composed: the gRPC server (HTTP/2: gRPC, gRPC-Web, Connect) with the Inventory
- * service, the standard health and reflection services, and the interceptors every call passes through
- * (metrics, the internal token when one is set, deprecation signals and brownouts).
+ * The internal port, composed: the gRPC server — connect-node (HTTP/2: gRPC, gRPC-Web, Connect) or, with
+ * `GRPC_SERVER=grpc-js`, @grpc/grpc-js (gRPC only) — with the Inventory service, the standard health and
+ * reflection services, and the wrappers every Inventory call passes through on either host (metrics, the
+ * internal token when one is set, deprecation signals and brownouts).
  */
 import type { Tracer } from '@opentelemetry/api';
 import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
+import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { InventoryService } from '../core/inventory.js';
 import { grpcMatcher } from '../deprecation-matching/grpc.js';
-import { internalTokenInterceptor } from '../grpc/auth.js';
+import { internalTokenWrapper } from '../grpc/auth.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
-import { deprecationInterceptor } from '../grpc/deprecation-interceptor.js';
-import { healthRoutes } from '../grpc/health-service.js';
-import { inventoryRoutes } from '../grpc/inventory-service.js';
-import { metricsInterceptor } from '../grpc/metrics-interceptor.js';
+import { deprecationWrapper } from '../grpc/deprecation-interceptor.js';
+import { createGrpcJsServer } from '../grpc/grpc-js-server.js';
+import { healthService } from '../grpc/health-service.js';
+import { inventoryService } from '../grpc/inventory-service.js';
+import { metricsWrapper } from '../grpc/metrics-interceptor.js';
 import { reflectionRoutes } from '../grpc/reflection-service.js';
+import { wrapService } from '../grpc/service-wrappers.js';
 import { continueTraces } from '../grpc/trace-interceptors.js';
 import type { Metrics } from '../observability/metrics.js';
 
@@ -36,37 +40,59 @@ export interface InternalAppDeps {
   isServing: () => boolean;
   /** When tracing is on: each call continues the trace of its `traceparent` header in a server span. */
   tracer?: Tracer;
+  /**
+   * The library that serves the port: connect-node (gRPC, gRPC-Web and Connect; the default) or
+   * @grpc/grpc-js (gRPC only, at several times the calls per core).
+   */
+  host?: GrpcServerHost;
 }
 
-/** Builds the gRPC server; `listen` it on the internal port. */
+/** The libraries the internal port can be served with (`GRPC_SERVER`). */
+export type GrpcServerHost = 'connect' | 'grpc-js';
+
+/** Builds the gRPC server of the configured host; `listen` it on the internal port. */
 export function createInternalApp({
   core,
-  inventory: inventoryService,
+  inventory: inventoryCore,
   metrics,
   registry,
   deprecationPolicy,
   internalToken,
   isServing,
   tracer,
+  host = 'connect',
 }: InternalAppDeps) {
-  const health = healthRoutes({ services: ['inventory.v1.Inventory'], isServing });
-  const inventory = inventoryRoutes(inventoryService);
+  // The rules every call passes through, the same on both hosts: its trace continued (tracing on), counted
+  // (refusals too), then the internal token, then deprecation signals and brownouts.
+  const counted = metricsWrapper(metrics);
+  const wrappers = [
+    ...(tracer ? [continueTraces(tracer)] : []),
+    counted,
+    ...(internalToken ? [internalTokenWrapper(internalToken)] : []),
+    deprecationWrapper({
+      matcher: grpcMatcher(registry),
+      policy: deprecationPolicy,
+      authenticate: (secret) => core.apiKeys.authenticate(secret),
+    }),
+  ];
+  const inventory = wrapService(Inventory, inventoryService(inventoryCore), wrappers);
+  // Health checks are counted too; they need no token and use no registry item.
+  const health = wrapService(Health, healthService({ services: ['inventory.v1.Inventory'], isServing }), [counted]);
+  if (host === 'grpc-js') {
+    return createGrpcJsServer({
+      services: [
+        { service: Inventory, implementation: inventory },
+        { service: Health, implementation: health },
+      ],
+      reflection: [Inventory, Health, ServerReflection],
+    });
+  }
   const reflection = reflectionRoutes([Inventory, Health]);
   return createGrpcServer({
     routes: (router) => {
-      health(router);
-      inventory(router);
+      router.service(Health, health);
+      router.service(Inventory, inventory);
       reflection(router);
     },
-    interceptors: [
-      ...(tracer ? [continueTraces(tracer)] : []),
-      metricsInterceptor(metrics),
-      ...(internalToken ? [internalTokenInterceptor(internalToken)] : []),
-      deprecationInterceptor({
-        matcher: grpcMatcher(registry),
-        policy: deprecationPolicy,
-        authenticate: (secret) => core.apiKeys.authenticate(secret),
-      }),
-    ],
   });
 }

@@ -1,21 +1,42 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import type { CallWrapper } from './service-wrappers.js';
 
 /** Services that answer without the token (load balancers and orchestrators probe health). */
 const OPEN_SERVICES = new Set(['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection']);
 
+/** Whether `authorization` carries the expected `Bearer <token>`, compared in constant time. */
+function tokenCheck(token: string): (authorization: string | null) => boolean {
+  const expected = Buffer.from(`Bearer ${token}`);
+  return (authorization) => {
+    const given = Buffer.from(authorization ?? '');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+}
+
+const unauthenticated = () => new ConnectError('a valid internal token is required', Code.Unauthenticated);
+
 /**
  * Requires `authorization: Bearer <INTERNAL_TOKEN>` on every call to the internal services when a token is
- * configured (docs/decisions.md §4); health stays open.
+ * configured (docs/decisions.md §4); health and reflection stay open. Both gRPC hosts apply it.
  */
+export function internalTokenWrapper(token: string): CallWrapper {
+  const valid = tokenCheck(token);
+  return (method, next) => {
+    if (OPEN_SERVICES.has(method.parent.typeName)) return next;
+    return async (request, context) => {
+      if (!valid(context.requestHeader.get('authorization'))) throw unauthenticated();
+      return next(request, context);
+    };
+  };
+}
+
+/** The same check for the in-process router transport of the order path (src/grpc/inventory-client.ts). */
 export function internalTokenInterceptor(token: string): Interceptor {
-  const expected = Buffer.from(`Bearer ${token}`);
+  const valid = tokenCheck(token);
   return (next) => async (request) => {
-    if (!OPEN_SERVICES.has(request.service.typeName)) {
-      const given = Buffer.from(request.header.get('authorization') ?? '');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new ConnectError('a valid internal token is required', Code.Unauthenticated);
-      }
+    if (!OPEN_SERVICES.has(request.service.typeName) && !valid(request.header.get('authorization'))) {
+      throw unauthenticated();
     }
     return next(request);
   };

@@ -1,5 +1,5 @@
 /**
- * The gRPC form of the deprecation policy (docs/decisions.md §7): the interceptor collects what a unary
+ * The gRPC form of the deprecation policy (docs/decisions.md §7): the wrapper collects what a unary
  * call uses (src/deprecation-matching/grpc.ts: its rpc, the request fields it set, the reply fields its
  * answer carries) and applies what the core's policy decides:
  * - a refused rpc or request field fails the call with FAILED_PRECONDITION, an ErrorInfo whose reason is
@@ -10,8 +10,8 @@
  * Callers are counted by their issued API key when the call carries one in `x-api-key` (the internal
  * token stays in `authorization`), else by client name (`user-agent`) alone.
  */
-import type { DescMethod } from '@bufbuild/protobuf';
-import { ConnectError, type Interceptor } from '@connectrpc/connect';
+import type { DescMethod, Message } from '@bufbuild/protobuf';
+import { ConnectError } from '@connectrpc/connect';
 import type { BrownoutWindow } from '../core/brownouts.js';
 import type { Caller } from '../core/caller.js';
 import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/deprecation-policy.js';
@@ -19,12 +19,13 @@ import { brownoutHeader, type RegistryItem, signalOf } from '../core/deprecation
 import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
 import { clientOf } from '../observability/metrics.js';
 import { toConnectError } from './errors.js';
+import type { CallWrapper } from './service-wrappers.js';
 
 /** The metadata key a caller sends its issued API key in, to be named in deprecation reports. */
 export const API_KEY_HEADER = 'x-api-key';
 
-/** What the interceptor needs. */
-export interface DeprecationInterceptorOptions {
+/** What the wrapper needs. */
+export interface DeprecationWrapperOptions {
   matcher: GrpcMatcher;
   policy: DeprecationPolicy;
   /** Resolves an issued API key to its caller; a wrong, revoked or expired key fails with UNAUTHENTICATED. */
@@ -33,15 +34,15 @@ export interface DeprecationInterceptorOptions {
 
 const ASKED_NOTHING: ReadonlySet<string> = new Set();
 
-/** Counts, signals, refuses and trims the registry items unary calls use. */
-export function deprecationInterceptor({ matcher, policy, authenticate }: DeprecationInterceptorOptions): Interceptor {
-  return (next) => async (request) => {
+/** Counts, signals, refuses and trims the registry items unary calls use; both gRPC hosts apply it. */
+export function deprecationWrapper({ matcher, policy, authenticate }: DeprecationWrapperOptions): CallWrapper {
+  return (method, next) => async (request, context) => {
     // A key is checked on every call that sends one, whether or not the call uses a registry item.
-    const secret = request.header.get(API_KEY_HEADER);
+    const secret = context.requestHeader.get(API_KEY_HEADER);
     const apiKeyId = secret ? await keyIdOf(secret, authenticate) : 0;
-    const sent = matcher.sent(request.method, request.stream ? undefined : request.message);
-    if (sent.length === 0 && !matcher.mayReceive(request.method)) return next(request);
-    const caller = { apiKeyId, client: clientOf(request.header.get('user-agent')) };
+    const sent = matcher.sent(method, request);
+    if (sent.length === 0 && !matcher.mayReceive(method)) return next(request, context);
+    const caller = { apiKeyId, client: clientOf(context.requestHeader.get('user-agent')) };
     const before = policy.decide(caller, { sent, received: [], asked: ASKED_NOTHING });
     if (before.refusal) {
       const error = toConnectError(before.refusal.error);
@@ -49,19 +50,16 @@ export function deprecationInterceptor({ matcher, policy, authenticate }: Deprec
       error.metadata.set('retry-after', String(before.refusal.retryAfterSeconds));
       throw error;
     }
-    let response: Awaited<ReturnType<typeof next>>;
+    let response: Message;
     try {
-      response = await next(request);
+      response = await next(request, context);
     } catch (error) {
       if (error instanceof ConnectError) sign(error.metadata, before.signalled, policy.announced);
       throw error;
     }
-    const after = response.stream
-      ? undefined
-      : replyDecision(policy, matcher, caller, request.method, response.message);
-    if (after && after.withheld.length > 0 && !response.stream)
-      matcher.clear(request.method, response.message, after.withheld);
-    sign(response.header, [...before.signalled, ...(after?.signalled ?? [])], policy.announced, after?.withheld);
+    const after = replyDecision(policy, matcher, caller, method, response);
+    if (after && after.withheld.length > 0) matcher.clear(method, response, after.withheld);
+    sign(context.responseHeader, [...before.signalled, ...(after?.signalled ?? [])], policy.announced, after?.withheld);
     return response;
   };
 }
@@ -82,7 +80,7 @@ function replyDecision(
 }
 
 /** The id of the issued API key a call sends in `x-api-key`; a wrong, revoked or expired key is UNAUTHENTICATED. */
-async function keyIdOf(secret: string, authenticate: DeprecationInterceptorOptions['authenticate']) {
+async function keyIdOf(secret: string, authenticate: DeprecationWrapperOptions['authenticate']) {
   try {
     return (await authenticate(secret.trim())).apiKeyId ?? 0;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import {
   Health,
   type HealthCheckResponse,
@@ -17,7 +17,7 @@ export interface HealthServiceOptions {
  * Registers the standard `grpc.health.v1.Health` service. The empty name stands for the whole server;
  * while the server drains on shutdown every service reports NOT_SERVING.
  */
-export function healthRoutes({ services, isServing }: HealthServiceOptions) {
+export function healthService({ services, isServing }: HealthServiceOptions): ServiceImpl<typeof Health> {
   const known = new Set(['', ...services]);
   const statusOf = (service: string): HealthCheckResponse => {
     if (!known.has(service))
@@ -28,16 +28,21 @@ export function healthRoutes({ services, isServing }: HealthServiceOptions) {
     return create(HealthCheckResponseSchema, { status });
   };
 
-  return (router: ConnectRouter) =>
-    router.service(Health, {
-      check(request) {
-        if (!known.has(request.service)) throw new ConnectError(`unknown service "${request.service}"`, Code.NotFound);
-        return statusOf(request.service);
-      },
-      // The status of a running server changes only when it starts draining, which ends the stream anyway.
-      async *watch(request, context: HandlerContext) {
-        yield statusOf(request.service);
-        await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
-      },
-    });
+  return {
+    check(request) {
+      if (!known.has(request.service)) throw new ConnectError(`unknown service "${request.service}"`, Code.NotFound);
+      return statusOf(request.service);
+    },
+    // The status of a running server changes only when it starts draining, which ends the stream anyway.
+    async *watch(request, context: HandlerContext) {
+      yield statusOf(request.service);
+      await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+    },
+  };
+}
+
+/** Registers the health service on a connect router. */
+export function healthRoutes(options: HealthServiceOptions) {
+  const implementation = healthService(options);
+  return (router: ConnectRouter) => router.service(Health, implementation);
 }

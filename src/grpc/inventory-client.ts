@@ -6,7 +6,8 @@ import type { InventoryService } from '../core/inventory.js';
 import type { CallOptions, InventoryPort } from '../core/ports/index.js';
 import { internalTokenInterceptor } from './auth.js';
 import { fromConnectError } from './errors.js';
-import { inventoryRoutes } from './inventory-service.js';
+import { inventoryService } from './inventory-service.js';
+import { wrapService } from './service-wrappers.js';
 import { continueTraces, traceClientCalls } from './trace-interceptors.js';
 
 /** Where the Inventory service is: in this process (default) or at a URL. */
@@ -29,10 +30,7 @@ export interface InventoryClient extends InventoryPort {
  */
 export function createInventoryClient(service: InventoryService, options: InventoryClientOptions): InventoryClient {
   const { tracer } = options;
-  const served = [
-    ...(tracer ? [continueTraces(tracer)] : []),
-    ...(options.token ? [internalTokenInterceptor(options.token)] : []),
-  ];
+  const served = options.token ? [internalTokenInterceptor(options.token)] : [];
   const calling = tracer ? [traceClientCalls(tracer)] : [];
   let sessions: Http2SessionManager | undefined;
   let transport: Transport;
@@ -40,7 +38,8 @@ export function createInventoryClient(service: InventoryService, options: Invent
     sessions = new Http2SessionManager(options.url);
     transport = createGrpcTransport({ baseUrl: options.url, sessionManager: sessions, interceptors: calling });
   } else {
-    transport = createRouterTransport(inventoryRoutes(service), {
+    const implementation = wrapService(Inventory, inventoryService(service), tracer ? [continueTraces(tracer)] : []);
+    transport = createRouterTransport((router) => router.service(Inventory, implementation), {
       router: { interceptors: served },
       transport: { interceptors: calling },
     });

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import {
   Inventory,
   type Reservation as ReservationMessage,
@@ -70,29 +70,34 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => Error
   });
 }
 
-/** Registers `inventory.v1.Inventory` over the core's inventory rules. */
+/** `inventory.v1.Inventory` over the core's inventory rules: the one implementation both gRPC hosts run. */
+export function inventoryService(inventory: InventoryService): ServiceImpl<typeof Inventory> {
+  return {
+    reserve: (request, context) =>
+      withinDeadline(context, async (options) => {
+        const { reservation, stock, replayed } = await inventory.reserve(
+          request.orderId,
+          request.sku,
+          request.quantity,
+          options,
+        );
+        return { reservation: reservationMessage(reservation), stock: stockMessage(stock), replayed };
+      }),
+    release: (request, context) =>
+      withinDeadline(context, async () => ({
+        reservations: (await inventory.release(request.orderId, request.sku)).map(reservationMessage),
+      })),
+    getStock: (request, context) =>
+      withinDeadline(context, async () => ({ stock: stockMessage(await inventory.stock(request.sku)) })),
+    adjustStock: (request, context) =>
+      withinDeadline(context, async (options) => ({
+        stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)),
+      })),
+  };
+}
+
+/** Registers `inventory.v1.Inventory` on a connect router (the in-process transport of the order path). */
 export function inventoryRoutes(inventory: InventoryService) {
-  return (router: ConnectRouter) =>
-    router.service(Inventory, {
-      reserve: (request, context) =>
-        withinDeadline(context, async (options) => {
-          const { reservation, stock, replayed } = await inventory.reserve(
-            request.orderId,
-            request.sku,
-            request.quantity,
-            options,
-          );
-          return { reservation: reservationMessage(reservation), stock: stockMessage(stock), replayed };
-        }),
-      release: (request, context) =>
-        withinDeadline(context, async () => ({
-          reservations: (await inventory.release(request.orderId, request.sku)).map(reservationMessage),
-        })),
-      getStock: (request, context) =>
-        withinDeadline(context, async () => ({ stock: stockMessage(await inventory.stock(request.sku)) })),
-      adjustStock: (request, context) =>
-        withinDeadline(context, async (options) => ({
-          stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)),
-        })),
-    });
+  const implementation = inventoryService(inventory);
+  return (router: ConnectRouter) => router.service(Inventory, implementation);
 }

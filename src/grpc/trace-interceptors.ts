@@ -11,6 +11,7 @@ import {
   type TextMapSetter,
   type Tracer,
 } from '@opentelemetry/api';
+import type { CallWrapper } from './service-wrappers.js';
 
 /** W3C trace context (`traceparent`, `tracestate`) in a call's headers, through the registered propagator. */
 const setter: TextMapSetter<Headers> = { set: (headers, key, value) => headers.set(key, value) };
@@ -60,13 +61,20 @@ export function traceClientCalls(tracer: Tracer): Interceptor {
   };
 }
 
-/** A served call continues the trace its `traceparent` header names (or starts one) with a server span. */
-export function continueTraces(tracer: Tracer): Interceptor {
-  return (next) => (request) => {
-    const name = `${request.service.typeName}/${request.method.name}`;
-    const parent = propagation.extract(ROOT_CONTEXT, request.header, getter);
-    return tracer.startActiveSpan(name, spanOptions(request, SpanKind.SERVER), parent, (span) =>
-      traced(span, () => next(request)),
-    );
+/**
+ * A served call continues the trace its `traceparent` header names (or starts one) with a server span: a
+ * wrapper around the service implementation, so both gRPC hosts (connect-node and grpc-js) trace alike.
+ */
+export function continueTraces(tracer: Tracer): CallWrapper {
+  return (method, next) => {
+    const name = `${method.parent.typeName}/${method.name}`;
+    const options = {
+      kind: SpanKind.SERVER,
+      attributes: { 'rpc.system': 'grpc', 'rpc.service': method.parent.typeName, 'rpc.method': method.name },
+    };
+    return (request, handlerContext) => {
+      const parent = propagation.extract(ROOT_CONTEXT, handlerContext.requestHeader, getter);
+      return tracer.startActiveSpan(name, options, parent, (span) => traced(span, () => next(request, handlerContext)));
+    };
   };
 }

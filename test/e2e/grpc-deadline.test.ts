@@ -10,10 +10,10 @@ import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/invento
 import type { Caller } from '../../src/core/index.js';
 import { createInventoryService } from '../../src/core/inventory.js';
 import type { Store } from '../../src/core/ports/index.js';
-import { createGrpcServer, type GrpcServer } from '../../src/grpc/create-grpc-server.js';
-import { inventoryRoutes } from '../../src/grpc/inventory-service.js';
+import { inventoryService } from '../../src/grpc/inventory-service.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeProduct } from '../support/fixtures.js';
+import { GRPC_HOSTS, serveInventory } from '../support/grpc-hosts.js';
 
 /** How long the store takes before it starts a reservation: far past the call's deadline. */
 const STORE_DELAY_MS = 300;
@@ -21,8 +21,7 @@ const STORE_DELAY_MS = 300;
 let database: TestDatabase;
 let core: TestCore;
 let admin: Caller;
-let server: GrpcServer;
-let port: number;
+let slowInventory: ReturnType<typeof createInventoryService>;
 
 beforeAll(async () => {
   database = await openTestDatabase();
@@ -39,16 +38,19 @@ beforeAll(async () => {
       },
     },
   };
-  server = createGrpcServer({ routes: inventoryRoutes(createInventoryService(slowStore)) });
-  ({ port } = await server.listen(0, '127.0.0.1'));
+  slowInventory = createInventoryService(slowStore);
 });
 afterAll(async () => {
-  await server?.close();
   await database?.close();
 });
 
 /** One unary gRPC call with only a `grpc-timeout` header; resolves with the grpc-status the server sent. */
-function callWithTimeout(path: string, message: Uint8Array, timeout: string): Promise<{ status: string; ms: number }> {
+function callWithTimeout(
+  port: number,
+  path: string,
+  message: Uint8Array,
+  timeout: string,
+): Promise<{ status: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
     session.on('error', reject);
@@ -80,14 +82,22 @@ function callWithTimeout(path: string, message: Uint8Array, timeout: string): Pr
   });
 }
 
-describe('gRPC deadlines', () => {
+describe.each(GRPC_HOSTS)('gRPC deadlines on the %s host', (host) => {
+  let server: Awaited<ReturnType<typeof serveInventory>>;
+  beforeAll(async () => {
+    server = await serveInventory(host, inventoryService(slowInventory));
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
   it('answers DEADLINE_EXCEEDED itself when the deadline passes and commits nothing', async () => {
     const { sku } = await makeProduct(core, admin, 100, 10);
     const request = toBinary(
       ReserveRequestSchema,
       create(ReserveRequestSchema, { orderId: '770001', sku, quantity: 2 }),
     );
-    const answer = await callWithTimeout('/inventory.v1.Inventory/Reserve', request, '100m');
+    const answer = await callWithTimeout(server.port, '/inventory.v1.Inventory/Reserve', request, '100m');
     // grpc-status 4 is DEADLINE_EXCEEDED; it came before the store even began.
     expect(answer.status).toBe('4');
     expect(answer.ms).toBeLessThan(STORE_DELAY_MS);
@@ -102,7 +112,7 @@ describe('gRPC deadlines', () => {
       ReserveRequestSchema,
       create(ReserveRequestSchema, { orderId: '770002', sku, quantity: 2 }),
     );
-    const answer = await callWithTimeout('/inventory.v1.Inventory/Reserve', request, '5S');
+    const answer = await callWithTimeout(server.port, '/inventory.v1.Inventory/Reserve', request, '5S');
     expect(answer.status).toBe('0');
     expect(await core.inventory.stock(sku)).toMatchObject({ onHand: 10, reserved: 2 });
   });

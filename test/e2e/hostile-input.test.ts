@@ -7,6 +7,7 @@ import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/invento
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
 import { grpcClient } from '../support/grpc-client.js';
+import { GRPC_HOSTS } from '../support/grpc-hosts.js';
 import { startTestServer } from '../support/server.js';
 
 // Issue 11: hostile or unlucky input gets the documented answer on every protocol, never a 5xx, and the
@@ -15,38 +16,41 @@ const ADMIN_KEY = 'hostile-input-admin-key-0123456789';
 const json = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
 
 let server: RunningServer;
-let userId: number;
-let productId: number;
 let sku: string;
 let orderId: number;
 
-beforeAll(async () => {
-  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false' });
-  const user = await checkedFetch(server.httpUrl, '/v1/users', {
+/** A server with one user, one product (stock 100) and one order holding 1 of it. */
+async function seededServer(env: Record<string, string> = {}) {
+  const started = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false', ...env });
+  const user = await checkedFetch(started.httpUrl, '/v1/users', {
     method: 'POST',
     headers: json,
     body: JSON.stringify({ name: 'Hostile', email: 'hostile@example.com', address: { zipCode: '1', line1: 'x' } }),
   });
-  userId = (user.body as { id: number }).id;
-  const product = await checkedFetch(server.httpUrl, '/v1/products', {
+  const userId = (user.body as { id: number }).id;
+  const product = await checkedFetch(started.httpUrl, '/v1/products', {
     method: 'POST',
     headers: json,
     body: JSON.stringify({ name: 'Bean', sku: 'HOSTILE-1', price: 10, stock: 100 }),
   });
-  ({ id: productId, sku } = product.body as { id: number; sku: string });
-  const order = await checkedFetch(server.httpUrl, '/v1/orders', {
+  const { id: productId, sku } = product.body as { id: number; sku: string };
+  const order = await checkedFetch(started.httpUrl, '/v1/orders', {
     method: 'POST',
     headers: json,
     body: JSON.stringify({ userId, items: [{ productId, quantity: 1 }] }),
   });
-  orderId = (order.body as { id: number }).id;
+  return { server: started, sku, orderId: (order.body as { id: number }).id };
+}
+
+beforeAll(async () => {
+  ({ server, sku, orderId } = await seededServer());
 });
 afterAll(async () => {
   await server?.close();
 });
 
-async function expectHealthy() {
-  const health = await checkedFetch(server.httpUrl, '/health');
+async function expectHealthy(on: RunningServer = server) {
+  const health = await checkedFetch(on.httpUrl, '/health');
   expect(health.status).toBe(200);
 }
 
@@ -154,9 +158,14 @@ describe('GraphQL', () => {
 });
 
 /** Sends one framed message over HTTP/2 as a gRPC client would; resolves with the `grpc-status`. */
-function rawCall(path: string, frame: Buffer, headers: Record<string, string> = {}): Promise<string | undefined> {
+function rawCall(
+  url: string,
+  path: string,
+  frame: Buffer,
+  headers: Record<string, string> = {},
+): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(server.grpcUrl);
+    const session = http2.connect(url);
     session.on('error', reject);
     const stream = session.request({
       ':method': 'POST',
@@ -188,28 +197,36 @@ const framed = (message: Uint8Array) => {
   return frame;
 };
 
-describe('gRPC', () => {
+// Every gRPC case runs against both hosts of the internal port (GRPC_SERVER).
+describe.each(GRPC_HOSTS)('gRPC on the %s host', (host) => {
+  let target: { server: RunningServer; sku: string };
+  beforeAll(async () => {
+    target = host === 'connect' ? { server, sku } : await seededServer({ GRPC_SERVER: host });
+  });
+  afterAll(async () => {
+    if (target?.server !== server) await target?.server.close();
+  });
   const call = (method: string, request: object) => {
-    const client = grpcClient({ address: server.grpcUrl });
+    const client = grpcClient({ address: target.server.grpcUrl });
     return client.call(method, request).finally(() => client.close());
   };
 
   it('refuses a NUL character in a sku with INVALID_ARGUMENT', async () => {
     expect(await call('getStock', { sku: 'BEAN\u0000' })).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expectHealthy();
+    await expectHealthy(target.server);
   });
 
   it('refuses an AdjustStock that would overflow on-hand stock with INVALID_ARGUMENT', async () => {
-    expect(await call('adjustStock', { sku, delta: 2147483647 })).toMatchObject({
+    expect(await call('adjustStock', { sku: target.sku, delta: 2147483647 })).toMatchObject({
       code: grpc.status.INVALID_ARGUMENT,
     });
-    expect((await call('getStock', { sku })).reply?.stock).toMatchObject({ onHand: 100 });
+    expect((await call('getStock', { sku: target.sku })).reply?.stock).toMatchObject({ onHand: 100 });
   });
 
   it('refuses a message above 4 MiB with RESOURCE_EXHAUSTED', async () => {
     const outcome = await call('getStock', { sku: 'x'.repeat(5 * 1024 * 1024) });
     expect(outcome.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
-    await expectHealthy();
+    await expectHealthy(target.server);
   });
 
   it('refuses a gzip message that inflates beyond 4 MiB with RESOURCE_EXHAUSTED, quickly', async () => {
@@ -229,10 +246,12 @@ describe('gRPC', () => {
     const frame = Buffer.concat([Buffer.from([1]), Buffer.alloc(4), compressed]);
     frame.writeUInt32BE(compressed.length, 1);
     const startedAt = Date.now();
-    const status = await rawCall('/inventory.v1.Inventory/GetStock', frame, { 'grpc-encoding': 'gzip' });
+    const status = await rawCall(target.server.grpcUrl, '/inventory.v1.Inventory/GetStock', frame, {
+      'grpc-encoding': 'gzip',
+    });
     expect(status).toBe(String(grpc.status.RESOURCE_EXHAUSTED));
     expect(Date.now() - startedAt).toBeLessThan(2000);
-    await expectHealthy();
+    await expectHealthy(target.server);
   });
 
   it('caps the status message of an error that echoes the input', async () => {
@@ -242,7 +261,7 @@ describe('gRPC', () => {
   });
 
   it('answers an unknown method or service with UNIMPLEMENTED', async () => {
-    const client = grpcClient({ address: server.grpcUrl });
+    const client = grpcClient({ address: target.server.grpcUrl });
     const unary = async (path: string) => (await client.raw(path, Buffer.alloc(0))).code;
     try {
       expect(await unary('/inventory.v1.Inventory/Teleport')).toBe(grpc.status.UNIMPLEMENTED);
@@ -257,11 +276,12 @@ describe('gRPC', () => {
     const statuses = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         rawCall(
+          target.server.grpcUrl,
           '/inventory.v1.Inventory/Reserve',
           framed(
             toBinary(
               ReserveRequestSchema,
-              create(ReserveRequestSchema, { orderId: String(900_000 + index), sku, quantity: 1 }),
+              create(ReserveRequestSchema, { orderId: String(900_000 + index), sku: target.sku, quantity: 1 }),
             ),
           ),
           { 'grpc-timeout': '1m' },
@@ -269,7 +289,7 @@ describe('gRPC', () => {
       ),
     );
     expect(statuses.filter((status) => status === '0')).toEqual([]);
-    expect((await call('getStock', { sku })).reply?.stock).toMatchObject({ reserved: 1 });
-    await expectHealthy();
+    expect((await call('getStock', { sku: target.sku })).reply?.stock).toMatchObject({ reserved: 1 });
+    await expectHealthy(target.server);
   });
 });

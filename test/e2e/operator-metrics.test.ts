@@ -18,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const scrape = async () =>
-  (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
+const scrape = async (from: RunningServer = server) =>
+  (await fetch(`${from.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
 
 const graphql = (body: unknown, userAgent = 'metrics-test/1.0') =>
   fetch(`${server.httpUrl}/graphql`, {
@@ -27,6 +27,30 @@ const graphql = (body: unknown, userAgent = 'metrics-test/1.0') =>
     headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}`, 'user-agent': userAgent },
     body: JSON.stringify(body),
   });
+
+/** Two failing Inventory calls on `on`'s internal port show in its metrics, per method and code, timed. */
+async function expectGrpcCounted(on: RunningServer) {
+  const inventory = createClient(Inventory, createGrpcTransport({ baseUrl: on.grpcUrl }));
+  await expect(inventory.getStock({ sku: 'NO-SUCH-SKU' })).rejects.toThrow();
+  await expect(inventory.reserve({ orderId: '', sku: 'X', quantity: 1 })).rejects.toThrow();
+  const text = await scrape(on);
+  const labels = 'grpc_service="inventory.v1.Inventory"';
+  expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="NOT_FOUND"} 1`);
+  expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="Reserve",grpc_code="INVALID_ARGUMENT"} 1`);
+  expect(text).toMatch(
+    /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/,
+  );
+}
+
+describe('/metrics on the grpc-js host (GRPC_SERVER=grpc-js)', () => {
+  let onGrpcJs: RunningServer;
+  beforeAll(async () => {
+    onGrpcJs = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, GRPC_SERVER: 'grpc-js' });
+  });
+  afterAll(() => onGrpcJs?.close());
+
+  it('counts gRPC calls per service, method and code, and times them', () => expectGrpcCounted(onGrpcJs));
+});
 
 describe('/metrics for operators', () => {
   it('counts GraphQL validation and persisted-operation errors, which never reach execution', async () => {
@@ -40,18 +64,7 @@ describe('/metrics for operators', () => {
     expect(text).toContain(`graphql_errors_total{code="${code}"} 1`);
   });
 
-  it('counts gRPC calls per service, method and code, and times them', async () => {
-    const inventory = createClient(Inventory, createGrpcTransport({ baseUrl: server.grpcUrl }));
-    await expect(inventory.getStock({ sku: 'NO-SUCH-SKU' })).rejects.toThrow();
-    await expect(inventory.reserve({ orderId: '', sku: 'X', quantity: 1 })).rejects.toThrow();
-    const text = await scrape();
-    const labels = 'grpc_service="inventory.v1.Inventory"';
-    expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="NOT_FOUND"} 1`);
-    expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="Reserve",grpc_code="INVALID_ARGUMENT"} 1`);
-    expect(text).toMatch(
-      /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/,
-    );
-  });
+  it('counts gRPC calls per service, method and code, and times them', () => expectGrpcCounted(server));
 
   it('counts the deprecation uses a full usage buffer dropped, by item', async () => {
     await server.flushUsage();

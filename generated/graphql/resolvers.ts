@@ -88,15 +88,15 @@ export type CreateOrderInput = {
 
 /** A new product. */
 export type CreateProductInput = {
-  /** A picture of the product. */
+  /** A picture of the product; at most 2000 characters. */
   imageUrl?: InputMaybe<Scalars['String']['input']>;
-  /** The product's name. */
+  /** The product's name; at most 200 characters. */
   name: Scalars['String']['input'];
-  /** The unit price, VAT included, with at most two decimals. */
+  /** The unit price, VAT included, with at most two decimals; at most 1000000. */
   price: Scalars['Float']['input'];
-  /** The stock-keeping unit; unique. */
+  /** The stock-keeping unit; unique; at most 64 characters. */
   sku: Scalars['String']['input'];
-  /** The initial on-hand quantity; default 0. */
+  /** The initial on-hand quantity; default 0; at most 1000000. */
   stock?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -701,9 +701,9 @@ export type UpdateOrderInput = {
 
 /** Changes to a shipment's carrier data; `null` clears a field. */
 export type UpdateShipmentInput = {
-  /** The carrier. */
+  /** The carrier; at most 100 characters. */
   carrier?: InputMaybe<Scalars['String']['input']>;
-  /** The carrier's tracking number. */
+  /** The carrier's tracking number; at most 100 characters. */
   trackingNumber?: InputMaybe<Scalars['String']['input']>;
 };
 

@@ -19,7 +19,17 @@ export const MAX_LENGTH = {
   searchText: 200,
   zipCode: 20,
   addressLine: 200,
+  productName: 200,
+  sku: 64,
+  imageUrl: 2000,
+  ratingComment: 1000,
+  carrier: 100,
+  trackingNumber: 100,
 } as const;
+
+/** Highest price and initial stock of a product (`ProductCreate.price`, `ProductCreate.stock`). */
+export const MAX_PRODUCT_PRICE = 1_000_000;
+export const MAX_PRODUCT_STOCK = 1_000_000;
 
 /** Most lines of one order (`OrderCreate.items`). */
 export const MAX_ORDER_LINES = 100;
@@ -102,4 +112,25 @@ export function checkUserText(input: {
   checkLength(input.phone, MAX_LENGTH.phone, '/phone');
   checkLength(input.nickname, MAX_LENGTH.nickname, '/nickname');
   checkAddress(input.address, '/address');
+}
+
+/** The bounds of a new product. */
+export function checkProductInput(input: {
+  name: string;
+  sku: string;
+  price: number;
+  imageUrl?: string | null;
+  stock?: number;
+}) {
+  checkLength(input.name, MAX_LENGTH.productName, '/name');
+  checkLength(input.sku, MAX_LENGTH.sku, '/sku');
+  checkLength(input.imageUrl, MAX_LENGTH.imageUrl, '/imageUrl');
+  checkMaximum(input.price, MAX_PRODUCT_PRICE, '/price');
+  checkMaximum(input.stock, MAX_PRODUCT_STOCK, '/stock');
+}
+
+/** The bounds of a shipment's carrier data. */
+export function checkShipmentText(patch: { carrier?: string | null; trackingNumber?: string | null }) {
+  checkLength(patch.carrier, MAX_LENGTH.carrier, '/carrier');
+  checkLength(patch.trackingNumber, MAX_LENGTH.trackingNumber, '/trackingNumber');
 }

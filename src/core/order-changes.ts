@@ -1,4 +1,4 @@
-import { checkLength, checkOrderText, MAX_LENGTH } from './bounds.js';
+import { checkLength, checkOrderText, checkShipmentText, MAX_LENGTH } from './bounds.js';
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
 import { mergePatch } from './merge-patch.js';
@@ -109,6 +109,7 @@ export function createOrderChanges(orders: OrderStore) {
     async updateShipment(caller: Caller, orderId: number, patch: ShipmentPatch): Promise<Shipment> {
       await visibleOrder(orders, caller, orderId);
       requireAdmin(caller, 'change shipments');
+      checkShipmentText(patch);
       const shipment = await shipmentOf(orders, orderId);
       const { carrier, trackingNumber } = shipment;
       const updated = await orders.updateShipment(orderId, mergePatch({ carrier, trackingNumber }, patch));

@@ -54,6 +54,12 @@ const lines = (count: number) => Array.from({ length: count }, () => ({ productI
 const CREATE_ORDER = 'mutation($input: CreateOrderInput!) { createOrder(input: $input) { id } }';
 const CREATE_USER = 'mutation($input: CreateUserInput!) { createUser(input: $input) { id } }';
 const SEARCH = 'query($filter: OrderFilter) { orders(filter: $filter) { id } }';
+const CREATE_PRODUCT = 'mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }';
+const RATE =
+  'mutation($id: ID!, $comment: String) { rateProduct(productId: $id, score: 4, comment: $comment) { score } }';
+
+let skus = 0;
+const sku = () => `BOUND-P-${++skus}`;
 
 let emails = 0;
 const email = () => `bound-${++emails}@example.com`;
@@ -101,6 +107,22 @@ const cases: Case[] = [
     rest: (q) => ['POST', '/v1/orders/search', { q }],
     graphql: (q) => [SEARCH, { filter: { q } }],
     pointer: '/q',
+  },
+  {
+    name: "a product's name (200 characters)",
+    bound: 200,
+    value: (size) => 'p'.repeat(size),
+    rest: (name) => ['POST', '/v1/products', { name, sku: sku(), price: 1 }],
+    graphql: (name) => [CREATE_PRODUCT, { input: { name, sku: sku(), price: 1 } }],
+    pointer: '/name',
+  },
+  {
+    name: "a rating's comment (1000 characters)",
+    bound: 1000,
+    value: (size) => 'c'.repeat(size),
+    rest: (comment) => ['PUT', `/v1/products/${productId}/ratings/me`, { score: 4, comment }],
+    graphql: (comment) => [RATE, { id: String(productId), comment }],
+    pointer: '/comment',
   },
 ];
 

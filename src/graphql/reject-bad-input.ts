@@ -1,11 +1,12 @@
 /**
  * Client input errors of GraphQL, answered as the client's fault: a NUL character in any argument or
- * variable (PostgreSQL cannot store U+0000), and variables that cannot be coerced to their declared type.
+ * variable (PostgreSQL cannot store U+0000), variables nested deeper than MAX_INPUT_DEPTH, and variables
+ * that cannot be coerced to their declared type.
  */
 import { type DocumentNode, GraphQLError, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../core/errors.js';
-import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import { findNulCharacter, INPUT_DEPTH_MESSAGE, NUL_CHARACTER_MESSAGE, nestsDeeperThan } from '../core/text.js';
 import { httpStatusOf } from '../http/http-status.js';
 
 /** The code of every client input error that the catalog has no more precise code for. */
@@ -49,6 +50,7 @@ function firstNulInLiterals(document: DocumentNode): string | undefined {
 export function useRejectNulCharacters(): Plugin {
   return {
     onExecute({ args }) {
+      if (nestsDeeperThan(args.variableValues ?? {})) throw badUserInput(`Variables ${INPUT_DEPTH_MESSAGE}.`);
       const inVariables = findNulCharacter(args.variableValues ?? {});
       const field =
         inVariables !== undefined

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import Negotiator from 'negotiator';
 import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
-import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import { findNulCharacter, INPUT_DEPTH_MESSAGE, NUL_CHARACTER_MESSAGE, nestsDeeperThan } from '../core/text.js';
 import { catalogProblem } from '../http/problem.js';
 import type { RestContract } from './contract.js';
 
@@ -111,13 +111,20 @@ export async function readBody(
   if (!mediaType || !accepted.includes(mediaType)) {
     return catalogProblem(c, 'UNSUPPORTED_MEDIA_TYPE', `Send the body as ${accepted.join(' or ')}.`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
   } catch {
     throw new DomainError('MALFORMED_JSON', 'The body is not valid JSON.', [
       { in: 'body', name: '', message: 'is not valid JSON' },
     ]);
   }
+  if (nestsDeeperThan(parsed)) {
+    throw new DomainError('VALIDATION_FAILED', `The body ${INPUT_DEPTH_MESSAGE}.`, [
+      { in: 'body', name: '', message: INPUT_DEPTH_MESSAGE },
+    ]);
+  }
+  return parsed;
 }
 
 /**

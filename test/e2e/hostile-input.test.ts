@@ -74,6 +74,21 @@ describe('REST', () => {
     },
   );
 
+  it.each([
+    ['POST', '/v1/orders', (deep: string) => `{"userId":1,"items":[],"note":${deep}}`],
+    ['POST', '/v1/orders/search', (deep: string) => `{"q":${deep}}`],
+    ['POST', '/v1/users', (deep: string) => deep],
+  ])(
+    'refuses a body nested 10,000 levels deep on %s %s with 400 VALIDATION_FAILED, not a 500',
+    async (method, path, body) => {
+      const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+      const answer = await checkedFetch(server.httpUrl, path, { method, headers: json, body: body(deep) });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ in: 'body', name: '' }] });
+      await expectHealthy();
+    },
+  );
+
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
     'answers 404 for the object-prototype name %s under /contracts and /docs/assets',
     async (name) => {
@@ -115,6 +130,19 @@ describe('GraphQL', () => {
     const body = (await response.json()) as { errors?: Array<{ extensions?: { code?: string; field?: string } }> };
     return { status: response.status, codes: (body.errors ?? []).map((error) => error.extensions?.code), body };
   };
+
+  it('answers variables nested 10,000 levels deep with 400 BAD_USER_INPUT, not INTERNAL', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const response = await fetch(`${server.httpUrl}/graphql`, {
+      method: 'POST',
+      headers: { ...json, accept: 'application/graphql-response+json' },
+      body: `{"query":"query($n: String) { orders(filter: { from: $n }) { id } }","variables":{"n":${deep}}}`,
+    });
+    const body = (await response.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
+    expect(response.status).toBe(400);
+    expect((body.errors ?? []).map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    await expectHealthy();
+  });
 
   it.each([
     ['a variable of the wrong type', 'query($id: ID!) { order(id: $id) { id } }', { id: { nested: true } }],

@@ -124,3 +124,31 @@ export function brownoutHeader(
   );
   return [...new Set(intervals)].join(', ');
 }
+
+/** How the API describes a registry item to callers, the same members in REST and GraphQL. */
+export interface ItemDescription {
+  id: string;
+  protocol: RegistryItem['protocol'];
+  name: string;
+  status: RegistryItem['status'];
+  deprecatedOn: string | null;
+  sunset: string | null;
+  reason: string | null;
+  replacement: string | null;
+  link: string;
+}
+
+/** The members every answer about an item carries (the report, a key's own usage). */
+export function describeItem(item: RegistryItem): ItemDescription {
+  return {
+    id: item.id,
+    protocol: item.protocol,
+    name: item.name,
+    status: item.status,
+    deprecatedOn: item.deprecated,
+    sunset: item.sunset,
+    reason: item.reason,
+    replacement: item.replacement,
+    link: item.link,
+  };
+}

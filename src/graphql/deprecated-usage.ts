@@ -1,6 +1,7 @@
 /** The GraphQL form of a key's own use of deprecated and watched items (`User.deprecatedUsage`). */
 import type { DeprecatedUsage } from '../../generated/graphql/resolvers.js';
 import type { KeyUsage } from '../core/deprecated-usage.js';
+import { describeItem } from '../core/deprecation-registry.js';
 
 /** Maps the core's key usage to the schema's `DeprecatedUsage`, member for member as REST's. */
 export function deprecatedUsageOf({ apiKeyId, from, to, items }: KeyUsage): DeprecatedUsage {
@@ -9,16 +10,8 @@ export function deprecatedUsageOf({ apiKeyId, from, to, items }: KeyUsage): Depr
     from,
     to,
     items: items.map(({ item, state, uses, replacementUses, brownoutHits, brownouts, daily }) => ({
-      id: item.id,
-      protocol: item.protocol,
-      name: item.name,
-      status: item.status,
+      ...describeItem(item),
       state,
-      deprecatedOn: item.deprecated,
-      sunset: item.sunset,
-      reason: item.reason,
-      replacement: item.replacement,
-      link: item.link,
       uses,
       replacementUses,
       brownoutHits,

@@ -1,5 +1,6 @@
 /** A key's own use of deprecated and watched items: `GET /v1/api-keys/{apiKeyId}/deprecations` and its `me` form. */
 import type { KeyUsage } from '../core/deprecated-usage.js';
+import { describeItem } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, pathId } from './validated-request.js';
@@ -11,16 +12,8 @@ function usageJson({ apiKeyId, from, to, items }: KeyUsage): Schemas['Deprecated
     from,
     to,
     items: items.map(({ item, state, uses, replacementUses, brownoutHits, brownouts, daily }) => ({
-      id: item.id,
-      protocol: item.protocol,
-      name: item.name,
-      status: item.status,
+      ...describeItem(item),
       state,
-      deprecatedOn: item.deprecated,
-      sunset: item.sunset,
-      reason: item.reason,
-      replacement: item.replacement,
-      link: item.link,
       uses,
       replacementUses,
       brownoutHits,

@@ -1,5 +1,6 @@
 /** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
 import { type BrownoutWindow, windowState } from '../core/brownouts.js';
+import { describeItem } from '../core/deprecation-registry.js';
 import type { CallerReport, ItemReport, RecordedNotice } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
 import { pageJson } from './mappers.js';
@@ -17,16 +18,8 @@ function entryJson({
   brownouts,
 }: ItemReport): Schemas['DeprecationEntry'] {
   return {
-    id: item.id,
-    protocol: item.protocol,
-    name: item.name,
-    status: item.status,
+    ...describeItem(item),
     state,
-    deprecatedOn: item.deprecated,
-    sunset: item.sunset,
-    reason: item.reason,
-    replacement: item.replacement,
-    link: item.link,
     uses,
     replacementUses,
     brownoutHits,

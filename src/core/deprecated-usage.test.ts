@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from './caller.js';
 import { createDeprecatedUsageService, deprecatedUsagePath } from './deprecated-usage.js';
-import type { RegistryItem } from './deprecation-registry.js';
 import type { ApiKey } from './model.js';
 import type { CallerUsage, UsageKind } from './ports/usage.js';
+import { registryItem } from './registry-item.fixture.js';
 
-const item = (id: string, fields: Partial<RegistryItem> = {}): RegistryItem => ({
-  id,
-  protocol: 'rest',
-  status: 'deprecated',
-  name: id,
-  deprecated: '2026-11-01',
-  sunset: '2027-06-30',
-  reason: null,
-  replacement: null,
-  link: `/docs/deprecations#${id}`,
-  match: { on: 'operation', operationId: id },
-  ...fields,
-});
+const item = registryItem;
 
 const operation = item('rest.listProducts');
 const amount = item('rest.Order.amount', { status: 'watched', deprecated: null, sunset: null });

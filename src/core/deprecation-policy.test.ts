@@ -2,20 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createDeprecationPolicy, type ReceivedItem, type UsageCount } from './deprecation-policy.js';
 import type { RegistryItem } from './deprecation-registry.js';
 import { DomainError } from './errors.js';
+import { registryItem } from './registry-item.fixture.js';
 
-const item = (id: string, fields: Partial<RegistryItem> = {}): RegistryItem => ({
-  id,
-  protocol: 'rest',
-  status: 'deprecated',
-  name: id,
-  deprecated: '2026-11-01',
-  sunset: '2027-06-30',
-  reason: null,
-  replacement: null,
-  link: `/docs/deprecations#${id}`,
-  match: { on: 'property', schema: 'Order', path: ['amount'] },
-  ...fields,
-});
+const item = (id: string, fields: Partial<RegistryItem> = {}): RegistryItem =>
+  registryItem(id, { match: { on: 'property', schema: 'Order', path: ['amount'] }, ...fields });
 
 const amount = item('rest.Order.amount', { replacement: 'amountDetail' });
 const operation = item('rest.listProducts', { match: { on: 'operation', operationId: 'listProducts' } });

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
-import { hasChromium, launchChromium } from '../support/browser.js';
+import { hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 import { startTestServer } from '../support/server.js';
 
 // The reference page in a real browser (Chromium, headless; .ci/run installs it when missing): "Try it
@@ -30,15 +30,7 @@ describe.skipIf(!chromiumHere)('/docs in Chromium', { timeout: 90_000 }, () => {
       const base = new URL(server.httpUrl);
       if (origin === 'other host') base.hostname = OTHER_HOST;
       const page = await browser.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-      page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
-      page.on('response', (response) => {
-        if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-      });
+      const problems = watchProblems(page);
       const calls: string[] = [];
       page.on('request', (request) => calls.push(request.url()));
 

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
 import type { RunningServer } from '../../src/main.js';
-import { hasChromium, launchChromium } from '../support/browser.js';
+import { hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 import { serverDatabase } from '../support/database.js';
 import { deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
 import { startFixtureServer } from '../support/server.js';
@@ -85,15 +85,7 @@ afterAll(async () => {
 /** Opens the page, fails on any page error or failed request, and authorizes with `key`. */
 async function openWith(key: string, scope: 'me' | 'key' | 'all', keyId?: number) {
   const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-  });
+  const problems = watchProblems(page);
   const origins = new Set<string>();
   page.on('request', (request) => origins.add(new URL(request.url()).origin));
   await page.goto(new URL('/docs/usage', server.httpUrl).href);

@@ -34,6 +34,35 @@ interface Subscriber {
   wake?: () => void;
 }
 
+/** The events queued for one subscriber, as they come, until its signal or the feed's aborts. */
+async function* drain(
+  subscriber: Subscriber,
+  signal: AbortSignal,
+  closing: AbortSignal,
+  subscribers: Set<Subscriber>,
+): AsyncGenerator<StoredEvent> {
+  const stop = () => subscriber.wake?.();
+  signal.addEventListener('abort', stop);
+  closing.addEventListener('abort', stop);
+  try {
+    for (;;) {
+      if (signal.aborted || closing.aborted) return;
+      const event = subscriber.queue.shift();
+      if (event) {
+        yield event;
+        continue;
+      }
+      if (subscriber.overflowed) throw new Error('The subscriber fell too far behind the events and was ended.');
+      await new Promise<void>((resolve) => (subscriber.wake = resolve));
+      subscriber.wake = undefined;
+    }
+  } finally {
+    subscribers.delete(subscriber);
+    signal.removeEventListener('abort', stop);
+    closing.removeEventListener('abort', stop);
+  }
+}
+
 /**
  * One LISTEN and one reader per process: a notification (or the poll) wakes the reader, which reads the
  * rows after its position once and hands each to the subscribers whose filter it passes. The notification
@@ -88,34 +117,12 @@ export async function createEventFeed(
   const poll = setInterval(look, pollMs);
   poll.unref();
 
-  async function* drain(subscriber: Subscriber, signal: AbortSignal): AsyncGenerator<StoredEvent> {
-    const stop = () => subscriber.wake?.();
-    signal.addEventListener('abort', stop);
-    closing.signal.addEventListener('abort', stop);
-    try {
-      for (;;) {
-        if (signal.aborted || closing.signal.aborted) return;
-        const event = subscriber.queue.shift();
-        if (event) {
-          yield event;
-          continue;
-        }
-        if (subscriber.overflowed) throw new Error('The subscriber fell too far behind the events and was ended.');
-        await new Promise<void>((resolve) => (subscriber.wake = resolve));
-        subscriber.wake = undefined;
-      }
-    } finally {
-      subscribers.delete(subscriber);
-      signal.removeEventListener('abort', stop);
-      closing.signal.removeEventListener('abort', stop);
-    }
-  }
   // Registered at once (not at the first read of the iterator), so that a reader can subscribe, then read
   // the current state, and miss no change in between.
   const subscribe = (filter: EventFilter, signal: AbortSignal): AsyncIterable<StoredEvent> => {
     const subscriber: Subscriber = { filter, queue: [], overflowed: false };
     subscribers.add(subscriber);
-    const events = drain(subscriber, signal);
+    const events = drain(subscriber, signal, closing.signal, subscribers);
     // An iterator never read still unregisters when its signal aborts.
     signal.addEventListener('abort', () => subscribers.delete(subscriber), { once: true });
     return events;

@@ -1811,9 +1811,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request conflicts with the resource's state (see `code`). */
+        /** @description The request conflicts with the resource's state (see `code`). `IDEMPOTENCY_KEY_IN_USE` carries `Retry-After`. */
         Conflict: {
             headers: {
+                /**
+                 * @description With `IDEMPOTENCY_KEY_IN_USE` only: the most seconds until a retry with the same key can run (the rest of the first request's lease); it may succeed sooner.
+                 * @example 27
+                 */
+                "Retry-After"?: number;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

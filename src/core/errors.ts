@@ -162,6 +162,8 @@ export class DomainError extends Error {
     readonly detail: string,
     readonly violations?: Violation[],
     readonly members?: ErrorMembers,
+    /** When a retry may succeed, in whole seconds (REST `Retry-After`, GraphQL `extensions.retryAfterSeconds`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${code}: ${detail}`);
   }

@@ -55,10 +55,15 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const revive = (key: string, value: unknown) =>
   key.endsWith('At') && typeof value === 'string' && ISO_TIME.test(value) ? new Date(value) : value;
 
-/** The answer to a key already claimed: the stored result, or why it cannot be given. */
+/**
+ * The answer to a key already claimed: the stored result, or why it cannot be given. A claim in progress
+ * says when its lease runs out (`leaseEnd`), the latest moment a retry can take the key over.
+ */
 function replayOf<T>(
   claim: Exclude<Awaited<ReturnType<IdempotencyStore['claim']>>, { kind: 'claimed' }>,
   fingerprint: string,
+  secondsUntil: (moment: Date) => number,
+  leaseMs: number,
 ): Idempotent<T> {
   if (claim.fingerprint !== fingerprint) {
     throw new DomainError(
@@ -67,12 +72,46 @@ function replayOf<T>(
     );
   }
   if (claim.kind === 'in-progress') {
+    const retryAfter = secondsUntil(new Date(claim.claimedAt.getTime() + leaseMs));
     throw new DomainError(
       'IDEMPOTENCY_KEY_IN_USE',
-      'A request with this Idempotency-Key is still running; retry later.',
+      `A request with this Idempotency-Key is still running; retry in ${retryAfter} s at the latest (Retry-After).`,
+      undefined,
+      undefined,
+      retryAfter,
     );
   }
   return { result: JSON.parse(JSON.stringify(claim.result), revive) as T, replayed: true };
+}
+
+const isDatabaseLoss = (error: unknown) => error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE';
+
+/** How often an ended claim is marked in the database while the database is away. */
+const MARK_RETRY_MS = 1000;
+
+/**
+ * The claims of this instance whose request ended without an outcome: a retry here takes them over at
+ * once, and each is marked ended in the database as soon as it answers, for retries on other instances.
+ * An entry lasts one lease, after which any retry takes the key over anyway.
+ */
+function createEndedClaims(store: Pick<Store, 'idempotency'>, leaseMs: number) {
+  const ended = new Map<string, { scope: string; key: string; token: string; until: number }>();
+  const id = (scope: string, key: string) => `${scope}\n${key}`;
+  const mark = (entry: { scope: string; key: string; token: string; until: number }) => {
+    store.idempotency.end(entry.scope, entry.key, entry.token).catch(() => {
+      if (Date.now() + MARK_RETRY_MS < entry.until) setTimeout(() => mark(entry), MARK_RETRY_MS).unref();
+    });
+  };
+  return {
+    add(scope: string, key: string, token: string) {
+      for (const [name, entry] of ended) if (entry.until <= Date.now()) ended.delete(name);
+      const entry = { scope, key, token, until: Date.now() + leaseMs };
+      ended.set(id(scope, key), entry);
+      mark(entry);
+    },
+    tokenOf: (scope: string, key: string) => ended.get(id(scope, key))?.token,
+    forget: (scope: string, key: string) => ended.delete(id(scope, key)),
+  };
 }
 
 /** Idempotency keys, shared by every transport: the key is scoped to the caller, and the result stored is the core's. */
@@ -89,6 +128,8 @@ export function createIdempotencyService(
   leaseMs = DEFAULT_IDEMPOTENCY_LEASE_MS,
 ) {
   const leaseStart = () => new Date(now().getTime() - leaseMs);
+  const secondsUntil = (moment: Date) => Math.max(1, Math.ceil((moment.getTime() - now().getTime()) / 1000));
+  const endedClaims = createEndedClaims(store, leaseMs);
 
   /**
    * Runs `work` once per (caller, key): the same operation and input within 24 h gets the stored result
@@ -110,22 +151,28 @@ export function createIdempotencyService(
       .update(`${operation}\n${canonicalJson(input)}`)
       .digest('base64url');
     const since = new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS);
-    const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since, leaseStart());
-    if (claim.kind !== 'claimed') return replayOf<T>(claim, fingerprint);
+    const ended = endedClaims.tokenOf(scope, key);
+    const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since, leaseStart(), ended);
+    if (claim.kind !== 'claimed') return replayOf<T>(claim, fingerprint, secondsUntil, leaseMs);
+    endedClaims.forget(scope, key);
     let result: T;
     try {
       const hold = (orderId: number) => store.idempotency.hold(scope, key, orderId);
-      const heldOrderId = claim.kind === 'claimed' ? claim.heldOrderId : undefined;
+      const { heldOrderId } = claim;
       result = await work({ hold, ...(heldOrderId === undefined ? {} : { heldOrderId }) });
     } catch (error) {
-      // A lost database leaves the outcome unknown (the last commit may have landed): the claim stays
-      // until its lease runs out, and the retry then answers with what was written, if anything.
-      if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) {
-        await store.idempotency.abandon(scope, key);
-      }
+      // A lost database leaves the outcome unknown (the last commit may have landed): the claim stays,
+      // and the retry answers with what was written, if anything. This request is over, so a retry need
+      // not wait out the lease: the claim is marked ended (here at once, in the database once it is back).
+      if (isDatabaseLoss(error)) endedClaims.add(scope, key, claim.token);
+      else await store.idempotency.abandon(scope, key);
       throw error;
     }
-    await store.idempotency.complete(scope, key, result);
+    // The work's commit landed; if the database fails now, the retry answers with what it wrote.
+    await store.idempotency.complete(scope, key, result).catch((error: unknown) => {
+      if (isDatabaseLoss(error)) endedClaims.add(scope, key, claim.token);
+      throw error;
+    });
     return { result, replayed: false };
   }
 

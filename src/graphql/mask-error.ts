@@ -16,6 +16,7 @@ export function maskError(error: unknown, logger: Logger): Error {
         code: original.code,
         ...original.members,
         ...(original.violations ? { violations: original.violations } : {}),
+        ...(original.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: original.retryAfterSeconds }),
       },
     });
   }

@@ -93,7 +93,9 @@ export function catalogProblem(
  */
 export function domainProblem(c: Context, error: DomainError): Response {
   const scope = error.members?.requiredScope;
-  if (!error.members) return catalogProblem(c, error.code, error.detail, error.violations);
+  const retryAfter: Record<string, string> =
+    error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
+  if (!error.members) return catalogProblem(c, error.code, error.detail, error.violations, retryAfter);
   const spec = errorCatalog[error.code];
   return problemResponse(
     c,
@@ -105,7 +107,12 @@ export function domainProblem(c: Context, error: DomainError): Response {
       members: error.members,
       ...(error.violations ? { errors: error.violations } : {}),
     },
-    scope ? { 'WWW-Authenticate': `Bearer realm="order-api", error="insufficient_scope", scope="${scope}"` } : {},
+    {
+      ...retryAfter,
+      ...(scope
+        ? { 'WWW-Authenticate': `Bearer realm="order-api", error="insufficient_scope", scope="${scope}"` }
+        : {}),
+    },
   );
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js';
 import type { Caller } from '../../src/core/index.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
-import { dyingStore } from '../support/dying-store.js';
+import { dyingStore, outageStore } from '../support/dying-store.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
@@ -177,6 +177,46 @@ describe('idempotency keys', () => {
       expect(replay).toMatchObject({ replayed: true, result: { id: retry.result.id } });
     },
   );
+
+  it('says when to retry, and lets the instance whose request ended take its claim over at once', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    const input = { items: [{ productId: product.id, quantity: 2 }] };
+    // The database fails after the reservation: the order is not written, the stock not given back.
+    const outage = outageStore(database.store, 'after-reserving');
+    const instance = await testCore(outage.store);
+    await expect(placeWithKey('outage-1', input, instance)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    // Another instance knows nothing of it: in use, with the seconds left of the 30-second lease.
+    const elsewhere = await placeWithKey('outage-1', input).catch((error: unknown) => error);
+    expect(elsewhere).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    const retryAfter = (elsewhere as { retryAfterSeconds: number }).retryAfterSeconds;
+    expect(retryAfter).toBeGreaterThanOrEqual(25);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    // The database is back: the instance whose request ended takes the claim over at once.
+    outage.end();
+    const retry = await placeWithKey('outage-1', input, instance);
+    expect(retry.replayed).toBe(false);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 2 });
+    expect(await placeWithKey('outage-1', input)).toMatchObject({ replayed: true, result: { id: retry.result.id } });
+  });
+
+  it('marks an ended claim in the database once it is back, so a retry on any instance answers at once', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    // The order commits, then the database fails before the claim completes: the outcome is unknown to the client.
+    const outage = outageStore(database.store, 'before-completing');
+    const instance = await testCore(outage.store);
+    const before = (await orderCount()) ?? 0;
+    await expect(placeWithKey('outage-2', input, instance)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    outage.end();
+    await expect
+      .poll(async () => (await database.db.query("SELECT ended_at FROM idempotency_keys WHERE key = 'outage-2'"))[0], {
+        timeout: 3000,
+      })
+      .toMatchObject({ ended_at: expect.any(Date) });
+    const retry = await placeWithKey('outage-2', input);
+    expect((await orderCount()) ?? 0).toBe(before + 1);
+    expect(await placeWithKey('outage-2', input)).toMatchObject({ replayed: true, result: { id: retry.result.id } });
+  });
 
   it('sweeps claims past their lease and the stock they held', async () => {
     const product = await makeProduct(core, admin, 100, 10);

@@ -56,9 +56,10 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
       fetch(`${url}/v1/orders`, { method: 'POST', headers: { ...target.headers, 'idempotency-key': key }, body }).then(
         async (response) => ({
           status: response.status,
+          retryAfter: response.headers.get('retry-after'),
           body: (await response.json()) as { id?: number; code?: string },
         }),
-        () => ({ status: 0, body: {} as { id?: number; code?: string } }),
+        () => ({ status: 0, retryAfter: null, body: {} as { id?: number; code?: string } }),
       );
     const keys: string[] = [];
     let serving = first;
@@ -88,7 +89,13 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
       if (Date.now() - killedAt > LEASE_SECONDS * 700) continue;
       const early = await Promise.all(burst.map((key) => place(serving.httpUrl, key)));
       expect(early.filter((outcome) => outcome.status >= 500)).toEqual([]);
-      inUse = early.filter((outcome) => outcome.body.code === 'IDEMPOTENCY_KEY_IN_USE').length;
+      const inUseAnswers = early.filter((outcome) => outcome.body.code === 'IDEMPOTENCY_KEY_IN_USE');
+      inUse = inUseAnswers.length;
+      // Each says when to come back: the seconds left of the dead attempt's lease.
+      for (const answer of inUseAnswers) {
+        expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(Number(answer.retryAfter)).toBeLessThanOrEqual(LEASE_SECONDS);
+      }
     }
     expect(inUse, 'no kill landed in the middle of a placement').toBeGreaterThan(0);
     const second = serving;

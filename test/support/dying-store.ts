@@ -1,3 +1,4 @@
+import { DomainError } from '../../src/core/errors.js';
 import type { Store } from '../../src/core/ports/index.js';
 
 /** Where a "dying" process stops, as seen from the database. */
@@ -25,5 +26,45 @@ export function dyingStore(store: Store, point: DeathPoint): Store {
     orders: { ...store.orders, insert: killed },
     inventory: { ...store.inventory, release: killed },
     idempotency: { ...store.idempotency, abandon: killed },
+  };
+}
+
+/** A database outage that the test ends: the store fails as a lost database does until `end()`. */
+export interface Outage {
+  store: Store;
+  end(): void;
+}
+
+/**
+ * The store of a process whose database fails under it from `point` on: those writes (and the compensation
+ * and bookkeeping that follow) fail with DATABASE_UNAVAILABLE, as a lost connection does, until `end()`.
+ */
+export function outageStore(store: Store, point: DeathPoint): Outage {
+  let down = true;
+  const unavailable = () => new DomainError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now.');
+  const whileDown =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      down ? Promise.reject(unavailable()) : write(...args);
+  const idempotency = {
+    ...store.idempotency,
+    complete: whileDown(store.idempotency.complete),
+    end: whileDown(store.idempotency.end),
+    abandon: whileDown(store.idempotency.abandon),
+  };
+  const failing: Store =
+    point === 'before-completing'
+      ? { ...store, idempotency }
+      : {
+          ...store,
+          idempotency,
+          orders: { ...store.orders, insert: whileDown(store.orders.insert) },
+          inventory: { ...store.inventory, release: whileDown(store.inventory.release) },
+        };
+  return {
+    store: failing,
+    end: () => {
+      down = false;
+    },
   };
 }

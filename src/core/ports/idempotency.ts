@@ -1,15 +1,20 @@
 /** The outcome of claiming an idempotency key. */
 export type IdempotencyClaim =
-  /** `heldOrderId`: a dead claim of the same request was taken over, and the order it wrote exists. */
-  | { kind: 'claimed'; heldOrderId?: number }
-  | { kind: 'in-progress'; fingerprint: string }
+  /**
+   * `heldOrderId`: a dead claim of the same request was taken over, and the order it wrote exists.
+   * `token`: identifies this claim (not a later one of the same key) to `end`.
+   */
+  | { kind: 'claimed'; token: string; heldOrderId?: number }
+  /** `claimedAt`: when the running claim started (its lease runs from then). */
+  | { kind: 'in-progress'; fingerprint: string; claimedAt: Date }
   | { kind: 'completed'; fingerprint: string; result: unknown };
 
 /** Idempotency keys and their claims. */
 export interface IdempotencyStore {
   /**
-   * Claims a key; a row older than `since`, or still in progress since before `leaseStart`, is taken
-   * over (releasing the stock its claim held for an order that was never written).
+   * Claims a key; a row older than `since`, or still in progress since before `leaseStart`, or whose
+   * claim ended (`end`, or `endedToken` from this instance) is taken over (releasing the stock its claim
+   * held for an order that was never written).
    */
   claim(
     caller: string,
@@ -18,7 +23,10 @@ export interface IdempotencyStore {
     fingerprint: string,
     since: Date,
     leaseStart: Date,
+    endedToken?: string,
   ): Promise<IdempotencyClaim>;
+  /** Marks a claim still in progress as ended (its request is over, its outcome unknown). */
+  end(caller: string, key: string, token: string): Promise<void>;
   /** Records that the claim holds stock reserved for `orderId`. */
   hold(caller: string, key: string, orderId: number): Promise<void>;
   complete(caller: string, key: string, result: unknown): Promise<void>;

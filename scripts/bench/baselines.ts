@@ -17,6 +17,7 @@ import {
   ReserveReplySchema,
   ReserveRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import type { Core } from '../../src/core/index.js';
 import { createGrpcJsServer } from '../../src/grpc/grpc-js-server.js';
 import { pgTypeParsers } from '../../src/store/database.js';
 
@@ -226,6 +227,33 @@ export async function startBareYoga() {
   });
   const server = createServer(yoga);
   return onLoopback(server);
+}
+
+/** The product's GraphQL parts, from the build under test (scratch.ts `importBuild`). */
+export interface GraphQLParts {
+  resolvers: typeof import('../../src/graphql/resolvers.js')['resolvers'];
+  createLoaders: typeof import('../../src/graphql/context.js')['createLoaders'];
+  callerFromAuthorization: typeof import('../../src/http/bearer.js')['callerFromAuthorization'];
+  TimeBudget: typeof import('../../src/graphql/use-time-budget.js')['TimeBudget'];
+}
+
+/**
+ * GraphQL's own floor: a plain graphql-yoga server (its defaults, no plugin) with the product's schema,
+ * resolvers, per-request DataLoaders and core (so the same SQL), and none of the product's edge: no
+ * limits, rate budget, persisted operations, time-out, metrics, deprecation signals, scopes, brownouts,
+ * error masking or graphql-jit. Authentication stays, since the resolvers need a caller.
+ */
+export async function startPlainYoga(core: Core, parts: GraphQLParts, typeDefs: string) {
+  const yoga = createYoga({
+    schema: createSchema({ typeDefs, resolvers: parts.resolvers as never }),
+    logging: false,
+    async context({ request }: { request: Request }) {
+      const found = await parts.callerFromAuthorization(core, request.headers.get('authorization'));
+      const caller = found === 'invalid' ? null : found;
+      return { core, caller, loaders: parts.createLoaders(core, caller), timeBudget: new parts.TimeBudget(5000) };
+    },
+  });
+  return onLoopback(createServer(yoga));
 }
 
 /**

@@ -26,7 +26,7 @@
  * (Debian: apt-get install wrk nghttp2-client).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -48,6 +48,7 @@ import {
   startBareYoga,
   startConnectNodeInventory,
   startGrpcJsInventory,
+  startPlainYoga,
   startServiceImplOnGrpcJs,
 } from './baselines.js';
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
@@ -91,7 +92,7 @@ requireTools('wrk', 'h2load');
 // helpers, such as esbuild's keepNames wrappers, run on every closure a request creates).
 execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 const root = path.resolve(import.meta.dirname, '../..');
-const { startServer, loadConfig } = await importBuild(path.join(root, 'dist'));
+const { startServer, loadConfig, graphqlParts } = await importBuild(path.join(root, 'dist'));
 const scratch = await scratchDataSet(url, 'bench');
 const { schema, adminKey } = scratch;
 const auth = { authorization: `Bearer ${adminKey}` };
@@ -99,6 +100,8 @@ console.log(`${quick ? 'quick run' : 'full run'}: 100k orders loaded in ${Math.r
 
 const servers: RunningServer[] = [];
 const scratchRoots: string[] = [];
+/** Schemas a row created beside the scratch one, dropped at the end. */
+const scratchSchemas: string[] = [];
 /** Starts the server in this process over the scratch schema, as served unless `overrides` say otherwise. */
 async function serve(overrides: Record<string, string> = {}, projectRoot?: string) {
   const config = loadConfig(scratch.settings(overrides));
@@ -196,6 +199,30 @@ try {
       target: 0.8,
     };
     rows.push(page);
+    // GraphQL's own floor: plain Yoga over the same resolvers, loaders and SQL (no edge features).
+    const typeDefs = readFileSync(path.join(root, 'contracts/schema.graphql'), 'utf8');
+    const plainYoga = await startPlainYoga(server.core, graphqlParts, typeDefs);
+    const plainPage = http(plainYoga.url, { path: '/graphql', headers: auth, body: JSON.stringify({ query }) });
+    await warm(plainPage);
+    rows.push({
+      label: 'GraphQL ordersConnection(first: 20)',
+      baseline: 'plain graphql-yoga, same resolvers',
+      measured: await compare(plainPage, graphql),
+      target: 0.85,
+    });
+    plainYoga.close();
+    // The same page against the REST page on the demo data set (a few orders), beside the 100k above.
+    const demoSchema = `${schema}_demo`;
+    const demo = await serve({ DATABASE_SCHEMA: demoSchema, SEED_DEMO: 'true' });
+    const demoRest = http(demo.httpUrl, { path: '/v1/orders?size=20', headers: auth });
+    const demoGraphql = http(demo.httpUrl, { path: '/graphql', headers: auth, body: JSON.stringify({ query }) });
+    await warm(demoRest, demoGraphql);
+    rows.push({
+      label: 'GraphQL ordersConnection(first: 20), demo data',
+      baseline: 'REST page of 20, demo data',
+      measured: await compare(demoRest, demoGraphql),
+    });
+    scratchSchemas.push(demoSchema);
     // The floors: an operation that reads nothing, on this server and on a bare Yoga server, and a plain
     // Node HTTP server answering the same bytes without Yoga.
     const typename = JSON.stringify({ query: '{ __typename }' });
@@ -438,6 +465,7 @@ try {
   }
 } finally {
   for (const running of servers) await running.close();
+  for (const extra of scratchSchemas) await pool.query(`DROP SCHEMA IF EXISTS ${extra} CASCADE`);
   await pool.end();
   for (const scratch of scratchRoots) rmSync(scratch, { recursive: true, force: true });
   await scratch.drop();

@@ -53,5 +53,13 @@ export async function importBuild(dist: string) {
   const from = (file: string) => import(path.resolve(dist, 'src', file));
   const { startServer } = (await from('server.js')) as typeof import('../../src/server.js');
   const { loadConfig } = (await from('config.js')) as typeof import('../../src/config.js');
-  return { startServer, loadConfig };
+  const { resolvers } = (await from('graphql/resolvers.js')) as typeof import('../../src/graphql/resolvers.js');
+  const { createLoaders } = (await from('graphql/context.js')) as typeof import('../../src/graphql/context.js');
+  const { callerFromAuthorization } = (await from('http/bearer.js')) as typeof import('../../src/http/bearer.js');
+  const { TimeBudget } = (await from(
+    'graphql/use-time-budget.js',
+  )) as typeof import('../../src/graphql/use-time-budget.js');
+  /** The product's own GraphQL parts, for a plain Yoga server built from them (baselines.ts). */
+  const graphqlParts = { resolvers, createLoaders, callerFromAuthorization, TimeBudget };
+  return { startServer, loadConfig, graphqlParts };
 }

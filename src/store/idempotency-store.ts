@@ -1,24 +1,25 @@
+import type { EventPolicy } from '../core/event-policy.js';
 import type { IdempotencyClaim, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
-import { releaseHeld } from './inventory-store.js';
+import { releaseWithEvents } from './inventory-store.js';
 
 /**
  * Releases the stock a dropped claim held, unless its order was written after all; returns the ids of
  * the orders that were written (the work finished but its claim never completed).
  */
-async function releaseOrphaned(tx: Queryable, heldOrderIds: unknown[]): Promise<number[]> {
+async function releaseOrphaned(tx: Queryable, events: EventPolicy, heldOrderIds: unknown[]): Promise<number[]> {
   const written: number[] = [];
   for (const orderId of heldOrderIds) {
     if (orderId === null || orderId === undefined) continue;
     const rows = await tx.query('SELECT 1 FROM orders WHERE id = $1', [orderId]);
-    if (rows.length === 0) await releaseHeld(tx, Number(orderId));
+    if (rows.length === 0) await releaseWithEvents(tx, events, Number(orderId));
     else written.push(Number(orderId));
   }
   return written;
 }
 
 /** Idempotency keys in PostgreSQL: one row per (caller, key), claimed IN_PROGRESS, then COMPLETED with its result. */
-export function idempotencyStore(db: Database): Store['idempotency'] {
+export function idempotencyStore(db: Database, events: EventPolicy): Store['idempotency'] {
   return {
     async claim(caller, key, operation, fingerprint, since, leaseStart): Promise<IdempotencyClaim> {
       // A key older than 24 hours no longer counts, nor does a claim whose lease ran out: the request
@@ -35,6 +36,7 @@ export function idempotencyStore(db: Database): Store['idempotency'] {
         const dead = dropped.filter((row) => row.state === 'IN_PROGRESS');
         const written = await releaseOrphaned(
           tx,
+          events,
           dead.map((row) => row.held_order_id),
         );
         return dead.some((row) => row.fingerprint === fingerprint) ? written[0] : undefined;
@@ -82,6 +84,7 @@ export function idempotencyStore(db: Database): Store['idempotency'] {
         );
         await releaseOrphaned(
           tx,
+          events,
           dropped.map((row) => row.held_order_id),
         );
         return dropped.length;

@@ -5,6 +5,7 @@
 
 import type { ApiKeyStore } from './api-keys.js';
 import type { BrownoutStore } from './brownouts.js';
+import type { EventStore } from './events.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { DraftStore, OrderStore } from './orders.js';
@@ -12,9 +13,11 @@ import type { ProductStore, RatingStore } from './products.js';
 import type { SettingsStore } from './settings.js';
 import type { UsagePort } from './usage.js';
 import type { UserStore } from './users.js';
+import type { WebhookStore } from './webhooks.js';
 
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
+export type { EventFilter, EventStore } from './events.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';
@@ -22,6 +25,7 @@ export type { DraftStore, NewOrder, OrderChange, OrderFilters, OrderStore } from
 export type { ProductStore, RatingStore } from './products.js';
 export type { SettingsStore } from './settings.js';
 export type { UserFields, UserStore } from './users.js';
+export type * from './webhooks.js';
 
 /** Every port of the storage: what the SQL store implements, and what the composition root hands out. */
 export interface Store {
@@ -38,4 +42,8 @@ export interface Store {
   idempotency: IdempotencyStore;
   /** Brownout windows of deprecated items. */
   brownouts: BrownoutStore;
+  /** Committed events (written by the stores above, in the transaction of their change). */
+  events: EventStore;
+  /** Webhook endpoints and their deliveries. */
+  webhooks: WebhookStore;
 }

@@ -1,0 +1,41 @@
+/** GET /v1/events: the caller's events of the last 30 days, newest first, to reconcile missed deliveries. */
+import type { Caller } from './caller.js';
+import type { CursorCodec } from './cursor.js';
+import type { EventType, StoredEvent } from './events.js';
+import { type ListInput, readPage } from './paging.js';
+import type { EventStore } from './ports/index.js';
+import { EVENT_RETENTION_MS } from './webhook-endpoints.js';
+
+/** What the list is filtered by. */
+export interface EventListInput extends ListInput {
+  types?: EventType[];
+  createdAfter?: Date;
+}
+
+/** Creates the event list. */
+export function createEventList(deps: { events: EventStore; cursors: CursorCodec; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  return (caller: Caller, input: EventListInput) => {
+    const filter = {
+      ...(caller.role === 'admin' ? {} : { ownerUserId: caller.userId }),
+      ...(input.types ? { types: input.types } : {}),
+      ...(input.createdAfter ? { createdAfter: input.createdAfter } : {}),
+    };
+    return readPage<StoredEvent>({
+      cursors: deps.cursors,
+      sort: [{ field: 'seq', descending: true }],
+      size: input.size,
+      cursor: input.cursor,
+      filters: { list: 'events', ...filter, createdAfter: input.createdAfter?.toISOString() ?? null },
+      withTotal: false,
+      keys: (event) => [event.seq],
+      count: async () => 0,
+      fetch: (after, limit) =>
+        deps.events.list(filter, {
+          limit,
+          since: new Date(now().getTime() - EVENT_RETENTION_MS),
+          ...(after ? { beforeSeq: after[0] as number } : {}),
+        }),
+    });
+  };
+}

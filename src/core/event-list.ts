@@ -19,7 +19,6 @@ export function createEventList(deps: { events: EventStore; cursors: CursorCodec
     const filter = {
       ...(caller.role === 'admin' ? {} : { ownerUserId: caller.userId }),
       ...(input.types ? { types: input.types } : {}),
-      ...(input.createdAfter ? { createdAfter: input.createdAfter } : {}),
     };
     return readPage<StoredEvent>({
       cursors: deps.cursors,
@@ -33,7 +32,7 @@ export function createEventList(deps: { events: EventStore; cursors: CursorCodec
       fetch: (after, limit) =>
         deps.events.list(filter, {
           limit,
-          since: new Date(now().getTime() - EVENT_RETENTION_MS),
+          since: new Date(Math.max(now().getTime() - EVENT_RETENTION_MS, input.createdAfter?.getTime() ?? 0)),
           ...(after ? { beforeSeq: after[0] as number } : {}),
         }),
     });

@@ -1,92 +1,117 @@
 import { randomBytes } from 'node:crypto';
-import type { EventType, NewEvent, StoredEvent } from '../core/events.js';
-import type { EventFilter, EventStore } from '../core/ports/events.js';
+import type { EventFilter, EventType, NewEvent, StoredEvent } from '../core/events.js';
+import type { EventPosition, EventStore } from '../core/ports/events.js';
 import type { Database, Queryable } from './database.js';
 
-/** The channel that tells every instance a new event was committed. */
-export const EVENT_CHANNEL = 'order_api_events';
+/** The notification channel of committed events (scoped per schema by `Database.channel`). */
+export const EVENTS_CHANNEL = 'order_api_events';
 
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** A new event id: `evt_` and 26 characters, time first so that ids sort by creation. */
-function eventId(): string {
-  let time = Date.now();
-  let head = '';
-  for (let i = 0; i < 10; i++) {
-    head = ALPHABET[time % 32] + head;
-    time = Math.floor(time / 32);
-  }
-  const tail = [...randomBytes(16)].map((byte) => ALPHABET[byte % 32]).join('');
-  return `evt_${head}${tail}`;
+interface EventRow {
+  seq: number;
+  tx_id: number;
+  id: string;
+  type: EventType;
+  created_at: Date;
+  owner_user_id: number | null;
+  subject: string;
+  data: StoredEvent['data'];
 }
 
-const toEvent = (row: Record<string, unknown>): StoredEvent => ({
-  id: row.id as string,
-  seq: row.seq as number,
-  type: row.type as EventType,
-  createdAt: row.created_at as Date,
-  ownerUserId: (row.owner_user_id as number | null) ?? null,
-  subject: row.subject as string,
-  data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as StoredEvent['data'],
+const COLUMNS = 'seq, tx_id::text::bigint AS tx_id, id, type, created_at, owner_user_id, subject, data';
+const LAST_SEQ = Number.MAX_SAFE_INTEGER;
+
+const toEvent = (row: EventRow): StoredEvent => ({
+  seq: row.seq,
+  id: row.id,
+  type: row.type,
+  createdAt: row.created_at,
+  ownerUserId: row.owner_user_id,
+  subject: row.subject,
+  data: row.data,
 });
 
-/** Writes events inside the caller's transaction and notifies listeners (delivered on commit only). */
-export async function appendEvents(tx: Queryable, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+// 130 random bits in 26 characters of an unambiguous alphabet (Crockford's base32), as public event ids.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const newEventId = (): string => `evt_${Array.from(randomBytes(26), (byte) => ALPHABET[byte & 31]).join('')}`;
+
+/**
+ * Writes events in the caller's transaction and notifies the readers of every instance: PostgreSQL
+ * delivers a NOTIFY sent in a transaction only when it commits, and never when it rolls back.
+ */
+export async function appendEvents(
+  tx: Queryable,
+  channel: string,
+  events: readonly NewEvent[],
+): Promise<StoredEvent[]> {
   const stored: StoredEvent[] = [];
   for (const event of events) {
-    const rows = await tx.query(
-      `INSERT INTO events (id, type, owner_user_id, subject, data) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [eventId(), event.type, event.ownerUserId, event.subject, JSON.stringify(event.data)],
+    const rows = await tx.query<EventRow>(
+      `INSERT INTO events (id, type, owner_user_id, subject, data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [newEventId(), event.type, event.ownerUserId, event.subject, JSON.stringify(event.data)],
     );
-    stored.push(toEvent(rows[0] as Record<string, unknown>));
+    stored.push(toEvent(rows[0] as EventRow));
   }
-  const last = stored.at(-1);
-  if (last) await tx.query('SELECT pg_notify($1, $2)', [EVENT_CHANNEL, String(last.seq)]);
+  if (stored.length > 0) await tx.query('SELECT pg_notify($1, $2)', [channel, String(stored.at(-1)?.seq)]);
   return stored;
 }
 
-function conditions(filter: EventFilter, params: unknown[]): string[] {
+/** The filter as SQL conditions from parameter `$first` on. */
+function filterSql(filter: EventFilter, first: number): { where: string; params: unknown[] } {
   const where: string[] = [];
-  if (filter.ownerUserId !== undefined) {
-    params.push(filter.ownerUserId);
-    where.push(`owner_user_id = $${params.length}`);
-  }
+  const params: unknown[] = [];
   if (filter.types) {
     params.push(filter.types);
-    where.push(`type = ANY($${params.length}::text[])`);
+    where.push(`type = ANY($${first + params.length - 1}::text[])`);
   }
-  if (filter.createdAfter) {
-    params.push(filter.createdAfter);
-    where.push(`created_at > $${params.length}`);
+  if (filter.subject !== undefined) {
+    params.push(filter.subject);
+    where.push(`subject = $${first + params.length - 1}`);
   }
-  return where;
+  if (filter.ownerUserId !== undefined) {
+    params.push(filter.ownerUserId);
+    where.push(`owner_user_id = $${first + params.length - 1}`);
+  }
+  return { where: where.map((condition) => ` AND ${condition}`).join(''), params };
 }
 
-/** Committed events in PostgreSQL. */
+/** The outbox's reads in PostgreSQL. */
 export function eventStore(db: Database): EventStore {
+  const horizon = async (): Promise<number> => {
+    const rows = await db.query<{ xmin: number }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin',
+    );
+    return Number(rows[0]?.xmin);
+  };
   return {
-    async after(seq, filter, limit) {
-      const params: unknown[] = [seq, limit];
-      const where = ['seq > $1', ...conditions(filter, params)];
-      const rows = await db.query(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $2`, params);
-      return rows.map(toEvent);
+    async after(position, filter, limit) {
+      const xmin = await horizon();
+      const { where, params } = filterSql(filter, 5);
+      const rows = await db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events
+          WHERE (tx_id, seq) > ($1::text::xid8, $2) AND tx_id < $3::text::xid8${where}
+          ORDER BY tx_id, seq LIMIT $4`,
+        [String(position.txId), position.seq, String(xmin), limit, ...params],
+      );
+      const last = rows.at(-1);
+      let next: EventPosition = last ? { txId: last.tx_id, seq: last.seq } : position;
+      // Fewer than asked: every matching event of the finished transactions was read, so skip to the horizon.
+      if (rows.length < limit && xmin - 1 > next.txId) next = { txId: xmin - 1, seq: LAST_SEQ };
+      return { events: rows.map(toEvent), next };
+    },
+    async head() {
+      return { txId: (await horizon()) - 1, seq: LAST_SEQ };
     },
     async list(filter, page) {
-      const params: unknown[] = [page.since, page.limit];
-      const where = ['created_at > $1', ...conditions(filter, params)];
-      if (page.beforeSeq !== undefined) {
-        params.push(page.beforeSeq);
-        where.push(`seq < $${params.length}`);
-      }
-      const rows = await db.query(
-        `SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $2`,
-        params,
+      const { where, params } = filterSql(filter, 4);
+      const rows = await db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE created_at > $1 AND seq < $2${where} ORDER BY seq DESC LIMIT $3`,
+        [page.since, page.beforeSeq ?? LAST_SEQ, page.limit, ...params],
       );
       return rows.map(toEvent);
     },
     async get(id) {
-      const rows = await db.query('SELECT * FROM events WHERE id = $1', [id]);
-      return rows[0] && toEvent(rows[0]);
+      const rows = await db.query<EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = $1`, [id]);
+      return rows[0] ? toEvent(rows[0]) : undefined;
     },
   };
 }

@@ -1,13 +1,13 @@
-import type { EventPolicy } from '../core/event-policy.js';
 import type { IdempotencyClaim, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
 import { releaseWithEvents } from './inventory-store.js';
+import type { Outbox } from './outbox.js';
 
 /**
  * Releases the stock a dropped claim held, unless its order was written after all; returns the ids of
  * the orders that were written (the work finished but its claim never completed).
  */
-async function releaseOrphaned(tx: Queryable, events: EventPolicy, heldOrderIds: unknown[]): Promise<number[]> {
+async function releaseOrphaned(tx: Queryable, events: Outbox, heldOrderIds: unknown[]): Promise<number[]> {
   const written: number[] = [];
   for (const orderId of heldOrderIds) {
     if (orderId === null || orderId === undefined) continue;
@@ -19,7 +19,7 @@ async function releaseOrphaned(tx: Queryable, events: EventPolicy, heldOrderIds:
 }
 
 /** Idempotency keys in PostgreSQL: one row per (caller, key), claimed IN_PROGRESS, then COMPLETED with its result. */
-export function idempotencyStore(db: Database, events: EventPolicy): Store['idempotency'] {
+export function idempotencyStore(db: Database, events: Outbox): Store['idempotency'] {
   return {
     async claim(caller, key, operation, fingerprint, since, leaseStart): Promise<IdempotencyClaim> {
       // A key older than 24 hours no longer counts, nor does a claim whose lease ran out: the request

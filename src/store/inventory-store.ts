@@ -1,9 +1,8 @@
-import type { EventPolicy } from '../core/event-policy.js';
 import { MAX_STOCK } from '../core/inventory.js';
 import type { Reservation } from '../core/model.js';
 import type { ReserveOutcome, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
-import { writeEvents } from './outbox.js';
+import { type Outbox, writeEvents } from './outbox.js';
 import { toReservation, toStock } from './rows.js';
 
 /** Gives back every HELD reservation of an order (optionally of one SKU) to stock; returns them. */
@@ -21,17 +20,18 @@ export async function releaseHeld(tx: Queryable, orderId: number, sku?: string):
 }
 
 /** Writes the `stock.changed` events of SKUs whose units changed in this transaction. */
-export async function writeStockEvents(tx: Queryable, events: EventPolicy, skus: readonly string[]): Promise<void> {
+export async function writeStockEvents(tx: Queryable, events: Outbox, skus: readonly string[]): Promise<void> {
   if (skus.length === 0) return;
   const rows = await tx.query('SELECT * FROM stock WHERE sku = ANY ($1::text[]) ORDER BY sku', [[...new Set(skus)]]);
   await writeEvents(
     tx,
+    events.channel,
     rows.flatMap((row) => events.stockChanged(toStock(row))),
   );
 }
 
 /** Releases like releaseHeld, and writes the stock events of what it gave back. */
-export async function releaseWithEvents(tx: Queryable, events: EventPolicy, orderId: number, sku?: string) {
+export async function releaseWithEvents(tx: Queryable, events: Outbox, orderId: number, sku?: string) {
   const released = await releaseHeld(tx, orderId, sku);
   await writeStockEvents(
     tx,
@@ -42,7 +42,7 @@ export async function releaseWithEvents(tx: Queryable, events: EventPolicy, orde
 }
 
 /** Stock and reservations in PostgreSQL; a reservation locks its stock row so concurrent ones queue. */
-export function inventoryStore(db: Database, events: EventPolicy): Store['inventory'] {
+export function inventoryStore(db: Database, events: Outbox): Store['inventory'] {
   return {
     async stock(sku) {
       const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
@@ -72,7 +72,7 @@ export function inventoryStore(db: Database, events: EventPolicy): Store['invent
           `INSERT INTO reservations (order_id, sku, quantity, state, expires_at) VALUES ($1, $2, $3, 'HELD', $4) RETURNING *`,
           [orderId, sku, quantity, expiresAt],
         );
-        await writeEvents(tx, events.stockChanged(toStock(updated[0] as Record<string, unknown>)));
+        await writeEvents(tx, events.channel, events.stockChanged(toStock(updated[0] as Record<string, unknown>)));
         beforeCommit?.();
         return {
           kind: 'reserved',
@@ -106,7 +106,7 @@ export function inventoryStore(db: Database, events: EventPolicy): Store['invent
           [sku, delta],
         );
         if (rows[0]) {
-          await writeEvents(tx, events.stockChanged(toStock(rows[0])));
+          await writeEvents(tx, events.channel, events.stockChanged(toStock(rows[0])));
           beforeCommit?.();
         }
         return rows[0] ? toStock(rows[0]) : ('below-reserved' as const);
@@ -117,7 +117,7 @@ export function inventoryStore(db: Database, events: EventPolicy): Store['invent
 }
 
 /** Releases HELD reservations whose order never appeared before `now`. */
-async function expireHeld(tx: Queryable, events: EventPolicy, now: Date): Promise<number> {
+async function expireHeld(tx: Queryable, events: Outbox, now: Date): Promise<number> {
   const stale = await tx.query(
     `SELECT DISTINCT order_id FROM reservations WHERE state = 'HELD' AND expires_at IS NOT NULL AND expires_at < $1`,
     [now],

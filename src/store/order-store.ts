@@ -1,4 +1,3 @@
-import type { EventPolicy } from '../core/event-policy.js';
 import type { Order } from '../core/model.js';
 import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
@@ -6,7 +5,7 @@ import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { pageSql } from './keyset.js';
 import { orderColumns, orderConditions } from './order-query.js';
 import { itemsOf, type OrderRow, toCancellation, toOrderHead, toShipment, withItems } from './order-rows.js';
-import { writeEvents } from './outbox.js';
+import { type Outbox, writeEvents } from './outbox.js';
 import { toDraft } from './rows.js';
 
 async function loadOrder(db: Queryable, id: number) {
@@ -29,7 +28,7 @@ function listSql({ filters, sort, after, limit }: KeysetQuery<OrderFilters>): [s
 }
 
 /** Orders with their items, shipments and cancellations in PostgreSQL; every multi-row change is one transaction. */
-export function orderStore(db: Database, events: EventPolicy): Store['orders'] {
+export function orderStore(db: Database, events: Outbox): Store['orders'] {
   return {
     async allocateId() {
       const rows = await db.query<{ id: number }>(`SELECT nextval('orders_id_seq') AS id`);
@@ -63,7 +62,7 @@ export function orderStore(db: Database, events: EventPolicy): Store['orders'] {
       return db
         .transaction(async (tx) => {
           const placed = await insertOrder(tx, order);
-          await writeEvents(tx, events.orderPlaced(placed));
+          await writeEvents(tx, events.channel, events.orderPlaced(placed));
           return placed;
         })
         .catch((error: unknown) => {
@@ -146,7 +145,7 @@ async function insertOrder(tx: Queryable, order: NewOrder): Promise<Order> {
 }
 
 /** Applies a change: the order row (at its version), its shipment, its cancellation, its reservations. */
-async function changeOrder(tx: Queryable, events: EventPolicy, change: OrderChange): Promise<Order | 'stale'> {
+async function changeOrder(tx: Queryable, events: Outbox, change: OrderChange): Promise<Order | 'stale'> {
   const updated = await tx.query(
     `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
             updated_at = date_trunc('milliseconds', now()), version = version + 1
@@ -187,7 +186,7 @@ async function changeOrder(tx: Queryable, events: EventPolicy, change: OrderChan
     );
   }
   const order = (await loadOrder(tx, change.orderId)) as Order;
-  await writeEvents(tx, events.orderChanged(order, change));
+  await writeEvents(tx, events.channel, events.orderChanged(order, change));
   return order;
 }
 
@@ -196,7 +195,7 @@ class DraftTaken extends Error {}
 /** Sets a shipment's carrier data; the order's `order.updated` event names the shipment. */
 async function updateShipment(
   tx: Queryable,
-  events: EventPolicy,
+  events: Outbox,
   orderId: number,
   fields: { carrier: string | null; trackingNumber: string | null },
 ) {
@@ -205,6 +204,6 @@ async function updateShipment(
     [orderId, fields.carrier, fields.trackingNumber],
   );
   if (!rows[0]) return undefined;
-  await writeEvents(tx, events.shipmentChanged((await loadOrder(tx, orderId)) as Order));
+  await writeEvents(tx, events.channel, events.shipmentChanged((await loadOrder(tx, orderId)) as Order));
   return toShipment(rows[0]);
 }

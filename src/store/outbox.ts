@@ -1,3 +1,4 @@
+import type { EventPolicy } from '../core/event-policy.js';
 import type { NewEvent } from '../core/events.js';
 import type { Queryable } from './database.js';
 import { appendEvents } from './event-store.js';
@@ -7,9 +8,9 @@ import { appendEvents } from './event-store.js';
  * same transaction: an endpoint takes an event of one of its types when it belongs to an admin, or to the
  * event's owner. A crash after commit loses nothing; the dispatcher finds the queued rows.
  */
-export async function writeEvents(tx: Queryable, events: readonly NewEvent[]): Promise<void> {
+export async function writeEvents(tx: Queryable, channel: string, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const stored = await appendEvents(tx, events);
+  const stored = await appendEvents(tx, channel, events);
   await tx.query(
     `INSERT INTO webhook_deliveries (endpoint_id, event_id)
      SELECT w.id, e.id FROM events e JOIN webhook_endpoints w
@@ -19,3 +20,6 @@ export async function writeEvents(tx: Queryable, events: readonly NewEvent[]): P
     [stored.map((event) => event.id)],
   );
 }
+
+/** The core's event policy with the notification channel of this database: what the writing stores need. */
+export type Outbox = EventPolicy & { channel: string };

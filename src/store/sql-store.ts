@@ -3,7 +3,7 @@ import type { Store } from '../core/ports/index.js';
 import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
-import { eventStore } from './event-store.js';
+import { EVENTS_CHANNEL, eventStore } from './event-store.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
 import { draftStore, orderStore } from './order-store.js';
@@ -17,7 +17,8 @@ import { webhookStore } from './webhook-store.js';
  * core's event policy, applied inside each writing transaction (the composition root passes the
  * configured VAT rate; 0.1, the default rate, otherwise).
  */
-export function createSqlStore(db: Database, events: EventPolicy = createEventPolicy({ vatRate: 0.1 })): Store {
+export function createSqlStore(db: Database, policy: EventPolicy = createEventPolicy({ vatRate: 0.1 })): Store {
+  const events = { ...policy, channel: db.channel(EVENTS_CHANNEL) };
   return {
     settings: {
       async get(key) {

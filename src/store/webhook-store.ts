@@ -1,6 +1,7 @@
 import type { EventType, StoredEvent } from '../core/events.js';
 import type { DisabledReason, WebhookAttempt, WebhookEndpoint, WebhookStore } from '../core/ports/webhooks.js';
 import type { Database } from './database.js';
+import { EVENTS_CHANNEL } from './event-store.js';
 import { writeEvents } from './outbox.js';
 
 const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint => ({
@@ -178,7 +179,7 @@ function deliveryStore(db: Database): Pick<WebhookStore, 'claimDue' | 'record'> 
         await tx.query(`UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = $1 AND state = 'pending'`, [
           delivery.endpoint.id,
         ]);
-        await writeEvents(tx, [attempt.disable.event]);
+        await writeEvents(tx, db.channel(EVENTS_CHANNEL), [attempt.disable.event]);
       });
     },
   };

@@ -86,7 +86,7 @@ beforeAll(async () => {
     SEED_DEMO: 'false',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_RETRY_SECONDS: '0,0',
-    WEBHOOK_POLL_MS: '50',
+    WEBHOOK_POLL_MS: '1000',
   });
   const user = async (name: string) =>
     (await post<{ id: number }>('/v1/users', { name, email: `${name}@hooks.example.com` })).body.id;

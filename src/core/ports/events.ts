@@ -1,18 +1,33 @@
-import type { EventType, StoredEvent } from '../events.js';
+import type { EventFilter, StoredEvent } from '../events.js';
 
-/** Which events a reader may see and wants. */
-export interface EventFilter {
-  /** `undefined`: every owner (admins); else events of this user only. */
-  ownerUserId?: number;
-  types?: readonly EventType[];
-  createdAfter?: Date;
+/**
+ * A reader's place in the outbox: after the event `seq` of transaction `txId`. Readers follow this order,
+ * not `seq` alone, since a transaction that took a lower seq may commit after one that took a higher.
+ */
+export interface EventPosition {
+  txId: number;
+  seq: number;
 }
 
-/** Committed events. Writing them is the store's, inside the transaction of each change. */
+/** Reads of the outbox of events (the writes happen inside the store's own transactions). */
 export interface EventStore {
-  /** Events after a place in the feed, oldest first. */
-  after(seq: number, filter: EventFilter, limit: number): Promise<StoredEvent[]>;
-  /** Newest first, before a place in the feed (for pages). */
-  list(filter: EventFilter, page: { beforeSeq?: number; limit: number; since: Date }): Promise<StoredEvent[]>;
+  /**
+   * Committed events after `position` that pass the filter, in commit-safe order, at most `limit`, and
+   * the position to read from next. Only events of transactions older than every running one are read,
+   * so no event can later appear before the returned position.
+   */
+  after(
+    position: EventPosition,
+    filter: EventFilter,
+    limit: number,
+  ): Promise<{ events: StoredEvent[]; next: EventPosition }>;
+  /** The position before every event a transaction running or started from now writes: where a new stream starts. */
+  head(): Promise<EventPosition>;
+  /**
+   * A page of the events list (GET /v1/events): newest first, created after `since`, below `beforeSeq`
+   * when continuing a page.
+   */
+  list(filter: EventFilter, page: { since: Date; beforeSeq?: number; limit: number }): Promise<StoredEvent[]>;
+  /** One event by its public id. */
   get(id: string): Promise<StoredEvent | undefined>;
 }

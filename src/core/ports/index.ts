@@ -17,7 +17,7 @@ import type { WebhookStore } from './webhooks.js';
 
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
-export type { EventFilter, EventStore } from './events.js';
+export type { EventPosition, EventStore } from './events.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';
@@ -42,7 +42,7 @@ export interface Store {
   idempotency: IdempotencyStore;
   /** Brownout windows of deprecated items. */
   brownouts: BrownoutStore;
-  /** Committed events (written by the stores above, in the transaction of their change). */
+  /** Reads of the outbox of events (written in the transactions of the changes). */
   events: EventStore;
   /** Webhook endpoints and their deliveries. */
   webhooks: WebhookStore;

@@ -1270,6 +1270,8 @@ export interface components {
             nextCursor?: string;
             /** @description Whether a further page exists. */
             hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /**
          * Format: uri
@@ -1330,6 +1332,8 @@ export interface components {
             nextCursor?: string;
             /** @description Whether a further page exists. */
             hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /** @description One delivery attempt of an event to an endpoint. */
         WebhookDelivery: {
@@ -1358,6 +1362,8 @@ export interface components {
             nextCursor?: string;
             /** @description Whether a further page exists. */
             hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
         };
         /** @description The event to deliver again. */
         WebhookRedelivery: {
@@ -2626,6 +2632,11 @@ export interface components {
          * @example apiKeyId
          */
         DeprecationNoticeSort: string;
+        /**
+         * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+         * @example -createdAt
+         */
+        NewestFirstSort: "-createdAt";
         /**
          * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `createdAt`, `id`; default `-createdAt`.
          * @example id
@@ -4777,12 +4788,19 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+                 * @example -createdAt
+                 */
+                sort?: components["parameters"]["NewestFirstSort"];
+                /**
                  * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
             path?: never;
@@ -4908,6 +4926,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4992,12 +5011,19 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+                 * @example -createdAt
+                 */
+                sort?: components["parameters"]["NewestFirstSort"];
+                /**
                  * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
             path: {
@@ -5078,12 +5104,19 @@ export interface operations {
                 /** @description Only events created after this instant (exclusive). */
                 createdAfter?: string;
                 /**
+                 * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+                 * @example -createdAt
+                 */
+                sort?: components["parameters"]["NewestFirstSort"];
+                /**
                  * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
                  *     sort it was made with (`400 INVALID_CURSOR` otherwise).
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
             path?: never;

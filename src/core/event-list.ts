@@ -20,19 +20,20 @@ export function createEventList(deps: { events: EventStore; cursors: CursorCodec
       ...(caller.role === 'admin' ? {} : { ownerUserId: caller.userId }),
       ...(input.types ? { types: input.types } : {}),
     };
+    const since = new Date(Math.max(now().getTime() - EVENT_RETENTION_MS, input.createdAfter?.getTime() ?? 0));
     return readPage<StoredEvent>({
       cursors: deps.cursors,
       sort: [{ field: 'seq', descending: true }],
       size: input.size,
       cursor: input.cursor,
       filters: { list: 'events', ...filter, createdAfter: input.createdAfter?.toISOString() ?? null },
-      withTotal: false,
+      withTotal: input.withTotal,
       keys: (event) => [event.seq],
-      count: async () => 0,
+      count: () => deps.events.count(filter, since),
       fetch: (after, limit) =>
         deps.events.list(filter, {
           limit,
-          since: new Date(Math.max(now().getTime() - EVENT_RETENTION_MS, input.createdAfter?.getTime() ?? 0)),
+          since,
           ...(after ? { beforeSeq: after[0] as number } : {}),
         }),
     });

@@ -127,9 +127,9 @@ function listOf({ webhooks, cursors }: WebhookServiceDeps) {
       size: input.size,
       cursor: input.cursor,
       filters: { list: 'webhook-endpoints', owner: caller.role === 'admin' ? null : caller.userId },
-      withTotal: false,
+      withTotal: input.withTotal,
       keys: (endpoint) => [endpoint.id],
-      count: async () => 0,
+      count: () => webhooks.count(caller.role === 'admin' ? undefined : caller.userId),
       fetch: (after, limit) =>
         webhooks.list({
           ...(caller.role === 'admin' ? {} : { userId: caller.userId }),
@@ -156,9 +156,9 @@ function createDeliveryLog(
         size: input.size,
         cursor: input.cursor,
         filters: { list: 'webhook-deliveries', endpoint: id },
-        withTotal: false,
+        withTotal: input.withTotal,
         keys: (attempt) => [attempt.id],
-        count: async () => 0,
+        count: () => webhooks.countAttempts(id),
         fetch: (after, limit) => webhooks.attempts(id, { ...(after ? { beforeId: after[0] as number } : {}), limit }),
       });
     },

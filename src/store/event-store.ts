@@ -109,6 +109,14 @@ export function eventStore(db: Database): EventStore {
       );
       return rows.map(toEvent);
     },
+    async count(filter, since) {
+      const { where, params } = filterSql(filter, 2);
+      const rows = await db.query<{ count: number }>(
+        `SELECT count(*) AS count FROM events WHERE created_at > $1${where}`,
+        [since, ...params],
+      );
+      return rows[0]?.count ?? 0;
+    },
     async get(id) {
       const rows = await db.query<EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = $1`, [id]);
       return rows[0] ? toEvent(rows[0]) : undefined;

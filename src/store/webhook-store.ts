@@ -89,6 +89,20 @@ function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record'> 
     async delete(id) {
       return (await db.query('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id', [id])).length > 0;
     },
+    async count(userId) {
+      const rows = await db.query<{ count: number }>(
+        'SELECT count(*) AS count FROM webhook_endpoints WHERE ($1::bigint IS NULL OR user_id = $1)',
+        [userId ?? null],
+      );
+      return rows[0]?.count ?? 0;
+    },
+    async countAttempts(endpointId) {
+      const rows = await db.query<{ count: number }>(
+        'SELECT count(*) AS count FROM webhook_attempts WHERE endpoint_id = $1',
+        [endpointId],
+      );
+      return rows[0]?.count ?? 0;
+    },
     async rotateSecret(id, secret, previousUntil) {
       const rows = await db.query(
         `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2,

@@ -28,6 +28,8 @@ export interface EventStore {
    * when continuing a page.
    */
   list(filter: EventFilter, page: { since: Date; beforeSeq?: number; limit: number }): Promise<StoredEvent[]>;
+  /** How many events the list would hold. */
+  count(filter: EventFilter, since: Date): Promise<number>;
   /** One event by its public id. */
   get(id: string): Promise<StoredEvent | undefined>;
 }

@@ -69,6 +69,10 @@ export interface WebhookStore {
     fields: { url?: string; events?: EventType[]; disabledReason?: DisabledReason | null },
   ): Promise<WebhookEndpoint | undefined>;
   delete(id: number): Promise<boolean>;
+  /** How many endpoints (of one user). */
+  count(userId?: number): Promise<number>;
+  /** How many attempts an endpoint's log holds. */
+  countAttempts(endpointId: number): Promise<number>;
   /** Sets a new secret; the current one keeps signing until `previousUntil`. */
   rotateSecret(id: number, secret: string, previousUntil: Date): Promise<WebhookEndpoint | undefined>;
   /** Newest first, below an id. */

@@ -33,6 +33,13 @@ const environment = z.object({
   ADMIN_API_KEY: z.string().min(16).optional(),
   CURSOR_SECRET: z.string().min(32).optional(),
   VAT_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  WEBHOOK_RETRY_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'a comma-separated list of seconds')
+    .default('5,300,1800,7200,18000,36000')
+    .transform((text) => text.split(',').map(Number)),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
+  WEBHOOK_POLL_MS: positiveInt.default(1000),
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
   IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),

@@ -29,6 +29,7 @@ import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import { startEvents } from './webhooks/start-dispatcher.js';
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -75,6 +76,7 @@ export async function startServer(
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
   await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
+  const events = await startEvents(db, store, config, logger);
   const metrics = createMetrics();
   const recorder = await startRecorder(store.usage, config, logger, metrics, now);
   const deprecationPolicy = createDeprecationPolicy({
@@ -130,7 +132,7 @@ export async function startServer(
       stopTimers();
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
       // their current answer; then the last usage flush, then the database.
-      await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
+      await Promise.all([httpDrain.drain(http as Server), grpc.close(), events.stop()]);
       await closeRecorder(recorder, logger);
       inventoryClient.close();
       await rateLimiter?.close();

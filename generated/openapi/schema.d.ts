@@ -817,10 +817,558 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Admins see every endpoint; a customer sees its own. Newest first, paged by cursor like every list.
+         *     The signing secret is never shown here.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL that receives the listed event types (see `webhooks` in this document), signed per
+         *     the Standard Webhooks specification. The signing `secret` (`whsec_…`) is in this response and
+         *     nowhere else; `Idempotency-Key` is not honoured here, because a replay would reveal it again.
+         *
+         *     A customer's endpoint receives events about the customer's own orders only (`stock.changed` is for
+         *     admins: a customer asking for it is `403 FORBIDDEN`); an admin's receives every event of its
+         *     types. The URL must be `https`; its host must not be, or resolve to, a loopback, private,
+         *     link-local or otherwise internal address (checked here and again before every delivery attempt):
+         *     otherwise `400 VALIDATION_FAILED` naming `url`. An operator may allow `http` on loopback and
+         *     private targets for development (`WEBHOOK_ALLOW_PRIVATE_TARGETS=true`).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Any endpoint for admins; a customer reads its own (another user's is `404`). Never the secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint with its pending deliveries and delivery log.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description A JSON merge patch of `url`, `events` and `disabled`. `disabled: false` re-enables an endpoint the
+         *     server disabled (after a `410` or three days of failures); deliveries resume with new events. The
+         *     URL rules of `POST /v1/webhook-endpoints` apply.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/secret-rotation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook signing secret
+         * @description Issues a new signing secret, shown in this response only (`Idempotency-Key` is not honoured). For 24
+         *     hours (`previousSecretExpiresAt`) every delivery carries two signatures in `webhook-signature`, one
+         *     per secret, so a receiver can switch at its own pace.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts
+         * @description The delivery log of an endpoint, newest attempt first: which event, the receiver's status, how long
+         *     it took, the error if any, and when the next attempt is due. Attempts are kept 30 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/redeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an event again
+         * @description Queues one event (visible to the endpoint's owner, of the last 30 days) for this endpoint again,
+         *     whatever became of earlier attempts; the receiver gets the same `webhook-id`. An unknown event is
+         *     `404 EVENT_NOT_FOUND`.
+         */
+        post: operations["redeliverWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The events of the last 30 days visible to the caller, newest first: a customer's own orders' events
+         *     and the notices addressed to it; every event for admins. The same envelopes the webhooks deliver
+         *     (see `webhooks`), so a receiver that missed deliveries can reconcile: page back with `createdAfter`
+         *     set to the last event it processed.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was placed
+         * @description The order as placed, with its items, amount and `amountDetail`.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["orderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order changed
+         * @description A change of the order's `status`, shipment, `shippingAddress`, `note` or `couponCode` (items are read-only). `data.changes` names the changed members; `data.object` is the order after the change.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["orderUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was canceled
+         * @description The order was canceled (its stock released, a paid order refunded); `data.object` is the canceled order. A cancellation sends this event only, not `order.updated` too.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["orderCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The stock of a SKU changed
+         * @description Any change of on-hand or reserved units of one SKU: a reservation, its release, expiry or consumption by shipping, an adjustment. Admins' endpoints only.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["stockChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deprecation.announced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item you use is deprecated
+         * @description Sent to the endpoints of the callers that used the item in the last 30 days when an operator announces its deprecation, with its sunset and replacement.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["deprecationAnnouncedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "brownout.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A brownout of an item you use is scheduled
+         * @description Sent to the endpoints of the callers that used the item in the last 30 days when a brownout window is scheduled for it.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["brownoutScheduledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint was disabled
+         * @description The server stopped delivering to one of the owner's endpoints (it answered `410`, or failed for 3 days). Delivered to the owner's other endpoints that take this type, and listed in `GET /v1/events`.
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /**
+         * @description What happened. `order.*` events concern one order; `stock.changed` one SKU (admins only);
+         *     `deprecation.announced` and `brownout.scheduled` are notices to callers of a deprecated item;
+         *     `webhook_endpoint.disabled` tells an endpoint's owner that the server stopped delivering to it.
+         *     New types may be added; ignore an unknown one.
+         * @enum {string}
+         */
+        EventType: "order.created" | "order.updated" | "order.canceled" | "stock.changed" | "deprecation.announced" | "brownout.scheduled" | "webhook_endpoint.disabled";
+        /**
+         * @description An event's id; also the `webhook-id` of its deliveries, so a receiver can drop duplicates by it.
+         * @example evt_01JDQ5X7V3N8R2K4M6P9T1W3Y5
+         */
+        EventId: string;
+        /** @description An order as `GET /v1/orders/{orderId}?include=amountDetail` returns it at the time of the event. */
+        OrderSnapshot: components["schemas"]["Order"] & Record<string, never>;
+        /**
+         * @description A member of an order that an `order.updated` event changed. More may be added.
+         * @enum {string}
+         */
+        OrderChangedMember: "status" | "shipment" | "shippingAddress" | "note" | "couponCode";
+        /** @description The stock of one SKU after a change (a reservation, its release or consumption, an adjustment). */
+        StockLevel: {
+            /** @description The stock-keeping unit. */
+            sku: string;
+            /** @description Units in the warehouse. */
+            onHand: number;
+            /** @description Units held by orders not yet shipped. */
+            reserved: number;
+            /** @description `onHand - reserved`, what can still be reserved. */
+            available: number;
+        };
+        /** @description A deprecated item the receiving caller used in the last 30 days, with its dates and replacement. */
+        DeprecationAnnouncement: {
+            item: components["schemas"]["DeprecationItemId"];
+            /** @description A readable name, e.g. `Order.amount`. */
+            name: string;
+            /**
+             * Format: date
+             * @description When it was deprecated.
+             */
+            deprecatedOn: string | null;
+            /**
+             * Format: date
+             * @description The first day it may be gone.
+             */
+            sunset: string | null;
+            /** @description What replaces it; `null` when nothing does. */
+            replacement: string | null;
+            /** @description Its entry in the reference, e.g. `/docs/deprecations#graphql.Order.amount`. */
+            link: string;
+        };
+        /** @description An `order.created`, `order.updated` or `order.canceled` event. */
+        OrderEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description What happened to the order.
+             * @enum {string}
+             */
+            type: "order.created" | "order.updated" | "order.canceled";
+            /** @description When the change was committed. */
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The order after the change and, for `order.updated`, what changed. */
+            data: {
+                object: components["schemas"]["OrderSnapshot"];
+                /** @description Only in `order.updated`: the members the change touched. */
+                changes?: components["schemas"]["OrderChangedMember"][];
+            };
+        };
+        /** @description A `stock.changed` event (admins only). */
+        StockEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description The stock of one SKU changed.
+             * @enum {string}
+             */
+            type: "stock.changed";
+            /** @description When the change was committed. */
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The stock after the change. */
+            data: {
+                object: components["schemas"]["StockLevel"];
+            };
+        };
+        /** @description A `deprecation.announced` event, sent to the callers that used the item in the last 30 days. */
+        DeprecationEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description An item the receiver uses is deprecated.
+             * @enum {string}
+             */
+            type: "deprecation.announced";
+            /** @description When the notice was sent. */
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The deprecated item. */
+            data: {
+                object: components["schemas"]["DeprecationAnnouncement"];
+            };
+        };
+        /** @description A `brownout.scheduled` event, sent to the callers that used the item in the last 30 days. */
+        BrownoutEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description A brownout window of an item the receiver uses was scheduled.
+             * @enum {string}
+             */
+            type: "brownout.scheduled";
+            /** @description When the window was scheduled. */
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The window. */
+            data: {
+                object: components["schemas"]["Brownout"];
+            };
+        };
+        /** @description A `webhook_endpoint.disabled` event, listed for the endpoint's owner. */
+        EndpointDisabledEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description The server stopped delivering to one of the owner's endpoints.
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /** @description When it was disabled. */
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The endpoint, with `disabledReason`. */
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+            };
+        };
+        /** @description One event, in the envelope every webhook delivery and `GET /v1/events` share. */
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["StockEvent"] | components["schemas"]["DeprecationEvent"] | components["schemas"]["BrownoutEvent"] | components["schemas"]["EndpointDisabledEvent"];
+        /** @description One page of events. */
+        EventList: {
+            items: components["schemas"]["Event"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
+        };
+        /**
+         * Format: uri
+         * @description Where deliveries are POSTed; `https`, to a public address.
+         * @example https://hooks.example.com/order-api
+         */
+        WebhookUrl: string;
+        /** @description The event types the endpoint receives. */
+        WebhookEvents: components["schemas"]["EventType"][];
+        /** @description A URL that receives events, without its signing secret. */
+        WebhookEndpoint: {
+            id: components["schemas"]["Id"];
+            /** @description The owner; a customer's endpoint receives its own orders' events only. */
+            userId: components["schemas"]["Id"];
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEvents"];
+            /** @description A free description; `null` when none. */
+            description: string | null;
+            /** @description Whether deliveries are stopped. */
+            disabled: boolean;
+            /**
+             * @description Why it is disabled: `requested` (by its owner), `gone` (the receiver answered `410`) or `failing`
+             *     (no successful delivery for 3 days); `null` while enabled. More reasons may be added.
+             * @example gone
+             */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description After a secret rotation: until when the previous secret signs too; `null` otherwise.
+             */
+            previousSecretExpiresAt: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description Where to deliver, and which events. */
+        WebhookEndpointCreate: {
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEvents"];
+            /** @description A free description. */
+            description?: string;
+        };
+        /** @description The writable members of an endpoint. */
+        WebhookEndpointPatch: {
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["WebhookEvents"];
+            /** @description `true` stops deliveries; `false` resumes them. */
+            disabled?: boolean;
+        };
+        /** @description An endpoint with its signing secret, shown only once. */
+        WebhookEndpointCreated: components["schemas"]["WebhookEndpoint"] & {
+            /** @description The signing secret (`whsec_` and base64), for a Standard Webhooks library. Store it safely: it is not shown again. */
+            secret: string;
+        };
+        /** @description One page of webhook endpoints. */
+        WebhookEndpointList: {
+            items: components["schemas"]["WebhookEndpoint"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
+        };
+        /** @description One delivery attempt of an event to an endpoint. */
+        WebhookDelivery: {
+            id: components["schemas"]["Id"];
+            eventId: components["schemas"]["EventId"];
+            eventType: components["schemas"]["EventType"];
+            /** @description The attempt number, 1 for the first. */
+            attempt: number;
+            /** @description The receiver's HTTP status; `null` when none came (refused target, time-out, connection error). */
+            status: number | null;
+            /** @description How long the attempt took. */
+            durationMs: number;
+            /** @description Why it failed, when no 2xx came; `null` on success. */
+            error: string | null;
+            attemptedAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due after this failure; `null` when none will be made.
+             */
+            nextRetryAt: string | null;
+        };
+        /** @description One page of delivery attempts. */
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
+        };
+        /** @description The event to deliver again. */
+        WebhookRedelivery: {
+            eventId: components["schemas"]["EventId"];
+        };
         /**
          * Format: int64
          * @description A positive integer identifier, assigned by the server (at most 2^53 − 1, the largest integer JSON parsers keep exact).
@@ -1967,6 +2515,14 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+        WebhookEndpointId: components["schemas"]["Id"];
+        /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+        WebhookIdHeader: components["schemas"]["EventId"];
+        /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+        WebhookTimestampHeader: string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+        WebhookSignatureHeader: string;
         /** @description The order's id. A segment that is not a positive integer answers `404`, as an unknown id does. */
         OrderId: components["schemas"]["Id"];
         /** @description The order item's id. A segment that is not a positive integer answers `404`. */
@@ -2081,6 +2637,11 @@ export interface components {
          * @example apiKeyId
          */
         DeprecationNoticeSort: string;
+        /**
+         * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+         * @example -createdAt
+         */
+        NewestFirstSort: "-createdAt";
         /**
          * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `createdAt`, `id`; default `-createdAt`.
          * @example id
@@ -4226,6 +4787,619 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+                 * @example -createdAt
+                 */
+                sort?: components["parameters"]["NewestFirstSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["WebhookEndpointPatch"];
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new signing secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+                 * @example -createdAt
+                 */
+                sort?: components["parameters"]["NewestFirstSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. A segment that is not a positive integer answers `404`. */
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedelivery"];
+            };
+        };
+        responses: {
+            /** @description Queued; the attempt shows in the delivery log. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRedelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of these types (comma-separated or repeated). */
+                type?: components["schemas"]["EventType"][];
+                /** @description Only events created after this instant (exclusive). */
+                createdAfter?: string;
+                /**
+                 * @description The order of the list; only `-createdAt` (newest first, the default) is offered.
+                 * @example -createdAt
+                 */
+                sort?: components["parameters"]["NewestFirstSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
+                size?: components["parameters"]["Size"];
+                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    stockChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deprecationAnnouncedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeprecationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    brownoutScheduledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrownoutEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every attempt, so a receiver drops duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /** @description Seconds since the Unix epoch when the attempt was signed; reject one far from now (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, one per active secret. */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any `2xx` counts. Anything else, or no answer within 10 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver is gone for good; the server disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

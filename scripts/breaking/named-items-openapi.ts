@@ -258,5 +258,8 @@ export function openapiItems(document: Json): MeaningItem[] {
   for (const [route, pathItem] of Object.entries((document.paths ?? {}) as Record<string, Json>))
     for (const method of METHODS)
       if (pathItem[method]) operationItems(items, document, route, method, pathItem[method]);
+  // A webhook is named like an operation: `POST order.created` or its operationId.
+  for (const [name, pathItem] of Object.entries((document.webhooks ?? {}) as Record<string, Json>))
+    for (const method of METHODS) if (pathItem[method]) operationItems(items, document, name, method, pathItem[method]);
   return items;
 }

@@ -217,6 +217,50 @@ export function diffOpenApi(base: Json, head: Json): Change[] {
       }
     }
   }
+  diffWebhooks(base, head, context);
   compareSchemes(base, head, out);
   return out;
+}
+
+/**
+ * The `webhooks` section: a payload is what the server sends, so it is compared like a response body (a
+ * member no longer promised is breaking, a new one is not); a removed webhook is breaking, an added one not.
+ */
+function diffWebhooks(base: Json, head: Json, context: SchemaContext): void {
+  const names = new Set([...Object.keys(base.webhooks ?? {}), ...Object.keys(head.webhooks ?? {})]);
+  for (const name of names) {
+    const before: Json = context.base(base.webhooks?.[name]) ?? {};
+    const after: Json = context.head(head.webhooks?.[name]) ?? {};
+    for (const method of METHODS) {
+      const op = `webhook ${name} ${method.toUpperCase()}`;
+      if (!before[method] && !after[method]) continue;
+      if (!after[method] || !before[method]) {
+        const removed = !after[method];
+        context.out.push({
+          contract: 'openapi',
+          item: op,
+          rule: removed ? 'webhook-removed' : 'webhook-added',
+          message: `${op}: webhook ${removed ? 'removed (or renamed)' : 'added'}`,
+          breaking: removed,
+          ...(removed ? { removal: true } : {}),
+        });
+        continue;
+      }
+      const bodyBefore: Json = context.base(before[method].requestBody) ?? {};
+      const bodyAfter: Json = context.head(after[method].requestBody) ?? {};
+      for (const [type, media] of Object.entries<Json>(bodyBefore.content ?? {})) {
+        const next = bodyAfter.content?.[type];
+        if (!next)
+          context.out.push({
+            contract: 'openapi',
+            item: `${op} ${type}`,
+            rule: 'webhook-media-type-removed',
+            message: `${op}: payload no longer sent as ${type}`,
+            breaking: true,
+            removal: true,
+          });
+        else compareSchemas(media.schema, next.schema, 'response', `${op} payload`, op, context);
+      }
+    }
+  }
 }

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { createEventPolicy } from '../core/event-policy.js';
 import { publicKeyPem } from '../core/evidence-signature.js';
 import { createCore } from '../core/index.js';
 import { createInventoryService } from '../core/inventory.js';
@@ -15,6 +16,7 @@ import { activeTracer } from '../observability/tracing.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { openDatabase } from '../store/open.js';
 import { createSqlStore } from '../store/sql-store.js';
+import { resolveHost } from '../webhooks/http-sender.js';
 
 /** Opens (and migrates) the database and builds the core over it: with spans if tracing is on, else as it is. */
 export async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
@@ -28,7 +30,7 @@ export async function openCore(config: Config, logger: Logger, registry: Depreca
   });
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
   const db = traceDatabase(opened, tracer);
-  const store = createSqlStore(db);
+  const store = createSqlStore(db, createEventPolicy({ vatRate: config.VAT_RATE }));
   // The inventory service stands beside the core; order placement reaches it through the gRPC client:
   // in-process by default (the router transport), remote with INVENTORY_URL.
   const inventory = createInventoryService(store);
@@ -45,6 +47,7 @@ export async function openCore(config: Config, logger: Logger, registry: Depreca
     idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
     registry,
+    webhookTargets: { resolve: resolveHost, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
     brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     ...(now ? { now } : {}),

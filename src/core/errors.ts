@@ -55,6 +55,8 @@ export const errorCatalog = {
   SKU_NOT_FOUND: notFound('SKU', inventory),
   RESERVATION_NOT_FOUND: notFound('Reservation', inventory),
   BROWNOUT_NOT_FOUND: notFound('Brownout window', rest),
+  WEBHOOK_ENDPOINT_NOT_FOUND: notFound('Webhook endpoint', rest),
+  EVENT_NOT_FOUND: notFound('Event', rest),
   METHOD_NOT_ALLOWED: rest('Method not allowed', 'The path exists but not with this method.'),
   NOT_ACCEPTABLE: rest('Not acceptable', 'The Accept header names no representation the API produces.'),
   INVALID_TRANSITION: spec('Invalid status transition', "The order's status cannot move that way."),

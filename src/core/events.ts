@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'stock.changed',
   'deprecation.announced',
   'brownout.scheduled',
+  'webhook_endpoint.disabled',
 ] as const;
 
 /** One of the contract's event types. */

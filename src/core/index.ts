@@ -11,11 +11,14 @@ import { createDeprecatedUsageService } from './deprecated-usage.js';
 import type { DeprecationRegistry } from './deprecation-registry.js';
 import { createDeprecationService } from './deprecations.js';
 import { createDraftService } from './drafts.js';
+import { createEventList } from './event-list.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createOrderService } from './orders.js';
 import type { InventoryPort, Store } from './ports/index.js';
 import { createProductService } from './products.js';
 import { createUserService } from './users.js';
+import { createWebhookService } from './webhook-endpoints.js';
+import type { ResolveHost } from './webhook-targets.js';
 
 /** What the core is built from. */
 export interface CoreOptions {
@@ -33,6 +36,8 @@ export interface CoreOptions {
    * the server and the tests pass the client of `inventory.v1.Inventory` (src/grpc/inventory-client.ts).
    */
   inventory: InventoryPort;
+  /** How webhook hosts resolve (DNS), and whether private targets are allowed (development). */
+  webhookTargets?: { resolve: ResolveHost; allowPrivate: boolean };
   /** The deprecated and watched items of the contracts (generated/deprecations.json); none by default. */
   registry?: DeprecationRegistry;
   /** The clock of the deprecation report and the brownout windows (tests move it). */
@@ -82,6 +87,16 @@ export async function createCore(options: CoreOptions) {
     idempotency: { leaseMs: idempotency.leaseMs, purgeExpired: idempotency.purgeExpired },
     brownouts,
     deprecations,
+    webhooks: createWebhookService({
+      webhooks: store.webhooks,
+      events: store.events,
+      cursors,
+      resolve: options.webhookTargets?.resolve ?? (async () => []),
+      allowPrivateTargets: options.webhookTargets?.allowPrivate ?? false,
+      ...clock,
+    }),
+    /** The caller's events of the last 30 days. */
+    listEvents: createEventList({ events: store.events, cursors, ...clock }),
     adminLists: createAdminLists({ brownouts, deprecations, usage: store.usage, cursors }),
     /** A key's own use of deprecated and watched items (its owner or an admin). */
     deprecatedUsage: createDeprecatedUsageService({

@@ -1,6 +1,7 @@
 import { checkLength, checkOrderText, checkShipmentText, MAX_LENGTH } from './bounds.js';
 import { type Caller, requireAdmin } from './caller.js';
 import { DomainError } from './errors.js';
+import { changedMembers } from './event-policy.js';
 import { mergePatch } from './merge-patch.js';
 import type { Address, Cancellation, Order, Shipment, ShipmentStatus } from './model.js';
 import { shipmentOf, visibleOrder } from './order-reads.js';
@@ -145,10 +146,11 @@ async function applyChange(
     sameAddress(next.shippingAddress, order.shippingAddress);
   if (unchanged) return order;
 
-  const change: OrderChange = { orderId: order.id, version: order.version, ...next };
+  const shipmentStatus = move.kind === 'forward' ? shipmentStatusOf[next.status] : undefined;
+  const changed = changedMembers(order, next, shipmentStatus !== undefined);
+  const change: OrderChange = { orderId: order.id, version: order.version, ...next, changed };
   if (move.kind === 'forward') {
-    const status = shipmentStatusOf[next.status];
-    if (status) change.shipment = { status, create: !isPaid(order.status) };
+    if (shipmentStatus) change.shipment = { status: shipmentStatus, create: !isPaid(order.status) };
     if (next.status === 'SHIPPED' || next.status === 'DELIVERED') change.reservations = 'consume';
   }
   if (move.kind === 'cancel') {

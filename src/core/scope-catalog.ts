@@ -27,12 +27,21 @@ export type ScopeDeclaration = Scope | 'public';
 export const PUBLIC = 'public';
 
 /**
- * The scopes a role allows. A customer acts on its own user, orders, ratings and keys; the catalog, event
- * endpoints and the operator's reports (`admin`) are for admins.
+ * The scopes a role allows. A customer acts on its own user, orders, ratings, keys and webhook endpoints; the
+ * catalog and the operator's reports (`admin`) are for admins.
  */
 const ROLE_SCOPES = {
   admin: SCOPES,
-  customer: ['orders:read', 'orders:write', 'users:read', 'users:write', 'ratings:write', 'keys:read', 'keys:write'],
+  customer: [
+    'orders:read',
+    'orders:write',
+    'users:read',
+    'users:write',
+    'ratings:write',
+    'keys:read',
+    'keys:write',
+    'webhooks:write',
+  ],
 } as const satisfies Record<string, readonly Scope[]>;
 
 /** A role, as ROLE_SCOPES knows it (the model's `Role`). */

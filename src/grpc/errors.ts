@@ -33,6 +33,8 @@ export const grpcCodeOf = {
   SKU_NOT_FOUND: Code.NotFound,
   RESERVATION_NOT_FOUND: Code.NotFound,
   BROWNOUT_NOT_FOUND: Code.NotFound,
+  WEBHOOK_ENDPOINT_NOT_FOUND: Code.NotFound,
+  EVENT_NOT_FOUND: Code.NotFound,
   METHOD_NOT_ALLOWED: null,
   NOT_ACCEPTABLE: null,
   INVALID_TRANSITION: Code.FailedPrecondition,

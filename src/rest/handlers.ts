@@ -11,6 +11,7 @@ import { createOrderHandlers } from './order-handlers.js';
 import { createOrderPartHandlers } from './order-part-handlers.js';
 import type { RestHandlers } from './respond.js';
 import { createUserHandlers } from './user-handlers.js';
+import { createWebhookHandlers } from './webhook-handlers.js';
 
 /** Builds every operation's handler over the core, keyed by operationId; the compiler checks none is missing. */
 export function createHandlers(core: Core): RestHandlers {
@@ -22,5 +23,6 @@ export function createHandlers(core: Core): RestHandlers {
     ...createApiKeyHandlers(core),
     ...createDeprecationHandlers(core),
     ...createDeprecatedUsageHandlers(core),
+    ...createWebhookHandlers(core),
   };
 }

@@ -15,40 +15,17 @@ import type {
 } from '../core/model.js';
 import type { AmountDetail } from '../core/orders.js';
 import type { Page } from '../core/paging.js';
+import { orderItemRepresentation, orderRepresentation } from '../core/representations.js';
 
 type Schemas = components['schemas'];
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export const orderItemJson = (item: OrderItem): Schemas['OrderItem'] => ({
-  id: item.id,
-  orderId: item.orderId,
-  productId: item.productId,
-  sku: item.sku,
-  quantity: item.quantity,
-  unitPrice: fromMinor(item.unitPrice),
-  amount: fromMinor(item.amount),
-});
+/** An order item (src/core/representations.ts, typed here against the contract). */
+export const orderItemJson = (item: OrderItem): Schemas['OrderItem'] => orderItemRepresentation(item);
 
 /** An order; `detail`, the core's split of its amount, when the request asked for `amountDetail`. */
-export function orderJson(order: Order, detail?: AmountDetail): Schemas['Order'] {
-  return {
-    id: order.id,
-    userId: order.userId,
-    items: order.items.map(orderItemJson),
-    amount: fromMinor(order.amount),
-    // Left undefined (so left out of the JSON) unless asked for: one object shape either way.
-    amountDetail: detail
-      ? { supply: fromMinor(detail.supply), vat: fromMinor(detail.vat), total: fromMinor(detail.total) }
-      : undefined,
-    status: order.status,
-    shippingAddress: { ...order.shippingAddress, line2: order.shippingAddress.line2 ?? null },
-    note: order.note,
-    couponCode: order.couponCode,
-    createdAt: order.createdAt.toISOString(),
-    updatedAt: order.updatedAt.toISOString(),
-  };
-}
+export const orderJson = (order: Order, detail?: AmountDetail): Schemas['Order'] => orderRepresentation(order, detail);
 
 export const shipmentJson = (shipment: Shipment): Schemas['Shipment'] => ({
   id: shipment.id,

@@ -19,8 +19,8 @@ export type Handler = (request: RestRequest) => Promise<Response>;
 /** The operations the health routes serve outside `/v1` (src/http/health-routes.ts), not REST handlers. */
 export const HEALTH_OPERATIONS = ['getHealth', 'getReadiness', 'getLiveness'] as const;
 
-/** Every operationId of contracts/openapi.yaml that a REST handler serves. */
-export type RestOperationId = Exclude<keyof operations, (typeof HEALTH_OPERATIONS)[number]>;
+/** Every operationId of contracts/openapi.yaml that a REST handler serves (webhooks are sent, not served). */
+export type RestOperationId = Exclude<keyof operations, (typeof HEALTH_OPERATIONS)[number] | `${string}Webhook`>;
 
 /** A handler for every REST operation of the contract: a missing one is a type error. */
 export type RestHandlers = Record<RestOperationId, Handler>;

@@ -101,6 +101,22 @@ export function eventStore(db: Database): EventStore {
     async head() {
       return { txId: (await horizon()) - 1, seq: LAST_SEQ };
     },
+    async list(filter, page) {
+      const { where, params } = filterSql(filter, 4);
+      const rows = await db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE created_at > $1 AND seq < $2${where} ORDER BY seq DESC LIMIT $3`,
+        [page.since, page.beforeSeq ?? LAST_SEQ, page.limit, ...params],
+      );
+      return rows.map(toEvent);
+    },
+    async count(filter, since) {
+      const { where, params } = filterSql(filter, 2);
+      const rows = await db.query<{ count: number }>(
+        `SELECT count(*) AS count FROM events WHERE created_at > $1${where}`,
+        [since, ...params],
+      );
+      return rows[0]?.count ?? 0;
+    },
     async get(id) {
       const rows = await db.query<EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = $1`, [id]);
       return rows[0] ? toEvent(rows[0]) : undefined;

@@ -1,17 +1,18 @@
 import type { IdempotencyClaim, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
-import { releaseHeld } from './inventory-store.js';
+import { releaseWithEvents } from './inventory-store.js';
+import type { Outbox } from './outbox.js';
 
 /**
  * Releases the stock a dropped claim held, unless its order was written after all; returns the ids of
  * the orders that were written (the work finished but its claim never completed).
  */
-async function releaseOrphaned(tx: Queryable, heldOrderIds: unknown[]): Promise<number[]> {
+async function releaseOrphaned(tx: Queryable, events: Outbox, heldOrderIds: unknown[]): Promise<number[]> {
   const written: number[] = [];
   for (const orderId of heldOrderIds) {
     if (orderId === null || orderId === undefined) continue;
     const rows = await tx.query('SELECT 1 FROM orders WHERE id = $1', [orderId]);
-    if (rows.length === 0) await releaseHeld(tx, Number(orderId));
+    if (rows.length === 0) await releaseWithEvents(tx, events, Number(orderId));
     else written.push(Number(orderId));
   }
   return written;
@@ -24,6 +25,7 @@ async function releaseOrphaned(tx: Queryable, heldOrderIds: unknown[]): Promise<
  */
 function takeOverDead(
   db: Database,
+  events: Outbox,
   caller: string,
   key: string,
   fingerprint: string,
@@ -42,6 +44,7 @@ function takeOverDead(
     const dead = dropped.filter((row) => row.state === 'IN_PROGRESS');
     const written = await releaseOrphaned(
       tx,
+      events,
       dead.map((row) => row.held_order_id),
     );
     return dead.some((row) => row.fingerprint === fingerprint) ? written[0] : undefined;
@@ -49,14 +52,14 @@ function takeOverDead(
 }
 
 /** Idempotency keys in PostgreSQL: one row per (caller, key), claimed IN_PROGRESS, then COMPLETED with its result. */
-export function idempotencyStore(db: Database): Store['idempotency'] {
+export function idempotencyStore(db: Database, events: Outbox): Store['idempotency'] {
   return {
     async claim(caller, key, operation, fingerprint, since, leaseStart, endedToken): Promise<IdempotencyClaim> {
       // A key older than 24 hours no longer counts, nor does a claim whose lease ran out: the request
       // that comes now takes it over, and the stock of the dead claim goes back.
       // The order a dead claim of this same request wrote is handed to the new claim, so that the retry
       // answers with it instead of placing a second one.
-      const heldOrderId = await takeOverDead(db, caller, key, fingerprint, since, leaseStart, endedToken);
+      const heldOrderId = await takeOverDead(db, events, caller, key, fingerprint, since, leaseStart, endedToken);
       const claimed = await db.query(
         `INSERT INTO idempotency_keys (caller, key, operation, fingerprint, state, held_order_id)
          VALUES ($1, $2, $3, $4, 'IN_PROGRESS', $5)
@@ -108,6 +111,7 @@ export function idempotencyStore(db: Database): Store['idempotency'] {
         );
         await releaseOrphaned(
           tx,
+          events,
           dropped.map((row) => row.held_order_id),
         );
         return dropped.length;

@@ -2,6 +2,7 @@ import { MAX_STOCK } from '../core/inventory.js';
 import type { Reservation } from '../core/model.js';
 import type { ReserveOutcome, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
+import { type Outbox, writeEvents } from './outbox.js';
 import { toReservation, toStock } from './rows.js';
 
 /** Gives back every HELD reservation of an order (optionally of one SKU) to stock; returns them. */
@@ -18,8 +19,30 @@ export async function releaseHeld(tx: Queryable, orderId: number, sku?: string):
   return rows.map(toReservation);
 }
 
+/** Writes the `stock.changed` events of SKUs whose units changed in this transaction. */
+export async function writeStockEvents(tx: Queryable, events: Outbox, skus: readonly string[]): Promise<void> {
+  if (skus.length === 0) return;
+  const rows = await tx.query('SELECT * FROM stock WHERE sku = ANY ($1::text[]) ORDER BY sku', [[...new Set(skus)]]);
+  await writeEvents(
+    tx,
+    events.channel,
+    rows.flatMap((row) => events.stockChanged(toStock(row))),
+  );
+}
+
+/** Releases like releaseHeld, and writes the stock events of what it gave back. */
+export async function releaseWithEvents(tx: Queryable, events: Outbox, orderId: number, sku?: string) {
+  const released = await releaseHeld(tx, orderId, sku);
+  await writeStockEvents(
+    tx,
+    events,
+    released.map((reservation) => reservation.sku),
+  );
+  return released;
+}
+
 /** Stock and reservations in PostgreSQL; a reservation locks its stock row so concurrent ones queue. */
-export function inventoryStore(db: Database): Store['inventory'] {
+export function inventoryStore(db: Database, events: Outbox): Store['inventory'] {
   return {
     async stock(sku) {
       const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
@@ -49,6 +72,7 @@ export function inventoryStore(db: Database): Store['inventory'] {
           `INSERT INTO reservations (order_id, sku, quantity, state, expires_at) VALUES ($1, $2, $3, 'HELD', $4) RETURNING *`,
           [orderId, sku, quantity, expiresAt],
         );
+        await writeEvents(tx, events.channel, events.stockChanged(toStock(updated[0] as Record<string, unknown>)));
         beforeCommit?.();
         return {
           kind: 'reserved',
@@ -60,7 +84,7 @@ export function inventoryStore(db: Database): Store['inventory'] {
     },
     release(orderId, sku) {
       return db.transaction(async (tx) => {
-        const released = await releaseHeld(tx, orderId, sku);
+        const released = await releaseWithEvents(tx, events, orderId, sku);
         if (released.length > 0) return released;
         // Releasing again is not an error: report what exists in its released state.
         const rows = await tx.query(
@@ -81,20 +105,24 @@ export function inventoryStore(db: Database): Store['inventory'] {
           'UPDATE stock SET on_hand = on_hand + $2::bigint WHERE sku = $1 AND on_hand + $2::bigint >= reserved RETURNING *',
           [sku, delta],
         );
-        if (rows[0]) beforeCommit?.();
+        if (rows[0]) {
+          await writeEvents(tx, events.channel, events.stockChanged(toStock(rows[0])));
+          beforeCommit?.();
+        }
         return rows[0] ? toStock(rows[0]) : ('below-reserved' as const);
       });
     },
-    expire(now) {
-      return db.transaction(async (tx) => {
-        const stale = await tx.query(
-          `SELECT DISTINCT order_id FROM reservations WHERE state = 'HELD' AND expires_at IS NOT NULL AND expires_at < $1`,
-          [now],
-        );
-        let released = 0;
-        for (const row of stale) released += (await releaseHeld(tx, row.order_id as number)).length;
-        return released;
-      });
-    },
+    expire: (now) => db.transaction((tx) => expireHeld(tx, events, now)),
   };
+}
+
+/** Releases HELD reservations whose order never appeared before `now`. */
+async function expireHeld(tx: Queryable, events: Outbox, now: Date): Promise<number> {
+  const stale = await tx.query(
+    `SELECT DISTINCT order_id FROM reservations WHERE state = 'HELD' AND expires_at IS NOT NULL AND expires_at < $1`,
+    [now],
+  );
+  let released = 0;
+  for (const row of stale) released += (await releaseWithEvents(tx, events, row.order_id as number)).length;
+  return released;
 }

@@ -1,10 +1,11 @@
 import type { Order } from '../core/model.js';
 import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
 import type { Database, Queryable } from './database.js';
-import { releaseHeld } from './inventory-store.js';
+import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { pageSql } from './keyset.js';
 import { orderColumns, orderConditions } from './order-query.js';
 import { itemsOf, type OrderRow, toCancellation, toOrderHead, toShipment, withItems } from './order-rows.js';
+import { type Outbox, writeEvents } from './outbox.js';
 import { toDraft } from './rows.js';
 
 async function loadOrder(db: Queryable, id: number) {
@@ -27,7 +28,7 @@ function listSql({ filters, sort, after, limit }: KeysetQuery<OrderFilters>): [s
 }
 
 /** Orders with their items, shipments and cancellations in PostgreSQL; every multi-row change is one transaction. */
-export function orderStore(db: Database): Store['orders'] {
+export function orderStore(db: Database, events: Outbox): Store['orders'] {
   return {
     async allocateId() {
       const rows = await db.query<{ id: number }>(`SELECT nextval('orders_id_seq') AS id`);
@@ -59,18 +60,22 @@ export function orderStore(db: Database): Store['orders'] {
     },
     insert(order) {
       return db
-        .transaction((tx) => insertOrder(tx, order))
+        .transaction(async (tx) => {
+          const placed = await insertOrder(tx, order);
+          await writeEvents(tx, events.channel, events.orderPlaced(placed));
+          return placed;
+        })
         .catch((error: unknown) => {
           if (error instanceof DraftTaken) return 'draft-already-ordered' as const;
           throw error;
         });
     },
-    change: (change) => db.transaction((tx) => changeOrder(tx, change)),
+    change: (change) => db.transaction((tx) => changeOrder(tx, events, change)),
     delete(id, version) {
       return db.transaction(async (tx) => {
         const deleted = await tx.query('DELETE FROM orders WHERE id = $1 AND version = $2 RETURNING id', [id, version]);
         if (deleted.length === 0) return 'stale' as const;
-        await releaseHeld(tx, id);
+        await releaseWithEvents(tx, events, id);
         return 'deleted' as const;
       });
     },
@@ -82,13 +87,7 @@ export function orderStore(db: Database): Store['orders'] {
       if (orderIds.length === 0) return [];
       return (await db.query('SELECT * FROM shipments WHERE order_id = ANY($1::bigint[])', [orderIds])).map(toShipment);
     },
-    async updateShipment(orderId, fields) {
-      const rows = await db.query(
-        'UPDATE shipments SET carrier = $2, tracking_number = $3 WHERE order_id = $1 RETURNING *',
-        [orderId, fields.carrier, fields.trackingNumber],
-      );
-      return rows[0] && toShipment(rows[0]);
-    },
+    updateShipment: (orderId, fields) => db.transaction((tx) => updateShipment(tx, events, orderId, fields)),
     async cancellations(orderIds) {
       if (orderIds.length === 0) return [];
       const rows = await db.query('SELECT * FROM cancellations WHERE order_id = ANY($1::bigint[])', [orderIds]);
@@ -146,7 +145,7 @@ async function insertOrder(tx: Queryable, order: NewOrder): Promise<Order> {
 }
 
 /** Applies a change: the order row (at its version), its shipment, its cancellation, its reservations. */
-async function changeOrder(tx: Queryable, change: OrderChange): Promise<Order | 'stale'> {
+async function changeOrder(tx: Queryable, events: Outbox, change: OrderChange): Promise<Order | 'stale'> {
   const updated = await tx.query(
     `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
             updated_at = date_trunc('milliseconds', now()), version = version + 1
@@ -168,7 +167,7 @@ async function changeOrder(tx: Queryable, change: OrderChange): Promise<Order | 
       change.cancellation.refundAmount,
     ]);
   }
-  if (change.reservations === 'release') await releaseHeld(tx, change.orderId);
+  if (change.reservations === 'release') await releaseWithEvents(tx, events, change.orderId);
   if (change.reservations === 'consume') {
     const consumed = await tx.query(
       `UPDATE reservations SET state = 'CONSUMED' WHERE order_id = $1 AND state = 'HELD' RETURNING sku, quantity`,
@@ -180,8 +179,31 @@ async function changeOrder(tx: Queryable, change: OrderChange): Promise<Order | 
         row.quantity,
       ]);
     }
+    await writeStockEvents(
+      tx,
+      events,
+      consumed.map((row) => row.sku as string),
+    );
   }
-  return (await loadOrder(tx, change.orderId)) as Order;
+  const order = (await loadOrder(tx, change.orderId)) as Order;
+  await writeEvents(tx, events.channel, events.orderChanged(order, change));
+  return order;
 }
 
 class DraftTaken extends Error {}
+
+/** Sets a shipment's carrier data; the order's `order.updated` event names the shipment. */
+async function updateShipment(
+  tx: Queryable,
+  events: Outbox,
+  orderId: number,
+  fields: { carrier: string | null; trackingNumber: string | null },
+) {
+  const rows = await tx.query(
+    'UPDATE shipments SET carrier = $2, tracking_number = $3 WHERE order_id = $1 RETURNING *',
+    [orderId, fields.carrier, fields.trackingNumber],
+  );
+  if (!rows[0]) return undefined;
+  await writeEvents(tx, events.channel, events.shipmentChanged((await loadOrder(tx, orderId)) as Order));
+  return toShipment(rows[0]);
+}

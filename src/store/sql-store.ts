@@ -1,17 +1,24 @@
+import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
 import type { Store } from '../core/ports/index.js';
 import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
-import { eventStore } from './event-store.js';
+import { EVENTS_CHANNEL, eventStore } from './event-store.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
 import { draftStore, orderStore } from './order-store.js';
 import { productStore, ratingStore } from './product-store.js';
 import { usageStore } from './usage-store.js';
 import { userStore } from './user-store.js';
+import { webhookStore } from './webhook-store.js';
 
-/** The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). */
-export function createSqlStore(db: Database): Store {
+/**
+ * The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). `events` is the
+ * core's event policy, applied inside each writing transaction (the composition root passes the
+ * configured VAT rate; 0.1, the default rate, otherwise).
+ */
+export function createSqlStore(db: Database, policy: EventPolicy = createEventPolicy({ vatRate: 0.1 })): Store {
+  const events = { ...policy, channel: db.channel(EVENTS_CHANNEL) };
   return {
     settings: {
       async get(key) {
@@ -29,12 +36,13 @@ export function createSqlStore(db: Database): Store {
     products: productStore(db),
     ratings: ratingStore(db),
     apiKeys: apiKeyStore(db),
-    orders: orderStore(db),
+    orders: orderStore(db, events),
     drafts: draftStore(db),
-    inventory: inventoryStore(db),
+    inventory: inventoryStore(db, events),
     usage: usageStore(db),
-    idempotency: idempotencyStore(db),
+    idempotency: idempotencyStore(db, events),
     brownouts: brownoutStore(db),
     events: eventStore(db),
+    webhooks: webhookStore(db),
   };
 }

@@ -109,6 +109,7 @@ describe('API keys over REST', () => {
       'ratings:write',
       'keys:read',
       'keys:write',
+      'webhooks:write',
     ]);
     expect(created.body.expiresAt).toBeNull();
   });

@@ -105,7 +105,13 @@ describe('the SQL store', () => {
   it('writes an order only at the version it was read at', async () => {
     const product = await newProduct();
     const order = await newOrder(product, 500);
-    const change = { orderId: order.id, status: order.status, shippingAddress: address, couponCode: null };
+    const change = {
+      orderId: order.id,
+      status: order.status,
+      shippingAddress: address,
+      couponCode: null,
+      changed: ['note'] as const,
+    };
     const changed = await store.orders.change({ ...change, version: order.version, note: 'first' });
     expect(changed).toMatchObject({ note: 'first', version: order.version + 1 });
     expect(await store.orders.change({ ...change, version: order.version, note: 'stale write' })).toBe('stale');

@@ -23,6 +23,13 @@ export interface EventStore {
   ): Promise<{ events: StoredEvent[]; next: EventPosition }>;
   /** The position before every event a transaction running or started from now writes: where a new stream starts. */
   head(): Promise<EventPosition>;
+  /**
+   * A page of the events list (GET /v1/events): newest first, created after `since`, below `beforeSeq`
+   * when continuing a page.
+   */
+  list(filter: EventFilter, page: { since: Date; beforeSeq?: number; limit: number }): Promise<StoredEvent[]>;
+  /** How many events the list would hold. */
+  count(filter: EventFilter, since: Date): Promise<number>;
   /** One event by its public id. */
   get(id: string): Promise<StoredEvent | undefined>;
 }

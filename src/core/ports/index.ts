@@ -13,6 +13,7 @@ import type { ProductStore, RatingStore } from './products.js';
 import type { SettingsStore } from './settings.js';
 import type { UsagePort } from './usage.js';
 import type { UserStore } from './users.js';
+import type { WebhookStore } from './webhooks.js';
 
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
@@ -24,6 +25,7 @@ export type { DraftStore, NewOrder, OrderChange, OrderFilters, OrderStore } from
 export type { ProductStore, RatingStore } from './products.js';
 export type { SettingsStore } from './settings.js';
 export type { UserFields, UserStore } from './users.js';
+export type * from './webhooks.js';
 
 /** Every port of the storage: what the SQL store implements, and what the composition root hands out. */
 export interface Store {
@@ -42,4 +44,6 @@ export interface Store {
   brownouts: BrownoutStore;
   /** Reads of the outbox of events (written in the transactions of the changes). */
   events: EventStore;
+  /** Webhook endpoints and their deliveries. */
+  webhooks: WebhookStore;
 }

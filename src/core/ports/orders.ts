@@ -50,6 +50,8 @@ export interface OrderChange {
   cancellation?: { reason: string | null; refundAmount: Minor };
   /** SKUs whose HELD reservations leave stock (`consume`) or go back to it (`release`). */
   reservations?: 'consume' | 'release';
+  /** The members the change touches (for its `order.updated` event). */
+  changed: ReadonlyArray<'status' | 'shipment' | 'shippingAddress' | 'note' | 'couponCode'>;
 }
 
 /** Orders with their items, shipments and cancellations; every multi-row change is one transaction. */

@@ -1,0 +1,85 @@
+import type { EventType, NewEvent, StoredEvent } from '../events.js';
+
+/** Why an endpoint is disabled. */
+export type DisabledReason = 'requested' | 'gone' | 'failing';
+
+/** A URL that receives events; its secrets stay in the store except where a delivery is signed. */
+export interface WebhookEndpoint {
+  id: number;
+  userId: number;
+  /** An admin's endpoint receives every event of its types; a customer's only its own. */
+  allOwners: boolean;
+  url: string;
+  events: EventType[];
+  description: string | null;
+  disabledReason: DisabledReason | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One attempt in an endpoint's log. */
+export interface WebhookAttempt {
+  id: number;
+  eventId: string;
+  eventType: EventType;
+  attempt: number;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  attemptedAt: Date;
+  nextRetryAt: Date | null;
+}
+
+/** A delivery claimed for one attempt, with what signing and sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  /** Attempts made before this one. */
+  attempts: number;
+  endpoint: WebhookEndpoint;
+  /** The secrets that sign now: the current one, and the previous one during its overlap. */
+  secrets: string[];
+  event: StoredEvent;
+}
+
+/** The outcome of an attempt, to record in one transaction. */
+export interface AttemptRecord {
+  delivery: ClaimedDelivery;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  state: 'succeeded' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  failingSince: Date | null;
+  /** Disables the endpoint, writing this event (`webhook_endpoint.disabled`) beside it. */
+  disable: { reason: DisabledReason; event: NewEvent } | null;
+}
+
+/** Webhook endpoints, their queued deliveries and the log of attempts. */
+export interface WebhookStore {
+  insert(
+    endpoint: Pick<WebhookEndpoint, 'userId' | 'allOwners' | 'url' | 'events' | 'description'> & { secret: string },
+  ): Promise<WebhookEndpoint>;
+  get(id: number): Promise<WebhookEndpoint | undefined>;
+  /** Newest first, below an id. */
+  list(query: { userId?: number; beforeId?: number; limit: number }): Promise<WebhookEndpoint[]>;
+  update(
+    id: number,
+    fields: { url?: string; events?: EventType[]; disabledReason?: DisabledReason | null },
+  ): Promise<WebhookEndpoint | undefined>;
+  delete(id: number): Promise<boolean>;
+  /** How many endpoints (of one user). */
+  count(userId?: number): Promise<number>;
+  /** How many attempts an endpoint's log holds. */
+  countAttempts(endpointId: number): Promise<number>;
+  /** Sets a new secret; the current one keeps signing until `previousUntil`. */
+  rotateSecret(id: number, secret: string, previousUntil: Date): Promise<WebhookEndpoint | undefined>;
+  /** Newest first, below an id. */
+  attempts(endpointId: number, query: { beforeId?: number; limit: number }): Promise<WebhookAttempt[]>;
+  /** Queues an event for an endpoint again (a redelivery). */
+  queue(endpointId: number, eventId: string): Promise<void>;
+  /** Claims due deliveries (FOR UPDATE SKIP LOCKED) and leases them for `leaseMs`. */
+  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  record(attempt: AttemptRecord): Promise<void>;
+}

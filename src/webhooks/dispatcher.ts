@@ -1,0 +1,83 @@
+/**
+ * The webhook dispatcher of an instance: claims due deliveries (any number of instances share the queue
+ * through FOR UPDATE SKIP LOCKED and a lease), sends each once, records the outcome the core decides.
+ * Woken by the event feed when an event commits, and by a poll for retries and missed notifications.
+ */
+import { toEnvelope } from '../core/events.js';
+import type { WebhookStore } from '../core/ports/index.js';
+import { type AttemptResult, attemptRecord } from '../core/webhook-delivery.js';
+import type { WebhookMessage } from './http-sender.js';
+
+/** A claim holds a delivery this long: longer than an attempt can take. */
+const LEASE_MS = 60_000;
+/** Deliveries claimed at once by one instance. */
+const BATCH = 20;
+
+/** What the dispatcher is built from. */
+export interface DispatcherOptions {
+  store: WebhookStore;
+  send: (message: WebhookMessage) => Promise<AttemptResult>;
+  schedule: readonly number[];
+  pollMs: number;
+  onError: (error: unknown) => void;
+  now?: () => Date;
+}
+
+/** Creates a dispatcher; `start` begins polling, `wake` runs a round now, `stop` waits for the one in flight. */
+export function createWebhookDispatcher(options: DispatcherOptions) {
+  const now = options.now ?? (() => new Date());
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const round = async () => {
+    for (;;) {
+      const claimed = await options.store.claimDue(BATCH, LEASE_MS);
+      await Promise.all(
+        claimed.map(async (delivery) => {
+          const result = await options.send({
+            url: delivery.endpoint.url,
+            id: delivery.event.id,
+            secrets: delivery.secrets,
+            body: JSON.stringify(toEnvelope(delivery.event)),
+          });
+          await options.store.record(attemptRecord(delivery, result, { now: now(), schedule: options.schedule }));
+        }),
+      );
+      if (claimed.length < BATCH || stopped) return;
+    }
+  };
+
+  const wake = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = round()
+      .catch(options.onError)
+      .finally(() => {
+        running = undefined;
+        if (again && !stopped) {
+          again = false;
+          void wake();
+        }
+      });
+    return running;
+  };
+
+  return {
+    start() {
+      timer = setInterval(() => void wake(), options.pollMs);
+      timer.unref();
+      void wake();
+    },
+    wake,
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Store, WebhookStore } from '../core/ports/index.js';
+import type { Database } from '../store/database.js';
+import { createEventFeed, type EventFeed } from '../store/event-feed.js';
+import { createWebhookDispatcher } from './dispatcher.js';
+import { createWebhookSender } from './http-sender.js';
+
+/**
+ * Starts the instance's webhook dispatcher as configured, woken by the process's event feed whenever an
+ * event commits (its deliveries were queued in the same transaction) and by its own poll for retries.
+ * The server stops it on drain.
+ */
+export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, config: Config, logger: Logger) {
+  const dispatcher = createWebhookDispatcher({
+    store,
+    send: createWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
+    schedule: config.WEBHOOK_RETRY_SECONDS,
+    pollMs: config.WEBHOOK_POLL_MS,
+    onError: (error) => logger.warn({ err: error }, 'webhook dispatch failed'),
+  });
+  const stopWaking = new AbortController();
+  const waking = (async () => {
+    for await (const _event of feed.subscribe({}, stopWaking.signal)) void dispatcher.wake();
+  })().catch((error: unknown) => logger.warn({ err: error }, 'webhook wake-ups stopped; polling only'));
+  dispatcher.start();
+  return {
+    async stop() {
+      stopWaking.abort();
+      await Promise.all([waking, dispatcher.stop()]);
+    },
+  };
+}
+
+/** One event feed per process (one LISTEN), and the webhook dispatcher woken by it; streams subscribe to it too. */
+export async function startEvents(db: Database, store: Store, config: Config, logger: Logger) {
+  const feed = await createEventFeed(db, store.events);
+  const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger);
+  return {
+    feed,
+    /** Stops the dispatcher (after its attempts in flight), then the feed. */
+    async stop() {
+      await dispatcher.stop();
+      await feed.close();
+    },
+  };
+}

@@ -6,12 +6,15 @@ import {
   type Reservation as ReservationMessage,
   ReservationSchema,
   ReservationState,
+  type StockChange,
+  StockChangeSchema,
   type Stock as StockMessage,
   StockSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { DomainError } from '../core/errors.js';
 import type { InventoryService, WriteOptions } from '../core/inventory.js';
 import type { Reservation, Stock } from '../core/model.js';
+import type { StockUpdate, StockWatch } from '../core/stock-watch.js';
 import { toConnectError } from './errors.js';
 
 const stateOf: Record<Reservation['state'], ReservationState> = {
@@ -36,6 +39,13 @@ const reservationMessage = (reservation: Reservation): ReservationMessage =>
     state: stateOf[reservation.state],
     createdAt: timestampFromDate(reservation.createdAt),
     ...(reservation.expiresAt ? { expiresAt: timestampFromDate(reservation.expiresAt) } : {}),
+  });
+
+const stockChangeMessage = (update: StockUpdate): StockChange =>
+  create(StockChangeSchema, {
+    stock: stockMessage(update.stock),
+    initial: update.initial,
+    ...(update.initial ? {} : { eventId: update.eventId, changedAt: timestampFromDate(update.changedAt) }),
   });
 
 /**
@@ -70,8 +80,19 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => Error
   });
 }
 
+/** What a watch of stock needs beside the inventory rules. */
+export interface InventoryServiceOptions {
+  /** Serves `WatchStock`; without it (the in-process transport of the order path) the rpc is UNIMPLEMENTED. */
+  watchStock?: StockWatch;
+  /** Aborts when the server starts draining: open watches then end with OK, so the drain need not wait. */
+  draining?: AbortSignal;
+}
+
 /** `inventory.v1.Inventory` over the core's inventory rules: the one implementation both gRPC hosts run. */
-export function inventoryService(inventory: InventoryService): ServiceImpl<typeof Inventory> {
+export function inventoryService(
+  inventory: InventoryService,
+  { watchStock, draining }: InventoryServiceOptions = {},
+): ServiceImpl<typeof Inventory> {
   return {
     reserve: (request, context) =>
       withinDeadline(context, async (options) => {
@@ -93,6 +114,16 @@ export function inventoryService(inventory: InventoryService): ServiceImpl<typeo
       withinDeadline(context, async (options) => ({
         stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)),
       })),
+    async *watchStock(request, context) {
+      if (!watchStock) throw new ConnectError('WatchStock is not served on this transport', Code.Unimplemented);
+      // The watch ends at the caller's deadline or cancellation (the context's signal) or at the drain.
+      const signal = draining ? AbortSignal.any([context.signal, draining]) : context.signal;
+      try {
+        for await (const update of watchStock(request.sku, signal)) yield stockChangeMessage(update);
+      } catch (error) {
+        if (!signal.aborted) throw toConnectError(error);
+      }
+    },
   };
 }
 

@@ -25,6 +25,10 @@ export function inventoryStore(db: Database): Store['inventory'] {
       const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
       return rows[0] && toStock(rows[0]);
     },
+    async stocks(afterSku, limit) {
+      const rows = await db.query('SELECT * FROM stock WHERE sku > $1 ORDER BY sku LIMIT $2', [afterSku, limit]);
+      return rows.map(toStock);
+    },
     reserve(orderId, sku, quantity, expiresAt, beforeCommit): Promise<ReserveOutcome> {
       return db.transaction(async (tx) => {
         // Lock the stock row first: concurrent reservations of one SKU queue here, so the check below

@@ -15,6 +15,7 @@ import type { UserStore } from './users.js';
 
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
+export type { EventSubscriptions, FeedEvent, FeedFilter } from './event-subscriptions.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';

@@ -4,7 +4,8 @@
  */
 import { DomainError } from './errors.js';
 import type { Stock } from './model.js';
-import type { EventSubscriptions, FeedEvent, InventoryStore } from './ports/index.js';
+import type { StoredEvent } from './events.js';
+import type { EventSubscriptions, InventoryStore } from './ports/index.js';
 
 /** One message of a watch: the stock as the watch found it (`initial`), or right after a change. */
 export type StockUpdate =
@@ -15,7 +16,7 @@ export type StockUpdate =
 const INITIAL_PAGE = 500;
 
 /** The stock a `stock.changed` event carries in `data.object` (the Stock as REST would show it). */
-function stockOf(event: FeedEvent): Stock {
+function stockOf(event: StoredEvent): Stock {
   const object = event.data.object as Partial<Stock>;
   return { sku: String(object.sku), onHand: Number(object.onHand), reserved: Number(object.reserved) };
 }

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgresDate from 'postgres-date';
 import { DomainError } from '../core/errors.js';
+import { listenOnServer } from './pg-listener.js';
 import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 
 /** Something that runs one parameterized SQL statement. */
@@ -16,6 +17,13 @@ export interface Database extends Queryable {
   /** Runs a script of several statements (migrations). */
   exec(script: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Calls `onPayload` with the payload of every notification on `channel` (an empty payload after a lost
+   * connection came back: notifications may have been missed). Resolves once listening, to a stop function.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** The name of a notification channel for this database: channels are server-wide, schemas are not. */
+  channel(base: string): string;
   readonly kind: 'pglite' | 'postgres';
   /** Connections of the pool (a PostgreSQL server only; the embedded database has one session, no pool). */
   poolStats?(): { total: number; idle: number; waiting: number };
@@ -71,6 +79,13 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
     async exec(script) {
       await db.exec(script);
     },
+    async listen(channel, onPayload) {
+      const stop = await db.listen(channel, onPayload);
+      return async () => {
+        if (!db.closed) await stop();
+      };
+    },
+    channel: (base) => base,
     close: () => db.close(),
   };
 }
@@ -197,6 +212,8 @@ export async function createPgDatabase(
         throw asUnavailable(error);
       }
     },
+    listen: (channel, onPayload) => listenOnServer(url, schema, channel, onPayload),
+    channel: (base) => (schema ? `${base}_${schema}` : base),
     close: () => pool.end(),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };

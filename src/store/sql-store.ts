@@ -2,6 +2,7 @@ import type { Store } from '../core/ports/index.js';
 import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
+import { eventStore } from './event-store.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
 import { draftStore, orderStore } from './order-store.js';
@@ -34,5 +35,6 @@ export function createSqlStore(db: Database): Store {
     usage: usageStore(db),
     idempotency: idempotencyStore(db),
     brownouts: brownoutStore(db),
+    events: eventStore(db),
   };
 }

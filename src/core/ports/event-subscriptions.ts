@@ -1,21 +1,10 @@
-/** What a watch reads of one committed event. */
-export interface FeedEvent {
-  id: string;
-  type: string;
-  createdAt: Date;
-  subject: string;
-  ownerUserId: number | null;
-  data: { object: unknown };
-}
+import type { EventFilter, StoredEvent } from '../events.js';
 
-/** Which committed events a subscriber wants. */
-export interface FeedFilter {
-  types?: readonly string[];
-  subject?: string;
-}
-
-/** The process's feed of committed events (one listener, fanned out to in-process subscribers). */
+/**
+ * The process's feed of committed events as the core's streams read it (src/store/event-feed.ts: one
+ * listener per process, fanned out to in-process subscribers).
+ */
 export interface EventSubscriptions {
-  /** Events committed after the call that match `filter`, until `signal` aborts (then the iteration ends). */
-  subscribe(filter: FeedFilter, signal: AbortSignal): AsyncIterable<FeedEvent>;
+  /** Events committed after the call that pass `filter`, until `signal` aborts (then the iteration ends). */
+  subscribe(filter: EventFilter, signal: AbortSignal): AsyncIterable<StoredEvent>;
 }

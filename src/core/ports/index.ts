@@ -5,6 +5,7 @@
 
 import type { ApiKeyStore } from './api-keys.js';
 import type { BrownoutStore } from './brownouts.js';
+import type { EventStore } from './events.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { DraftStore, OrderStore } from './orders.js';
@@ -15,7 +16,8 @@ import type { UserStore } from './users.js';
 
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
-export type { EventSubscriptions, FeedEvent, FeedFilter } from './event-subscriptions.js';
+export type { EventSubscriptions } from './event-subscriptions.js';
+export type { EventPosition, EventStore } from './events.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';
@@ -39,4 +41,6 @@ export interface Store {
   idempotency: IdempotencyStore;
   /** Brownout windows of deprecated items. */
   brownouts: BrownoutStore;
+  /** Reads of the outbox of events (written in the transactions of the changes). */
+  events: EventStore;
 }

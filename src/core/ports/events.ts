@@ -1,0 +1,28 @@
+import type { EventFilter, StoredEvent } from '../events.js';
+
+/**
+ * A reader's place in the outbox: after the event `seq` of transaction `txId`. Readers follow this order,
+ * not `seq` alone, since a transaction that took a lower seq may commit after one that took a higher.
+ */
+export interface EventPosition {
+  txId: number;
+  seq: number;
+}
+
+/** Reads of the outbox of events (the writes happen inside the store's own transactions). */
+export interface EventStore {
+  /**
+   * Committed events after `position` that pass the filter, in commit-safe order, at most `limit`, and
+   * the position to read from next. Only events of transactions older than every running one are read,
+   * so no event can later appear before the returned position.
+   */
+  after(
+    position: EventPosition,
+    filter: EventFilter,
+    limit: number,
+  ): Promise<{ events: StoredEvent[]; next: EventPosition }>;
+  /** The position before every event a transaction running or started from now writes: where a new stream starts. */
+  head(): Promise<EventPosition>;
+  /** One event by its public id. */
+  get(id: string): Promise<StoredEvent | undefined>;
+}

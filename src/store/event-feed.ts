@@ -1,0 +1,140 @@
+import { type EventFilter, matchesFilter, type StoredEvent } from '../core/events.js';
+import type { EventPosition, EventStore } from '../core/ports/events.js';
+import type { Database } from './database.js';
+import { EVENTS_CHANNEL } from './event-store.js';
+
+/** How often the feed looks at the table without a notification (a lost one, or a late-finishing transaction). */
+const DEFAULT_POLL_MS = 2000;
+const BATCH = 200;
+/** Events a subscriber may have unread before it is ended as too slow (it can resume from the events list). */
+const DEFAULT_MAX_QUEUED = 1000;
+
+/** Committed events as they happen, for every reader of one process. */
+export interface EventFeed {
+  /**
+   * Events that pass `filter` and were not yet read by the feed when this call returned (so every change
+   * committed from then on), in commit-safe order, until `signal` aborts or the feed closes (then the iteration ends cleanly). A subscriber that falls `maxQueued` events behind is
+   * ended with an error instead of holding memory.
+   */
+  subscribe(filter: EventFilter, signal: AbortSignal): AsyncIterable<StoredEvent>;
+  /** Stops listening; open subscriptions end. */
+  close(): Promise<void>;
+}
+
+/** Options of the feed: the poll interval of the fallback and the queue bound per subscriber. */
+export interface EventFeedOptions {
+  pollMs?: number;
+  maxQueued?: number;
+}
+
+interface Subscriber {
+  filter: EventFilter;
+  queue: StoredEvent[];
+  overflowed: boolean;
+  wake?: () => void;
+}
+
+/** The events queued for one subscriber, as they come, until its signal or the feed's aborts. */
+async function* drain(
+  subscriber: Subscriber,
+  signal: AbortSignal,
+  closing: AbortSignal,
+  subscribers: Set<Subscriber>,
+): AsyncGenerator<StoredEvent> {
+  const stop = () => subscriber.wake?.();
+  signal.addEventListener('abort', stop);
+  closing.addEventListener('abort', stop);
+  try {
+    for (;;) {
+      if (signal.aborted || closing.aborted) return;
+      const event = subscriber.queue.shift();
+      if (event) {
+        yield event;
+        continue;
+      }
+      if (subscriber.overflowed) throw new Error('The subscriber fell too far behind the events and was ended.');
+      await new Promise<void>((resolve) => (subscriber.wake = resolve));
+      subscriber.wake = undefined;
+    }
+  } finally {
+    subscribers.delete(subscriber);
+    signal.removeEventListener('abort', stop);
+    closing.removeEventListener('abort', stop);
+  }
+}
+
+/**
+ * One LISTEN and one reader per process: a notification (or the poll) wakes the reader, which reads the
+ * rows after its position once and hands each to the subscribers whose filter it passes. The notification
+ * only says "look"; the table is the truth, so every instance sees the same events in the same order.
+ * The reader follows the table even with no subscriber (one indexed read per commit), so a subscription
+ * starts where the feed stands, without a gap.
+ */
+export async function createEventFeed(
+  db: Database,
+  events: EventStore,
+  { pollMs = DEFAULT_POLL_MS, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions = {},
+): Promise<EventFeed> {
+  const subscribers = new Set<Subscriber>();
+  const closing = new AbortController();
+  let position: EventPosition = await events.head();
+  let reading: Promise<void> | undefined;
+  let again = false;
+
+  const deliver = (event: StoredEvent) => {
+    for (const subscriber of subscribers) {
+      if (!matchesFilter(event, subscriber.filter)) continue;
+      if (subscriber.queue.length >= maxQueued) subscriber.overflowed = true;
+      else subscriber.queue.push(event);
+      subscriber.wake?.();
+    }
+  };
+  const readNew = async () => {
+    for (;;) {
+      const batch = await events.after(position, {}, BATCH);
+      position = batch.next;
+      for (const event of batch.events) deliver(event);
+      if (batch.events.length < BATCH) return;
+    }
+  };
+  const look = () => {
+    if (closing.signal.aborted) return;
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = readNew()
+      .catch(() => undefined) // the database is away: the next notification or poll tries again
+      .finally(() => {
+        reading = undefined;
+        if (again) {
+          again = false;
+          look();
+        }
+      });
+  };
+  const stopListening = await db.listen(db.channel(EVENTS_CHANNEL), look);
+  const poll = setInterval(look, pollMs);
+  poll.unref();
+
+  // Registered at once (not at the first read of the iterator), so that a reader can subscribe, then read
+  // the current state, and miss no change in between.
+  const subscribe = (filter: EventFilter, signal: AbortSignal): AsyncIterable<StoredEvent> => {
+    const subscriber: Subscriber = { filter, queue: [], overflowed: false };
+    subscribers.add(subscriber);
+    const events = drain(subscriber, signal, closing.signal, subscribers);
+    // An iterator never read still unregisters when its signal aborts.
+    signal.addEventListener('abort', () => subscribers.delete(subscriber), { once: true });
+    return events;
+  };
+
+  return {
+    subscribe,
+    async close() {
+      closing.abort();
+      clearInterval(poll);
+      await stopListening();
+      await reading;
+    },
+  };
+}

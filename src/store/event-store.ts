@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import type { EventFilter, EventType, NewEvent, StoredEvent } from '../core/events.js';
+import type { EventPosition, EventStore } from '../core/ports/events.js';
+import type { Database, Queryable } from './database.js';
+
+/** The notification channel of committed events (scoped per schema by `Database.channel`). */
+export const EVENTS_CHANNEL = 'order_api_events';
+
+interface EventRow {
+  seq: number;
+  tx_id: number;
+  id: string;
+  type: EventType;
+  created_at: Date;
+  owner_user_id: number | null;
+  subject: string;
+  data: StoredEvent['data'];
+}
+
+const COLUMNS = 'seq, tx_id::text::bigint AS tx_id, id, type, created_at, owner_user_id, subject, data';
+const LAST_SEQ = Number.MAX_SAFE_INTEGER;
+
+const toEvent = (row: EventRow): StoredEvent => ({
+  seq: row.seq,
+  id: row.id,
+  type: row.type,
+  createdAt: row.created_at,
+  ownerUserId: row.owner_user_id,
+  subject: row.subject,
+  data: row.data,
+});
+
+// 130 random bits in 26 characters of an unambiguous alphabet (Crockford's base32), as public event ids.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const newEventId = (): string => `evt_${Array.from(randomBytes(26), (byte) => ALPHABET[byte & 31]).join('')}`;
+
+/**
+ * Writes events in the caller's transaction and notifies the readers of every instance: PostgreSQL
+ * delivers a NOTIFY sent in a transaction only when it commits, and never when it rolls back.
+ */
+export async function appendEvents(
+  tx: Queryable,
+  channel: string,
+  events: readonly NewEvent[],
+): Promise<StoredEvent[]> {
+  const stored: StoredEvent[] = [];
+  for (const event of events) {
+    const rows = await tx.query<EventRow>(
+      `INSERT INTO events (id, type, owner_user_id, subject, data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [newEventId(), event.type, event.ownerUserId, event.subject, JSON.stringify(event.data)],
+    );
+    stored.push(toEvent(rows[0] as EventRow));
+  }
+  if (stored.length > 0) await tx.query('SELECT pg_notify($1, $2)', [channel, String(stored.at(-1)?.seq)]);
+  return stored;
+}
+
+/** The filter as SQL conditions from parameter `$first` on. */
+function filterSql(filter: EventFilter, first: number): { where: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.types) {
+    params.push(filter.types);
+    where.push(`type = ANY($${first + params.length - 1}::text[])`);
+  }
+  if (filter.subject !== undefined) {
+    params.push(filter.subject);
+    where.push(`subject = $${first + params.length - 1}`);
+  }
+  if (filter.ownerUserId !== undefined) {
+    params.push(filter.ownerUserId);
+    where.push(`owner_user_id = $${first + params.length - 1}`);
+  }
+  return { where: where.map((condition) => ` AND ${condition}`).join(''), params };
+}
+
+/** The outbox's reads in PostgreSQL. */
+export function eventStore(db: Database): EventStore {
+  const horizon = async (): Promise<number> => {
+    const rows = await db.query<{ xmin: number }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin',
+    );
+    return Number(rows[0]?.xmin);
+  };
+  return {
+    async after(position, filter, limit) {
+      const xmin = await horizon();
+      const { where, params } = filterSql(filter, 5);
+      const rows = await db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events
+          WHERE (tx_id, seq) > ($1::text::xid8, $2) AND tx_id < $3::text::xid8${where}
+          ORDER BY tx_id, seq LIMIT $4`,
+        [String(position.txId), position.seq, String(xmin), limit, ...params],
+      );
+      const last = rows.at(-1);
+      let next: EventPosition = last ? { txId: last.tx_id, seq: last.seq } : position;
+      // Fewer than asked: every matching event of the finished transactions was read, so skip to the horizon.
+      if (rows.length < limit && xmin - 1 > next.txId) next = { txId: xmin - 1, seq: LAST_SEQ };
+      return { events: rows.map(toEvent), next };
+    },
+    async head() {
+      return { txId: (await horizon()) - 1, seq: LAST_SEQ };
+    },
+    async get(id) {
+      const rows = await db.query<EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = $1`, [id]);
+      return rows[0] ? toEvent(rows[0]) : undefined;
+    },
+  };
+}

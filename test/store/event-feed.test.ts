@@ -1,0 +1,88 @@
+/**
+ * The outbox's feed: an event reaches a subscriber when the transaction that wrote it commits, never when
+ * it rolls back, in an order no late commit can break (PostgreSQL), filtered by owner. The poll fallback
+ * is set to a minute here, so a delivery within the test proves the notification path.
+ * Runs on PGlite, and on PostgreSQL 15 with TEST_DATABASE_URL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewEvent, StoredEvent } from '../../src/core/events.js';
+import { createEventFeed, type EventFeed } from '../../src/store/event-feed.js';
+import { appendEvents, EVENTS_CHANNEL } from '../../src/store/event-store.js';
+import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';
+
+let database: TestDatabase;
+let feed: EventFeed;
+
+const stockEvent = (sku: string, ownerUserId: number | null = null): NewEvent => ({
+  type: 'stock.changed',
+  ownerUserId,
+  subject: `sku:${sku}`,
+  data: { object: { sku } },
+});
+const append = (events: NewEvent[]) =>
+  database.db.transaction((tx) => appendEvents(tx, database.db.channel(EVENTS_CHANNEL), events));
+
+/** Collects what a subscription yields until `count` events arrived (or the subscription ends). */
+function collect(filter: Parameters<EventFeed['subscribe']>[0], count: number) {
+  const controller = new AbortController();
+  const received: StoredEvent[] = [];
+  const done = (async () => {
+    for await (const event of feed.subscribe(filter, controller.signal)) {
+      received.push(event);
+      if (received.length === count) controller.abort();
+    }
+  })();
+  return { received, done, stop: () => controller.abort() };
+}
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  feed = await createEventFeed(database.db, database.store.events, { pollMs: 60_000 });
+});
+afterAll(async () => {
+  await feed.close();
+  await database.close();
+});
+
+describe('the event feed', () => {
+  it('delivers committed events in order and never a rolled-back one', async () => {
+    const reader = collect({}, 3);
+    await append([stockEvent('A')]);
+    await expect(
+      database.db.transaction(async (tx) => {
+        await appendEvents(tx, database.db.channel(EVENTS_CHANNEL), [stockEvent('ROLLED-BACK')]);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    await append([stockEvent('B'), stockEvent('C')]);
+    await reader.done;
+    expect(reader.received.map((event) => event.subject)).toEqual(['sku:A', 'sku:B', 'sku:C']);
+    const stored = await database.store.events.get(reader.received[0]?.id ?? '');
+    expect(stored).toMatchObject({ type: 'stock.changed', subject: 'sku:A', data: { object: { sku: 'A' } } });
+  });
+
+  it('gives a customer only the events of its own resources', async () => {
+    const own = collect({ ownerUserId: 7 }, 1);
+    await append([stockEvent('OTHER', 8), stockEvent('ADMIN-ONLY'), stockEvent('MINE', 7)]);
+    await own.done;
+    expect(own.received.map((event) => event.subject)).toEqual(['sku:MINE']);
+  });
+
+  it.skipIf(!testDatabaseUrl)('holds back a commit until an older transaction that wrote first is over', async () => {
+    // Needs two sessions at once: PostgreSQL only (PGlite has one).
+    const reader = collect({}, 2);
+    let releaseOlder: () => void = () => undefined;
+    const older = database.db.transaction(async (tx) => {
+      await appendEvents(tx, database.db.channel(EVENTS_CHANNEL), [stockEvent('OLDER')]);
+      await new Promise<void>((resolve) => (releaseOlder = resolve));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await append([stockEvent('NEWER')]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reader.received).toEqual([]);
+    releaseOlder();
+    await older;
+    await reader.done;
+    expect(reader.received.map((event) => event.subject)).toEqual(['sku:OLDER', 'sku:NEWER']);
+  });
+});

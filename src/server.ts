@@ -23,12 +23,14 @@ import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
 import type { UsagePort } from './core/ports/usage.js';
+import { createStockWatch } from './core/stock-watch.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import { createEventFeed } from './store/event-feed.js';
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -83,6 +85,10 @@ export async function startServer(
     onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
   });
   const secrets = await bootstrapInstance(core, store, config);
+  // One LISTEN per process: every stream of this instance (WatchStock, GraphQL subscriptions) reads it.
+  const feed = await createEventFeed(db, store.events);
+  // Aborted when the drain starts: open streams end cleanly at once instead of holding the drain.
+  const draining = new AbortController();
 
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
@@ -108,6 +114,8 @@ export async function startServer(
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
     isServing: () => serving,
+    watchStock: createStockWatch({ inventory: store.inventory, events: feed }),
+    draining: draining.signal,
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -127,11 +135,13 @@ export async function startServer(
     flushUsage: () => recorder.flush(),
     async close() {
       serving = false;
+      draining.abort();
       stopTimers();
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
       // their current answer; then the last usage flush, then the database.
       await Promise.all([httpDrain.drain(http as Server), grpc.close()]);
       await closeRecorder(recorder, logger);
+      await feed.close();
       inventoryClient.close();
       await rateLimiter?.close();
       await db.close();

@@ -3,8 +3,8 @@
  * committed change, read from the outbox's `stock.changed` events through the process's event feed.
  */
 import { DomainError } from './errors.js';
-import type { Stock } from './model.js';
 import type { StoredEvent } from './events.js';
+import type { Stock } from './model.js';
 import type { EventSubscriptions, InventoryStore } from './ports/index.js';
 
 /** One message of a watch: the stock as the watch found it (`initial`), or right after a change. */

@@ -71,6 +71,21 @@ async function withinDeadline<T>(context: HandlerContext, work: (options: WriteO
   }
 }
 
+/** How close to its deadline a cancelled stream counts as timed out. */
+const DEADLINE_SLACK_MS = 100;
+
+/**
+ * Why the caller's side of a stream ended. The caller's timer, started before the request left, fires a
+ * moment before the server's and resets the stream: a cancellation that close to the deadline is the deadline.
+ */
+function endedBy(context: HandlerContext): ConnectError {
+  const timeLeft = context.timeoutMs();
+  if (timeLeft !== undefined && timeLeft <= DEADLINE_SLACK_MS) {
+    return new ConnectError('the deadline passed', Code.DeadlineExceeded);
+  }
+  return ConnectError.from(context.signal.reason, Code.Canceled);
+}
+
 /** Settles with `work`, or rejects with `reason()` as soon as `signal` aborts. */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -123,6 +138,8 @@ export function inventoryService(
       } catch (error) {
         if (!signal.aborted) throw toConnectError(error);
       }
+      // A drain ends the stream with OK; the caller's deadline or cancellation ends it as that (for metrics).
+      if (context.signal.aborted && !draining?.aborted) throw endedBy(context);
     },
   };
 }

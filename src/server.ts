@@ -22,6 +22,8 @@ import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
+import { createOrderWatch } from './core/order-watch.js';
+import type { Store } from './core/ports/index.js';
 import type { UsagePort } from './core/ports/usage.js';
 import { createStockWatch } from './core/stock-watch.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
@@ -30,6 +32,7 @@ import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import type { Database } from './store/database.js';
 import { createEventFeed } from './store/event-feed.js';
 
 /** A running server: its addresses and a graceful stop. */
@@ -85,10 +88,7 @@ export async function startServer(
     onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
   });
   const secrets = await bootstrapInstance(core, store, config);
-  // One LISTEN per process: every stream of this instance (WatchStock, GraphQL subscriptions) reads it.
-  const feed = await createEventFeed(db, store.events);
-  // Aborted when the drain starts: open streams end cleanly at once instead of holding the drain.
-  const draining = new AbortController();
+  const { feed, draining, subscriptions, watchStock } = await openStreams(db, store, core, config);
 
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
@@ -98,24 +98,15 @@ export async function startServer(
   if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
   const app = await createHttpApp({
     track: httpDrain.middleware,
-    grpcCodeName: grpcCodeNameOf,
-    projectRoot,
-    logger,
-    core,
-    metrics,
-    registry,
-    deprecationPolicy,
-    evidenceKey,
-    tracing: tracer !== undefined,
+    ...{ grpcCodeName: grpcCodeNameOf, projectRoot, logger, core, metrics, registry, deprecationPolicy },
+    ...{ evidenceKey, tracing: tracer !== undefined, subscriptions },
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
     ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER },
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
-    isServing: () => serving,
-    watchStock: createStockWatch({ inventory: store.inventory, events: feed }),
-    draining: draining.signal,
+    ...{ isServing: () => serving, watchStock, draining: draining.signal },
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -147,6 +138,25 @@ export async function startServer(
       await db.close();
     },
   };
+}
+
+/**
+ * The instance's streams: ONE event feed (one LISTEN per process) read by GraphQL subscriptions and
+ * WatchStock, and the signal that ends them all when the drain starts, so that they do not hold it.
+ */
+async function openStreams(db: Database, store: Store, core: Core, config: Config) {
+  const feed = await createEventFeed(db, store.events);
+  const draining = new AbortController();
+  const subscriptions = {
+    orderWatch: createOrderWatch({
+      events: feed,
+      getOrder: (caller, id) => core.orders.get(caller, id),
+      maxPerKey: config.GRAPHQL_SUBSCRIPTIONS_PER_KEY,
+    }),
+    idleMs: config.GRAPHQL_SUBSCRIPTION_IDLE_MS,
+    draining: draining.signal,
+  };
+  return { feed, draining, subscriptions, watchStock: createStockWatch({ inventory: store.inventory, events: feed }) };
 }
 
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */

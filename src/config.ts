@@ -52,6 +52,8 @@ const environment = z.object({
   GRAPHQL_MAX_ALIASES: positiveInt.default(15),
   GRAPHQL_MAX_TOKENS: positiveInt.default(3000),
   GRAPHQL_TIMEOUT_MS: positiveInt.default(5000),
+  GRAPHQL_SUBSCRIPTIONS_PER_KEY: positiveInt.default(10),
+  GRAPHQL_SUBSCRIPTION_IDLE_MS: positiveInt.default(600_000),
   RATE_LIMIT_ENABLED: flag.default(true),
   RATE_LIMIT_CUSTOMER: positiveInt.default(1000),
   RATE_LIMIT_ADMIN: positiveInt.default(5000),

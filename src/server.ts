@@ -22,13 +22,17 @@ import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
+import { createOrderWatch } from './core/order-watch.js';
+import type { Store } from './core/ports/index.js';
 import type { UsagePort } from './core/ports/usage.js';
+import { createStockWatch } from './core/stock-watch.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import type { EventFeed } from './store/event-feed.js';
 import { startEvents } from './webhooks/start-dispatcher.js';
 
 /** A running server: its addresses and a graceful stop. */
@@ -85,6 +89,7 @@ export async function startServer(
     onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
   });
   const secrets = await bootstrapInstance(core, store, config);
+  const { draining, subscriptions, watchStock } = openStreams(events.feed, store, core, config);
 
   // Handlers in flight and kept-alive connections, so that shutdown ends each connection after its answer
   // and closes the database only after the last handler (a client that went away does not stop its handler).
@@ -94,22 +99,15 @@ export async function startServer(
   if (rateLimiter) metrics.watchRateLimiter(() => rateLimiter.mode());
   const app = await createHttpApp({
     track: httpDrain.middleware,
-    grpcCodeName: grpcCodeNameOf,
-    projectRoot,
-    logger,
-    core,
-    metrics,
-    registry,
-    deprecationPolicy,
-    evidenceKey,
-    tracing: tracer !== undefined,
+    ...{ grpcCodeName: grpcCodeNameOf, projectRoot, logger, core, metrics, registry, deprecationPolicy },
+    ...{ evidenceKey, tracing: tracer !== undefined, subscriptions },
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
     ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER },
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
-    isServing: () => serving,
+    ...{ isServing: () => serving, watchStock, draining: draining.signal },
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -129,6 +127,7 @@ export async function startServer(
     flushUsage: () => recorder.flush(),
     async close() {
       serving = false;
+      draining.abort();
       stopTimers();
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
       // their current answer; then the last usage flush, then the database.
@@ -139,6 +138,24 @@ export async function startServer(
       await db.close();
     },
   };
+}
+
+/**
+ * The instance's streams over its one event feed (one LISTEN per process, shared with the webhook
+ * dispatcher): GraphQL subscriptions and WatchStock, and the signal that ends them all when the drain starts, so that they do not hold it.
+ */
+function openStreams(feed: EventFeed, store: Store, core: Core, config: Config) {
+  const draining = new AbortController();
+  const subscriptions = {
+    orderWatch: createOrderWatch({
+      events: feed,
+      getOrder: (caller, id) => core.orders.get(caller, id),
+      maxPerKey: config.GRAPHQL_SUBSCRIPTIONS_PER_KEY,
+    }),
+    idleMs: config.GRAPHQL_SUBSCRIPTION_IDLE_MS,
+    draining: draining.signal,
+  };
+  return { draining, subscriptions, watchStock: createStockWatch({ inventory: store.inventory, events: feed }) };
 }
 
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */

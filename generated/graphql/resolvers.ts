@@ -432,6 +432,21 @@ export type OrderEdge = {
   node: Order;
 };
 
+/** A change of one order, as the `order.*` events of the events list and webhooks report it. */
+export type OrderEvent = {
+  __typename?: 'OrderEvent';
+  /** The members that changed (REST's names, e.g. `status`, `note`); empty unless the type is `order.updated`. */
+  changes: Array<Scalars['String']['output']>;
+  /** When the change was committed. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The event's id (`evt_…`), the same as in `GET /v1/events` and in webhook deliveries. */
+  id: Scalars['ID']['output'];
+  /** The order as it is when the event is delivered; `null` once it was deleted. */
+  order?: Maybe<Order>;
+  /** The event's type: `order.created`, `order.updated` or `order.canceled`. */
+  type: Scalars['String']['output'];
+};
+
 /** Conditions on orders, with the REST list's names and meanings. */
 export type OrderFilter = {
   /** Orders created at or after this instant: an RFC 3339 date (midnight UTC) or date-time. */
@@ -687,6 +702,41 @@ export type ShipmentStatus =
   /** Handed to the carrier. */
   | 'SHIPPED';
 
+/**
+ * The entry points for following changes as they commit, over Server-Sent Events (the GraphQL over SSE
+ * protocol: `POST /graphql` or `GET /graphql?query=…` with `Accept: text/event-stream`; each event is a
+ * `next` message holding one execution result, and `complete` ends the stream). Each event is executed
+ * with the same limits as a query (depth, cost, aliases, tokens) and its own execution time-out; the
+ * subscription itself has none. An API key holds a limited number of open subscriptions (a refused one is
+ * `SUBSCRIPTION_LIMIT`); a subscription that delivered nothing for the idle time-out, and every open one
+ * when the server shuts down, is completed cleanly: resubscribe (to another instance) and catch up with
+ * `GET /v1/events`.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Each `order.created`, `order.updated` and `order.canceled` event of the order `id`, or of every order
+   * the caller may see when `id` is omitted: a customer its own orders, an admin all. Another user's order
+   * is `ORDER_NOT_FOUND`, as over REST.
+   */
+  orderUpdated: OrderEvent;
+};
+
+
+/**
+ * The entry points for following changes as they commit, over Server-Sent Events (the GraphQL over SSE
+ * protocol: `POST /graphql` or `GET /graphql?query=…` with `Accept: text/event-stream`; each event is a
+ * `next` message holding one execution result, and `complete` ends the stream). Each event is executed
+ * with the same limits as a query (depth, cost, aliases, tokens) and its own execution time-out; the
+ * subscription itself has none. An API key holds a limited number of open subscriptions (a refused one is
+ * `SUBSCRIPTION_LIMIT`); a subscription that delivered nothing for the idle time-out, and every open one
+ * when the server shuts down, is completed cleanly: resubscribe (to another instance) and catch up with
+ * `GET /v1/events`.
+ */
+export type SubscriptionOrderUpdatedArgs = {
+  id?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** Changes to an order; omitted fields are unchanged, `null` clears `note` or `couponCode`. */
 export type UpdateOrderInput = {
   /** A coupon to apply; 1 to 50 characters. */
@@ -875,6 +925,7 @@ export type ResolversTypes = ResolversObject<{
   OrderDraftItem: ResolverTypeWrapper<OrderDraftItemParent>;
   OrderDraftStatus: OrderDraftStatus;
   OrderEdge: ResolverTypeWrapper<Omit<OrderEdge, 'node'> & { node: ResolversTypes['Order'] }>;
+  OrderEvent: ResolverTypeWrapper<Omit<OrderEvent, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItemParent>;
   OrderLineInput: OrderLineInput;
@@ -889,6 +940,7 @@ export type ResolversTypes = ResolversObject<{
   Shipment: ResolverTypeWrapper<ShipmentParent>;
   ShipmentStatus: ShipmentStatus;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateOrderInput: UpdateOrderInput;
   UpdateShipmentInput: UpdateShipmentInput;
   UpdateUserInput: UpdateUserInput;
@@ -923,6 +975,7 @@ export type ResolversParentTypes = ResolversObject<{
   OrderDraft: OrderDraftParent;
   OrderDraftItem: OrderDraftItemParent;
   OrderEdge: Omit<OrderEdge, 'node'> & { node: ResolversParentTypes['Order'] };
+  OrderEvent: Omit<OrderEvent, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   OrderFilter: OrderFilter;
   OrderItem: OrderItemParent;
   OrderLineInput: OrderLineInput;
@@ -935,6 +988,7 @@ export type ResolversParentTypes = ResolversObject<{
   ReplaceUserInput: ReplaceUserInput;
   Shipment: ShipmentParent;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   UpdateOrderInput: UpdateOrderInput;
   UpdateShipmentInput: UpdateShipmentInput;
   UpdateUserInput: UpdateUserInput;
@@ -1081,6 +1135,14 @@ export type OrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends 
   node?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
 }>;
 
+export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEvent'] = ResolversParentTypes['OrderEvent']> = ResolversObject<{
+  changes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderItem'] = ResolversParentTypes['OrderItem']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1140,6 +1202,10 @@ export type ShipmentResolvers<ContextType = GraphQLContext, ParentType extends R
   trackingNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  orderUpdated?: SubscriptionResolver<ResolversTypes['OrderEvent'], "orderUpdated", ParentType, ContextType, Partial<SubscriptionOrderUpdatedArgs>>;
+}>;
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
   address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -1181,6 +1247,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   OrderDraft?: OrderDraftResolvers<ContextType>;
   OrderDraftItem?: OrderDraftItemResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
+  OrderEvent?: OrderEventResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
@@ -1188,6 +1255,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ProductEdge?: ProductEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Shipment?: ShipmentResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
   UserEdge?: UserEdgeResolvers<ContextType>;

@@ -12,6 +12,7 @@ import type { DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { InventoryService } from '../core/inventory.js';
+import type { StockWatch } from '../core/stock-watch.js';
 import { grpcMatcher } from '../deprecation-matching/grpc.js';
 import { internalTokenWrapper } from '../grpc/auth.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
@@ -38,6 +39,10 @@ export interface InternalAppDeps {
   internalToken?: string;
   /** Whether the health service answers SERVING (false while draining). */
   isServing: () => boolean;
+  /** Serves `WatchStock` (over the process's event feed). */
+  watchStock?: StockWatch;
+  /** Aborts when the server starts draining: open `WatchStock` streams end with OK at once. */
+  draining?: AbortSignal;
   /** When tracing is on: each call continues the trace of its `traceparent` header in a server span. */
   tracer?: Tracer;
   /**
@@ -59,6 +64,8 @@ export function createInternalApp({
   deprecationPolicy,
   internalToken,
   isServing,
+  watchStock,
+  draining,
   tracer,
   host = 'connect',
 }: InternalAppDeps) {
@@ -75,7 +82,11 @@ export function createInternalApp({
       authenticate: (secret) => core.apiKeys.authenticate(secret),
     }),
   ];
-  const inventory = wrapService(Inventory, inventoryService(inventoryCore), wrappers);
+  const implementation = inventoryService(inventoryCore, {
+    ...(watchStock ? { watchStock } : {}),
+    ...(draining ? { draining } : {}),
+  });
+  const inventory = wrapService(Inventory, implementation, wrappers);
   // Health checks are counted too; they need no token and use no registry item.
   const health = wrapService(Health, healthService({ services: ['inventory.v1.Inventory'], isServing }), [counted]);
   if (host === 'grpc-js') {

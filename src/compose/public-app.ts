@@ -8,6 +8,7 @@ import type { Core } from '../core/index.js';
 import { requireMetricsReader } from '../core/monitoring.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
+import type { SubscriptionSettings } from '../graphql/subscriptions.js';
 import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
 import { chain } from '../http/chain.js';
@@ -30,6 +31,8 @@ export interface HttpAppDeps {
   projectRoot: string;
   core: Core;
   graphql: GraphQLSettings;
+  /** Serves GraphQL subscriptions over the event feed. */
+  subscriptions?: SubscriptionSettings;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
   /** Dependencies that can be degraded without failing readiness: name → what is degraded, or undefined. */
@@ -105,6 +108,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     settings: deps.graphql,
     metrics: deps.metrics,
     ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
+    ...(deps.subscriptions ? { subscriptions: deps.subscriptions } : {}),
     ...signalDeps(deps),
   });
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', graphqlEndpoint(yoga, deps.rateBudget !== undefined));

@@ -134,6 +134,10 @@ export const errorCatalog = {
     'The server runs only persisted operations, named by their id.',
   ),
   REQUEST_ENTITY_TOO_LARGE: graphql('Request too large', 'The GraphQL request body is larger than 25 MB.'),
+  SUBSCRIPTION_LIMIT: graphql(
+    'Subscription limit',
+    'The API key already holds as many open subscriptions as allowed; complete one before opening another.',
+  ),
   TIMEOUT: graphql(
     'Execution timed out',
     'Execution stopped at the time budget; the data resolved so far is returned.',

@@ -24,6 +24,7 @@ import { maskError } from './mask-error.js';
 import { useRejectNulCharacters } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { declaredScopes, withScopes } from './scopes.js';
+import type { SubscriptionSettings } from './subscriptions.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
 import { useIntrospectionSwitch } from './use-introspection-switch.js';
 import { useLimits } from './use-limits.js';
@@ -58,6 +59,8 @@ export interface GraphQLDeps {
   registry?: DeprecationRegistry;
   /** The core's deprecation policy, counting per caller (default: over the core's windows, counting nowhere). */
   policy?: DeprecationPolicy;
+  /** Serves `Subscription` (over the event feed); without it a subscription fails. */
+  subscriptions?: SubscriptionSettings;
 }
 
 interface ServerContext extends TraceIdContext {
@@ -78,6 +81,7 @@ export async function createGraphQL({
   rateBudget,
   registry = { items: [] },
   policy = createDeprecationPolicy({ brownouts: core.brownouts }),
+  subscriptions,
 }: GraphQLDeps) {
   const [typeDefs, manifestText] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
@@ -142,6 +146,7 @@ export async function createGraphQL({
         timeBudget: new TimeBudget(settings.timeoutMs),
         clientName: clientName ?? 'unknown',
         ...(rateExchange ? { rateExchange } : {}),
+        ...(subscriptions ? { subscriptions } : {}),
       };
     },
   });

@@ -12,6 +12,7 @@ import { callerOf, given, idOf } from './arguments.js';
 import { deprecatedUsageOf } from './deprecated-usage.js';
 import { mutationResolvers } from './mutations.js';
 import type { ConnectionParent, OrderParent } from './parents.js';
+import { subscriptionResolvers } from './subscriptions.js';
 
 /** Whether a field is selected under the current one (through fragments too), so `totalCount` is counted only when asked. */
 function selects(info: GraphQLResolveInfo, name: string): boolean {
@@ -96,6 +97,7 @@ export const resolvers: Resolvers = {
   },
 
   Mutation: mutationResolvers,
+  ...subscriptionResolvers,
 
   Order: {
     id: (order) => String(order.id),

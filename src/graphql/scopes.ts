@@ -36,6 +36,19 @@ export function withScopes<T extends Resolvers>(map: T, scopes: Map<string, Scop
     const [type, field] = where.split('.') as [string, string];
     wrapped[type] ??= {};
     const fields = wrapped[type] as Record<string, unknown>;
+    const subscription = fields[field] as { subscribe?: GraphQLFieldResolver<unknown, GraphQLContext> } | undefined;
+    if (subscription?.subscribe) {
+      // A subscription field: the scope is checked once, when it is opened.
+      const open = subscription.subscribe;
+      fields[field] = {
+        ...subscription,
+        subscribe: (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: never) => {
+          requireScope(context.caller, declared);
+          return open(parent, args, context, info);
+        },
+      };
+      continue;
+    }
     const resolve = (fields[field] ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, GraphQLContext>;
     fields[field] = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: never) => {
       requireScope(context.caller, declared);

@@ -18,7 +18,7 @@ export class TimeBudget {
   #expiry: Promise<never> | undefined;
   #fail: ((error: GraphQLError) => void) | undefined;
 
-  constructor(timeoutMs: number) {
+  constructor(readonly timeoutMs: number) {
     this.#timer = setTimeout(() => this.#expire(timeoutMs), timeoutMs);
     this.#timer.unref();
   }
@@ -40,6 +40,11 @@ export class TimeBudget {
       this.#fail = reject;
     });
     return Promise.race([value, this.#expiry]);
+  }
+
+  /** A new budget of the same length, starting now (each event of a subscription executes on its own). */
+  renewed(): TimeBudget {
+    return new TimeBudget(this.timeoutMs);
   }
 
   /** Ends the budget when execution ends: nothing is aborted after that. */

@@ -1,6 +1,6 @@
 /**
- * The gRPC form of the deprecation policy (docs/decisions.md §7): the wrapper collects what a unary
- * call uses (src/deprecation-matching/grpc.ts: its rpc, the request fields it set, the reply fields its
+ * The gRPC form of the deprecation policy (docs/decisions.md §7): the wrapper collects what a call
+ * uses (src/deprecation-matching/grpc.ts: its rpc, the request fields it set, the reply fields its
  * answer carries) and applies what the core's policy decides:
  * - a refused rpc or request field fails the call with FAILED_PRECONDITION, an ErrorInfo whose reason is
  *   `BROWNOUT`, and `retry-after` (seconds to the window's end), before the handler runs;
@@ -34,7 +34,11 @@ export interface DeprecationWrapperOptions {
 
 const ASKED_NOTHING: ReadonlySet<string> = new Set();
 
-/** Counts, signals, refuses and trims the registry items unary calls use; both gRPC hosts apply it. */
+/**
+ * Counts, signals, refuses and trims the registry items calls use; both gRPC hosts apply it. A
+ * server-streaming call is decided on its rpc and request (refused before its first message, signalled
+ * in its response headers); the fields of its streamed messages are not trimmed.
+ */
 export function deprecationWrapper({ matcher, policy, authenticate }: DeprecationWrapperOptions): CallWrapper {
   return (method, next) => async (request, context) => {
     // A key is checked on every call that sends one, whether or not the call uses a registry item.
@@ -50,6 +54,8 @@ export function deprecationWrapper({ matcher, policy, authenticate }: Deprecatio
       error.metadata.set('retry-after', String(before.refusal.retryAfterSeconds));
       throw error;
     }
+    // Set before the call so that a stream's first message carries them; a unary reply's are set again below.
+    sign(context.responseHeader, before.signalled, policy.announced);
     let response: Message;
     try {
       response = await next(request, context);

@@ -72,6 +72,7 @@ export const grpcCodeOf = {
   PERSISTED_QUERY_NOT_FOUND: null,
   PERSISTED_QUERY_ONLY: null,
   REQUEST_ENTITY_TOO_LARGE: null,
+  SUBSCRIPTION_LIMIT: null,
   TIMEOUT: null,
 } as const satisfies Record<ErrorCode, Code | null>;
 

@@ -167,18 +167,19 @@ function unaryHandler(method: DescMethod, handler: (request: Message, context: H
   };
 }
 
-/** A server-streaming method (health's `Watch`): each message the handler yields, then the status. */
+/**
+ * A server-streaming method (`WatchStock`, health's `Watch`): each message the handler yields, then the
+ * status. A reader slower than the stream holds the handler back (the next message waits for `drain`).
+ */
 function serverStreamingHandler(method: DescMethod, handler: (request: Message, context: HandlerContext) => unknown) {
   return async (call: grpc.ServerWritableStream<Buffer, Message>) => {
     const request = decode(method.input, call.request);
     if (!isMessage(request)) return void call.emit('error', request);
     const context = new CallContext(method, call);
     try {
-      let first = true;
       for await (const message of handler(request, context) as AsyncIterable<Message>) {
-        if (first) context.sendHeader();
-        first = false;
-        call.write(message);
+        context.sendHeader();
+        if (!call.write(message)) await drained(call, context.signal);
       }
       context.end();
       context.sendHeader();
@@ -189,6 +190,20 @@ function serverStreamingHandler(method: DescMethod, handler: (request: Message, 
       call.emit('error', statusOf(error, context));
     }
   };
+}
+
+/** Resolves when the call's write buffer drained, or when the call ended (cancelled, past its deadline). */
+function drained(call: grpc.ServerWritableStream<Buffer, Message>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    call.on('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+    if (signal.aborted) done();
+  });
 }
 
 /** A proto-loader package definition (what @grpc/reflection reads) from the generated descriptors. */

@@ -6,12 +6,15 @@ import {
   type Reservation as ReservationMessage,
   ReservationSchema,
   ReservationState,
+  type StockChange,
+  StockChangeSchema,
   type Stock as StockMessage,
   StockSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { DomainError } from '../core/errors.js';
 import type { InventoryService, WriteOptions } from '../core/inventory.js';
 import type { Reservation, Stock } from '../core/model.js';
+import type { StockUpdate, StockWatch } from '../core/stock-watch.js';
 import { toConnectError } from './errors.js';
 
 const stateOf: Record<Reservation['state'], ReservationState> = {
@@ -38,6 +41,13 @@ const reservationMessage = (reservation: Reservation): ReservationMessage =>
     ...(reservation.expiresAt ? { expiresAt: timestampFromDate(reservation.expiresAt) } : {}),
   });
 
+const stockChangeMessage = (update: StockUpdate): StockChange =>
+  create(StockChangeSchema, {
+    stock: stockMessage(update.stock),
+    initial: update.initial,
+    ...(update.initial ? {} : { eventId: update.eventId, changedAt: timestampFromDate(update.changedAt) }),
+  });
+
 /**
  * Runs one call of the core within the caller's deadline: a call that arrives already past it is refused,
  * and one that outlives it answers DEADLINE_EXCEEDED at once (the caller releases by compensation; what
@@ -61,6 +71,21 @@ async function withinDeadline<T>(context: HandlerContext, work: (options: WriteO
   }
 }
 
+/** How close to its deadline a cancelled stream counts as timed out. */
+const DEADLINE_SLACK_MS = 100;
+
+/**
+ * Why the caller's side of a stream ended. The caller's timer, started before the request left, fires a
+ * moment before the server's and resets the stream: a cancellation that close to the deadline is the deadline.
+ */
+function endedBy(context: HandlerContext): ConnectError {
+  const timeLeft = context.timeoutMs();
+  if (timeLeft !== undefined && timeLeft <= DEADLINE_SLACK_MS) {
+    return new ConnectError('the deadline passed', Code.DeadlineExceeded);
+  }
+  return ConnectError.from(context.signal.reason, Code.Canceled);
+}
+
 /** Settles with `work`, or rejects with `reason()` as soon as `signal` aborts. */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -70,8 +95,19 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => Error
   });
 }
 
+/** What a watch of stock needs beside the inventory rules. */
+export interface InventoryServiceOptions {
+  /** Serves `WatchStock`; without it (the in-process transport of the order path) the rpc is UNIMPLEMENTED. */
+  watchStock?: StockWatch;
+  /** Aborts when the server starts draining: open watches then end with OK, so the drain need not wait. */
+  draining?: AbortSignal;
+}
+
 /** `inventory.v1.Inventory` over the core's inventory rules: the one implementation both gRPC hosts run. */
-export function inventoryService(inventory: InventoryService): ServiceImpl<typeof Inventory> {
+export function inventoryService(
+  inventory: InventoryService,
+  { watchStock, draining }: InventoryServiceOptions = {},
+): ServiceImpl<typeof Inventory> {
   return {
     reserve: (request, context) =>
       withinDeadline(context, async (options) => {
@@ -93,6 +129,18 @@ export function inventoryService(inventory: InventoryService): ServiceImpl<typeo
       withinDeadline(context, async (options) => ({
         stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)),
       })),
+    async *watchStock(request, context) {
+      if (!watchStock) throw new ConnectError('WatchStock is not served on this transport', Code.Unimplemented);
+      // The watch ends at the caller's deadline or cancellation (the context's signal) or at the drain.
+      const signal = draining ? AbortSignal.any([context.signal, draining]) : context.signal;
+      try {
+        for await (const update of watchStock(request.sku, signal)) yield stockChangeMessage(update);
+      } catch (error) {
+        if (!signal.aborted) throw toConnectError(error);
+      }
+      // A drain ends the stream with OK; the caller's deadline or cancellation ends it as that (for metrics).
+      if (context.signal.aborted && !draining?.aborted) throw endedBy(context);
+    },
   };
 }
 

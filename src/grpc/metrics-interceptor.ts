@@ -6,8 +6,9 @@ import type { CallWrapper } from './service-wrappers.js';
 const codeName = (code: Code): string => Code[code].replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
 
 /**
- * Counts every unary call of a wrapped service by service, method and status code, and times it. Placed
- * first, so calls refused by the token check are counted too. Both gRPC hosts apply it.
+ * Counts every call of a wrapped service by service, method and status code, and times it (a stream from
+ * its start to its end, counted once it ended). Placed first, so calls refused by the token check are
+ * counted too. Both gRPC hosts apply it.
  */
 export function metricsWrapper(metrics: Pick<Metrics, 'grpcHandled' | 'grpcHandlingSeconds'>): CallWrapper {
   return (method, next) => {

@@ -7,20 +7,31 @@
  * the error.
  */
 import { create, type DescMethod, type DescService, isMessage, type Message } from '@bufbuild/protobuf';
-import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import { createContextKey, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import { createHandoff, type Handoff } from './handoff.js';
 
 /** One unary call as a wrapper sees it: the request in, the reply (a full message) out. */
 export type UnaryCall = (request: Message, context: HandlerContext) => Promise<Message>;
 
-/** Wraps the calls of one method; `next` runs the rest of the chain and the handler. */
+/**
+ * Wraps the calls of one method; `next` runs the rest of the chain and the handler. A server-streaming
+ * call passes through the same wrappers as one unary call that lasts as long as the stream: `next`
+ * settles when the stream ends (its reply is the output type's empty message, the messages themselves
+ * flow past the chain), so a wrapper refuses it before the first message, counts and times it whole,
+ * and sees how it ended. Response headers a wrapper sets before calling `next` go out with the first
+ * message.
+ */
 export type CallWrapper = (method: DescMethod, next: UnaryCall) => UnaryCall;
 
 type AnyHandler = (request: Message, context: HandlerContext) => unknown;
 
+/** Where the messages of a wrapped stream go past the chain, per call. */
+const streamOut = createContextKey<Handoff<Message> | undefined>(undefined, { description: 'stream output' });
+
 /**
- * The service implementation with `wrappers` around each unary method, the first outermost. Streaming
- * methods pass unchanged (the Inventory service has none yet). The reply leaves the chain as a full
- * message even when the handler returned a plain object, so wrappers can read and trim it.
+ * The service implementation with `wrappers` around each unary and server-streaming method, the first
+ * outermost. A unary reply leaves the chain as a full message even when the handler returned a plain
+ * object, so wrappers can read and trim it.
  */
 export function wrapService<S extends DescService>(
   service: S,
@@ -31,13 +42,41 @@ export function wrapService<S extends DescService>(
   const wrapped: Record<string, unknown> = { ...implementation };
   for (const method of service.methods) {
     const handler = (implementation as Record<string, AnyHandler | undefined>)[method.localName];
-    if (!handler || method.methodKind !== 'unary') continue;
-    let call: UnaryCall = async (request, context) => {
-      const reply = await handler(request, context);
-      return isMessage(reply, method.output) ? reply : create(method.output, reply as never);
-    };
+    if (!handler || (method.methodKind !== 'unary' && method.methodKind !== 'server_streaming')) continue;
+    let call: UnaryCall =
+      method.methodKind === 'unary'
+        ? async (request, context) => {
+            const reply = await handler(request, context);
+            return isMessage(reply, method.output) ? reply : create(method.output, reply as never);
+          }
+        : async (request, context) => {
+            const out = context.values.get(streamOut) as Handoff<Message>;
+            for await (const message of handler(request, context) as AsyncIterable<Message>) {
+              if (!(await out.put(isMessage(message, method.output) ? message : create(method.output, message)))) break;
+            }
+            return create(method.output);
+          };
     for (let index = wrappers.length - 1; index >= 0; index--) call = (wrappers[index] as CallWrapper)(method, call);
-    wrapped[method.localName] = call;
+    wrapped[method.localName] = method.methodKind === 'unary' ? call : streamThrough(call);
   }
   return wrapped as Partial<ServiceImpl<S>>;
+}
+
+/** A server-streaming handler that runs `chain` and yields the messages its innermost call hands out. */
+function streamThrough(chain: UnaryCall) {
+  return async function* (request: Message, context: HandlerContext): AsyncGenerator<Message> {
+    const out = createHandoff<Message>();
+    context.values.set(streamOut, out);
+    const ended = chain(request, context).then(
+      () => out.end(),
+      (error: unknown) => out.fail(error),
+    );
+    try {
+      for (let next = await out.take(); !next.done; next = await out.take()) yield next.value;
+    } finally {
+      // The host stopped reading (the caller went away): the chain stops at its next message.
+      out.stop();
+      await ended;
+    }
+  };
 }

@@ -67,6 +67,7 @@ export const httpStatusOf = {
   PERSISTED_QUERY_NOT_FOUND: 404,
   PERSISTED_QUERY_ONLY: 403,
   REQUEST_ENTITY_TOO_LARGE: 413,
+  SUBSCRIPTION_LIMIT: 429,
   TIMEOUT: 200,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 

@@ -41,6 +41,12 @@ export async function releaseWithEvents(tx: Queryable, events: Outbox, orderId: 
   return released;
 }
 
+/** A keyset page of stock in SKU order. */
+async function stocksAfter(db: Database, afterSku: string, limit: number) {
+  const rows = await db.query('SELECT * FROM stock WHERE sku > $1 ORDER BY sku LIMIT $2', [afterSku, limit]);
+  return rows.map(toStock);
+}
+
 /** Stock and reservations in PostgreSQL; a reservation locks its stock row so concurrent ones queue. */
 export function inventoryStore(db: Database, events: Outbox): Store['inventory'] {
   return {
@@ -48,6 +54,7 @@ export function inventoryStore(db: Database, events: Outbox): Store['inventory']
       const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
       return rows[0] && toStock(rows[0]);
     },
+    stocks: (afterSku, limit) => stocksAfter(db, afterSku, limit),
     reserve(orderId, sku, quantity, expiresAt, beforeCommit): Promise<ReserveOutcome> {
       return db.transaction(async (tx) => {
         // Lock the stock row first: concurrent reservations of one SKU queue here, so the check below

@@ -37,6 +37,11 @@ export interface CallOutcome<Reply = Record<string, any>> {
 }
 
 type Done = (error: grpc.ServiceError | null, reply?: unknown) => void;
+type ServerStreaming = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+) => grpc.ClientReadableStream<unknown>;
 type Unary = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, done: Done) => grpc.ClientUnaryCall;
 
 /**
@@ -124,6 +129,45 @@ export function grpcClient({
           done,
         ),
       ),
+    /**
+     * Opens a server-streaming call of `method`: the messages as they arrive, `next(n)` resolving once `n`
+     * have, `ended` with the status (never rejects), and `cancel()`. No deadline unless `deadlineMs` is given.
+     */
+    stream: <Message = Record<string, any>>(
+      method: string,
+      request: object,
+      { deadlineMs: ms }: { deadlineMs?: number } = {},
+    ) => {
+      const open = client[method] as unknown as ServerStreaming | undefined;
+      if (typeof open !== 'function') throw new Error(`${service} has no method ${method}`);
+      const metadata = new grpc.Metadata();
+      if (token) metadata.set('authorization', `Bearer ${token}`);
+      const call = open.call(client, request, metadata, ms === undefined ? {} : { deadline: Date.now() + ms });
+      const messages: Message[] = [];
+      const waiters: Array<{ count: number; resolve: () => void }> = [];
+      call.on('data', (message: Message) => {
+        messages.push(message);
+        for (const waiter of waiters.filter(({ count }) => messages.length >= count)) waiter.resolve();
+      });
+      call.on('error', () => undefined); // the status below reports it
+      const ended = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+      return {
+        messages,
+        ended,
+        cancel: () => call.cancel(),
+        next: (count: number) =>
+          messages.length >= count
+            ? Promise.resolve(messages)
+            : Promise.race([
+                new Promise<Message[]>((resolve) => waiters.push({ count, resolve: () => resolve(messages) })),
+                ended.then((status) => {
+                  throw new Error(
+                    `the stream ended (${status.code} ${status.details}) after ${messages.length} messages`,
+                  );
+                }),
+              ]),
+      };
+    },
     close: () => client.close(),
   };
 }

@@ -17,6 +17,7 @@ import type { WebhookStore } from './webhooks.js';
 
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
+export type { EventSubscriptions } from './event-subscriptions.js';
 export type { EventPosition, EventStore } from './events.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';

@@ -10,6 +10,8 @@ export type ReserveOutcome =
 /** Stock and reservations; each change is atomic. */
 export interface InventoryStore {
   stock(sku: string): Promise<Stock | undefined>;
+  /** Up to `limit` SKUs' stock in SKU order, those after `afterSku` (a keyset page; '' starts). */
+  stocks(afterSku: string, limit: number): Promise<Stock[]>;
   /** `beforeCommit` may throw to roll the reservation back (a caller whose deadline passed). */
   reserve(
     orderId: number,

@@ -34,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file inventory/v1/inventory.proto.
  */
 export const file_inventory_v1_inventory: GenFile = /*@__PURE__*/
-  fileDesc("ChxpbnZlbnRvcnkvdjEvaW52ZW50b3J5LnByb3RvEgxpbnZlbnRvcnkudjEiUAoOUmVzZXJ2ZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSEAoIcXVhbnRpdHkYAyABKAUSCwoDc2t1GAQgASgJSgQIAhADUgdpdGVtX2lkInQKDFJlc2VydmVSZXBseRIuCgtyZXNlcnZhdGlvbhgBIAEoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbhIQCghyZXBsYXllZBgCIAEoCBIiCgVzdG9jaxgDIAEoCzITLmludmVudG9yeS52MS5TdG9jayIvCg5SZWxlYXNlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRILCgNza3UYAiABKAkiPwoMUmVsZWFzZVJlcGx5Ei8KDHJlc2VydmF0aW9ucxgBIAMoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbiIeCg9HZXRTdG9ja1JlcXVlc3QSCwoDc2t1GAEgASgJIjMKDUdldFN0b2NrUmVwbHkSIgoFc3RvY2sYASABKAsyEy5pbnZlbnRvcnkudjEuU3RvY2siQAoSQWRqdXN0U3RvY2tSZXF1ZXN0EgsKA3NrdRgBIAEoCRINCgVkZWx0YRgCIAEoBRIOCgZyZWFzb24YAyABKAkiNgoQQWRqdXN0U3RvY2tSZXBseRIiCgVzdG9jaxgBIAEoCzITLmludmVudG9yeS52MS5TdG9jayJKCgVTdG9jaxILCgNza3UYASABKAkSDwoHb25faGFuZBgCIAEoBRIQCghyZXNlcnZlZBgDIAEoBRIRCglhdmFpbGFibGUYBCABKAUizQEKC1Jlc2VydmF0aW9uEhAKCG9yZGVyX2lkGAEgASgJEgsKA3NrdRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRItCgVzdGF0ZRgEIAEoDjIeLmludmVudG9yeS52MS5SZXNlcnZhdGlvblN0YXRlEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKpEBChBSZXNlcnZhdGlvblN0YXRlEiEKHVJFU0VSVkFUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASGgoWUkVTRVJWQVRJT05fU1RBVEVfSEVMRBABEh4KGlJFU0VSVkFUSU9OX1NUQVRFX1JFTEVBU0VEEAISHgoaUkVTRVJWQVRJT05fU1RBVEVfQ09OU1VNRUQQAzKuAgoJSW52ZW50b3J5EkMKB1Jlc2VydmUSHC5pbnZlbnRvcnkudjEuUmVzZXJ2ZVJlcXVlc3QaGi5pbnZlbnRvcnkudjEuUmVzZXJ2ZVJlcGx5EkMKB1JlbGVhc2USHC5pbnZlbnRvcnkudjEuUmVsZWFzZVJlcXVlc3QaGi5pbnZlbnRvcnkudjEuUmVsZWFzZVJlcGx5EkYKCEdldFN0b2NrEh0uaW52ZW50b3J5LnYxLkdldFN0b2NrUmVxdWVzdBobLmludmVudG9yeS52MS5HZXRTdG9ja1JlcGx5Ek8KC0FkanVzdFN0b2NrEiAuaW52ZW50b3J5LnYxLkFkanVzdFN0b2NrUmVxdWVzdBoeLmludmVudG9yeS52MS5BZGp1c3RTdG9ja1JlcGx5YgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChxpbnZlbnRvcnkvdjEvaW52ZW50b3J5LnByb3RvEgxpbnZlbnRvcnkudjEiUAoOUmVzZXJ2ZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSEAoIcXVhbnRpdHkYAyABKAUSCwoDc2t1GAQgASgJSgQIAhADUgdpdGVtX2lkInQKDFJlc2VydmVSZXBseRIuCgtyZXNlcnZhdGlvbhgBIAEoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbhIQCghyZXBsYXllZBgCIAEoCBIiCgVzdG9jaxgDIAEoCzITLmludmVudG9yeS52MS5TdG9jayIvCg5SZWxlYXNlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRILCgNza3UYAiABKAkiPwoMUmVsZWFzZVJlcGx5Ei8KDHJlc2VydmF0aW9ucxgBIAMoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbiIeCg9HZXRTdG9ja1JlcXVlc3QSCwoDc2t1GAEgASgJIjMKDUdldFN0b2NrUmVwbHkSIgoFc3RvY2sYASABKAsyEy5pbnZlbnRvcnkudjEuU3RvY2siQAoSQWRqdXN0U3RvY2tSZXF1ZXN0EgsKA3NrdRgBIAEoCRINCgVkZWx0YRgCIAEoBRIOCgZyZWFzb24YAyABKAkiNgoQQWRqdXN0U3RvY2tSZXBseRIiCgVzdG9jaxgBIAEoCzITLmludmVudG9yeS52MS5TdG9jayIgChFXYXRjaFN0b2NrUmVxdWVzdBILCgNza3UYASABKAkihAEKC1N0b2NrQ2hhbmdlEiIKBXN0b2NrGAEgASgLMhMuaW52ZW50b3J5LnYxLlN0b2NrEg8KB2luaXRpYWwYAiABKAgSEAoIZXZlbnRfaWQYAyABKAkSLgoKY2hhbmdlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiSgoFU3RvY2sSCwoDc2t1GAEgASgJEg8KB29uX2hhbmQYAiABKAUSEAoIcmVzZXJ2ZWQYAyABKAUSEQoJYXZhaWxhYmxlGAQgASgFIs0BCgtSZXNlcnZhdGlvbhIQCghvcmRlcl9pZBgBIAEoCRILCgNza3UYAiABKAkSEAoIcXVhbnRpdHkYAyABKAUSLQoFc3RhdGUYBCABKA4yHi5pbnZlbnRvcnkudjEuUmVzZXJ2YXRpb25TdGF0ZRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqRAQoQUmVzZXJ2YXRpb25TdGF0ZRIhCh1SRVNFUlZBVElPTl9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlJFU0VSVkFUSU9OX1NUQVRFX0hFTEQQARIeChpSRVNFUlZBVElPTl9TVEFURV9SRUxFQVNFRBACEh4KGlJFU0VSVkFUSU9OX1NUQVRFX0NPTlNVTUVEEAMy+gIKCUludmVudG9yeRJDCgdSZXNlcnZlEhwuaW52ZW50b3J5LnYxLlJlc2VydmVSZXF1ZXN0GhouaW52ZW50b3J5LnYxLlJlc2VydmVSZXBseRJDCgdSZWxlYXNlEhwuaW52ZW50b3J5LnYxLlJlbGVhc2VSZXF1ZXN0GhouaW52ZW50b3J5LnYxLlJlbGVhc2VSZXBseRJGCghHZXRTdG9jaxIdLmludmVudG9yeS52MS5HZXRTdG9ja1JlcXVlc3QaGy5pbnZlbnRvcnkudjEuR2V0U3RvY2tSZXBseRJPCgtBZGp1c3RTdG9jaxIgLmludmVudG9yeS52MS5BZGp1c3RTdG9ja1JlcXVlc3QaHi5pbnZlbnRvcnkudjEuQWRqdXN0U3RvY2tSZXBseRJKCgpXYXRjaFN0b2NrEh8uaW52ZW50b3J5LnYxLldhdGNoU3RvY2tSZXF1ZXN0GhkuaW52ZW50b3J5LnYxLlN0b2NrQ2hhbmdlMAFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * ReserveRequest asks to hold stock of one SKU for one order.
@@ -254,6 +254,69 @@ export const AdjustStockReplySchema: GenMessage<AdjustStockReply> = /*@__PURE__*
   messageDesc(file_inventory_v1_inventory, 7);
 
 /**
+ * WatchStockRequest names the stock to watch.
+ *
+ * @generated from message inventory.v1.WatchStockRequest
+ */
+export type WatchStockRequest = Message<"inventory.v1.WatchStockRequest"> & {
+  /**
+   * The stock-keeping unit to watch; empty watches every SKU.
+   *
+   * @generated from field: string sku = 1;
+   */
+  sku: string;
+};
+
+/**
+ * Describes the message inventory.v1.WatchStockRequest.
+ * Use `create(WatchStockRequestSchema)` to create a new message.
+ */
+export const WatchStockRequestSchema: GenMessage<WatchStockRequest> = /*@__PURE__*/
+  messageDesc(file_inventory_v1_inventory, 8);
+
+/**
+ * StockChange is the stock of one SKU at the start of a watch or after one change.
+ *
+ * @generated from message inventory.v1.StockChange
+ */
+export type StockChange = Message<"inventory.v1.StockChange"> & {
+  /**
+   * The SKU's stock: as it is when the stream starts (initial), or right after the change.
+   *
+   * @generated from field: inventory.v1.Stock stock = 1;
+   */
+  stock?: Stock | undefined;
+
+  /**
+   * True for the messages that report the stock as the stream found it; false for a change.
+   *
+   * @generated from field: bool initial = 2;
+   */
+  initial: boolean;
+
+  /**
+   * The id of the stock.changed event that reported the change (as in GET /v1/events); empty when initial.
+   *
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+
+  /**
+   * When the change was committed; unset when initial.
+   *
+   * @generated from field: google.protobuf.Timestamp changed_at = 4;
+   */
+  changedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message inventory.v1.StockChange.
+ * Use `create(StockChangeSchema)` to create a new message.
+ */
+export const StockChangeSchema: GenMessage<StockChange> = /*@__PURE__*/
+  messageDesc(file_inventory_v1_inventory, 9);
+
+/**
  * Stock is the quantity of one SKU.
  *
  * @generated from message inventory.v1.Stock
@@ -293,7 +356,7 @@ export type Stock = Message<"inventory.v1.Stock"> & {
  * Use `create(StockSchema)` to create a new message.
  */
 export const StockSchema: GenMessage<Stock> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 8);
+  messageDesc(file_inventory_v1_inventory, 10);
 
 /**
  * Reservation is stock of one SKU held for one order.
@@ -349,7 +412,7 @@ export type Reservation = Message<"inventory.v1.Reservation"> & {
  * Use `create(ReservationSchema)` to create a new message.
  */
 export const ReservationSchema: GenMessage<Reservation> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 9);
+  messageDesc(file_inventory_v1_inventory, 11);
 
 /**
  * ReservationState tells whether a reservation still holds stock.
@@ -444,6 +507,21 @@ export const Inventory: GenService<{
     methodKind: "unary";
     input: typeof AdjustStockRequestSchema;
     output: typeof AdjustStockReplySchema;
+  },
+  /**
+   * WatchStock streams the stock of one SKU, or of every SKU when sku is empty: first the current stock
+   * (one message per SKU, `initial` true), then one message for each committed change of on_hand or
+   * reserved (reservations, releases, expiries, adjustments), in commit order per SKU. It has no end of its
+   * own: it stops at the caller's deadline (DEADLINE_EXCEEDED) or cancellation, and ends with OK when the
+   * server shuts down; a caller that wants to go on opens a new stream (its first messages bring it up to
+   * date). An unknown SKU is NOT_FOUND.
+   *
+   * @generated from rpc inventory.v1.Inventory.WatchStock
+   */
+  watchStock: {
+    methodKind: "server_streaming";
+    input: typeof WatchStockRequestSchema;
+    output: typeof StockChangeSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_inventory_v1_inventory, 0);

@@ -1,0 +1,76 @@
+/**
+ * `Subscription.orderUpdated` over Server-Sent Events (Yoga serves the GraphQL over SSE protocol): the
+ * core's order watch, ended by the client going away, the idle time-out or the server's drain. Each event
+ * is executed afresh: its own time budget and its own loaders (an order read for one event is not the
+ * answer for the next).
+ */
+import type { Resolvers } from '../../generated/graphql/resolvers.js';
+import type { StoredEvent } from '../core/events.js';
+import type { OrderWatch } from '../core/order-watch.js';
+import { given, idOf } from './arguments.js';
+import { createLoaders, type GraphQLContext } from './context.js';
+
+/** What subscriptions need beside the core (absent: the server serves no subscriptions). */
+export interface SubscriptionSettings {
+  orderWatch: OrderWatch;
+  /** A subscription that delivered nothing for this long is completed. */
+  idleMs: number;
+  /** Aborts when the server starts draining: every open subscription is completed. */
+  draining: AbortSignal;
+}
+
+/** The context of an operation on a server that serves subscriptions. */
+export interface SubscriptionContext extends GraphQLContext {
+  subscriptions?: SubscriptionSettings;
+  request?: Request;
+}
+
+/** The events of `source` until `signal` aborts or none came for `idleMs`; `stop` aborts the source's signal. */
+async function* untilIdle<T>(source: AsyncIterable<T>, idleMs: number, stop: () => void): AsyncGenerator<T> {
+  let idle = setTimeout(stop, idleMs);
+  try {
+    for await (const item of source) {
+      clearTimeout(idle);
+      yield item;
+      idle = setTimeout(stop, idleMs);
+    }
+  } finally {
+    clearTimeout(idle);
+    stop();
+  }
+}
+
+/** The resolvers of `Subscription` and `OrderEvent`. */
+export const subscriptionResolvers: Pick<Resolvers, 'Subscription' | 'OrderEvent'> = {
+  Subscription: {
+    orderUpdated: {
+      async subscribe(_, args, context: SubscriptionContext) {
+        const settings = context.subscriptions;
+        if (!settings) throw new Error('subscriptions are not served');
+        const ended = new AbortController();
+        const signals = [ended.signal, settings.draining, ...(context.request ? [context.request.signal] : [])];
+        const signal = AbortSignal.any(signals);
+        const id = given(args.id) ? idOf(args.id, 'ORDER_NOT_FOUND', 'order') : undefined;
+        const events = await settings.orderWatch.follow(context.caller, id, signal);
+        return untilIdle(events, settings.idleMs, () => ended.abort());
+      },
+      resolve(event: StoredEvent, _args: unknown, context: SubscriptionContext) {
+        // A fresh budget and fresh loaders per event: the subscription itself has no time-out.
+        context.timeBudget.end();
+        context.timeBudget = context.timeBudget.renewed();
+        context.loaders = createLoaders(context.core, context.caller);
+        return event as never;
+      },
+    },
+  },
+  OrderEvent: {
+    id: (event) => (event as unknown as StoredEvent).id,
+    type: (event) => (event as unknown as StoredEvent).type,
+    createdAt: (event) => (event as unknown as StoredEvent).createdAt.toISOString(),
+    changes: (event) => (event as unknown as StoredEvent).data.changes ?? [],
+    order: (event, _, context) => {
+      const id = Number((event as unknown as StoredEvent).subject.split(':')[1]);
+      return context.loaders.order.load(id);
+    },
+  },
+};

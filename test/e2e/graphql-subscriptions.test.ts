@@ -1,0 +1,121 @@
+/**
+ * `Subscription.orderUpdated` over Server-Sent Events on the real server, read by the `graphql-sse`
+ * client: a change made through REST arrives as an event, a customer never sees another customer's
+ * order, the per-key bound and the drain complete or refuse cleanly.
+ */
+import { type Client, createClient, type ExecutionResult } from 'graphql-sse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/main.js';
+import { contractClient } from '../support/client.js';
+import { startTestServer } from '../support/server.js';
+
+const ADMIN_KEY = 'subscriptions-admin-key-0123456789';
+const FOLLOW = 'subscription ($id: ID) { orderUpdated(id: $id) { id type changes order { id note status } } }';
+
+let server: RunningServer;
+let closed = false;
+let customerKey: string;
+let otherKey: string;
+let orderId: number;
+let otherOrderId: number;
+
+/** A `graphql-sse` client (distinct connections mode) with the key. */
+const sseClient = (key: string): Client =>
+  createClient({ url: `${server.httpUrl}/graphql`, headers: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+
+/** Subscribes and collects results until `count` arrived or the server completes the stream. */
+function follow(client: Client, variables: Record<string, unknown>, count = Number.POSITIVE_INFINITY) {
+  const results: ExecutionResult<Record<string, any>, unknown>[] = [];
+  let unsubscribe = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    unsubscribe = client.subscribe(
+      { query: FOLLOW, variables },
+      {
+        next: (result) => {
+          results.push(result as never);
+          if (results.length >= count) resolve();
+        },
+        error: reject,
+        complete: resolve,
+      },
+    );
+  });
+  return { results, done, unsubscribe: () => unsubscribe() };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, SEED_DEMO: 'false', GRAPHQL_SUBSCRIPTIONS_PER_KEY: '2' });
+  const admin = contractClient(server.httpUrl, ADMIN_KEY);
+  const productId = (await admin.POST('/v1/products', { body: { name: 'Kettle', sku: 'SSE-1', price: 40, stock: 50 } }))
+    .data?.id as number;
+  const customer = async (name: string) => {
+    const address = { zipCode: '1', line1: 'Main St' };
+    const user = await admin.POST('/v1/users', { body: { name, email: `${name}@example.com`, address } });
+    const userId = user.data?.id as number;
+    const key = (await admin.POST('/v1/api-keys', { body: { userId, role: 'customer' } })).data?.key as string;
+    const order = await admin.POST('/v1/orders', { body: { userId, items: [{ productId, quantity: 1 }] } });
+    return { key, orderId: order.data?.id as number };
+  };
+  ({ key: customerKey, orderId } = await customer('ada'));
+  ({ key: otherKey, orderId: otherOrderId } = await customer('bob'));
+});
+afterAll(async () => {
+  if (!closed) await server?.close();
+});
+
+describe('orderUpdated over SSE', () => {
+  it('delivers a change of the order made through REST', async () => {
+    const client = sseClient(customerKey);
+    const own = follow(client, { id: String(orderId) }, 1);
+    const all = follow(client, {}, 1);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // both subscriptions are open
+    const customer = contractClient(server.httpUrl, otherKey);
+    await customer.PATCH('/v1/orders/{orderId}', {
+      params: { path: { orderId: otherOrderId } },
+      body: { note: 'theirs' },
+    });
+    const patched = contractClient(server.httpUrl, customerKey);
+    await patched.PATCH('/v1/orders/{orderId}', { params: { path: { orderId } }, body: { note: 'ring twice' } });
+    await Promise.all([own.done, all.done]);
+    for (const stream of [own, all]) {
+      expect(stream.results[0]?.data?.orderUpdated).toMatchObject({
+        id: expect.stringMatching(/^evt_/),
+        type: 'order.updated',
+        changes: ['note'],
+        order: { id: String(orderId), note: 'ring twice' },
+      });
+    }
+    own.unsubscribe();
+    all.unsubscribe();
+    client.dispose();
+  });
+
+  it('refuses another customer’s order and a key over its bound', async () => {
+    const client = sseClient(customerKey);
+    const foreign = follow(client, { id: String(otherOrderId) });
+    await foreign.done;
+    expect(foreign.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'ORDER_NOT_FOUND' } });
+
+    const open = [follow(client, {}), follow(client, {})];
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const third = follow(client, {});
+    await third.done;
+    expect(third.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'SUBSCRIPTION_LIMIT' } });
+    for (const stream of open) stream.unsubscribe();
+    client.dispose();
+  });
+
+  it('completes open subscriptions when the server drains', async () => {
+    const client = sseClient(otherKey);
+    const open = follow(client, { id: String(otherOrderId) });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    closed = true;
+    const closing = server.close();
+    await open.done;
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(open.results).toEqual([]);
+    await closing;
+    client.dispose();
+  });
+});

@@ -161,6 +161,11 @@ function graphqlEndpoint(yoga: Awaited<ReturnType<typeof createGraphQL>>, withRa
       headers[name] = value;
     });
     Object.assign(headers, rateExchange?.headers);
+    // A subscription's event stream is passed through as it comes (reading it whole would hold every event
+    // until the stream ends).
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      return new Response(response.body, { status: response.status, headers });
+    }
     return answer(c, await response.text(), response.status, headers);
   };
 }

@@ -139,6 +139,25 @@ export async function startServer(
   };
 }
 
+/**
+ * Prepares the database without serving: migrations, the evidence key, the first start's keys and demo
+ * data. Cluster mode's primary runs it once before it forks, so that workers starting together find it done.
+ */
+export async function prepareDatabase(
+  config: Config,
+  logger: Logger,
+  { projectRoot = checkoutRoot }: Pick<StartOptions, 'projectRoot'> = {},
+): Promise<RunningServer['secrets']> {
+  const { db, store, core, inventoryClient } = await openCore(config, logger, await readRegistry(projectRoot));
+  try {
+    const { adminKey, demoCustomerKey } = await bootstrapInstance(core, store, config);
+    return { ...(adminKey ? { adminKey } : {}), ...(demoCustomerKey ? { demoCustomerKey } : {}) };
+  } finally {
+    inventoryClient.close();
+    await db.close();
+  }
+}
+
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
 async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
   return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));

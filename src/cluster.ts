@@ -5,12 +5,13 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { DRAIN_LIMIT_MS } from './server.js';
 
 /** What a worker sends the primary once both of its ports listen. */
 const SERVING = 'order-api:serving';
 
-/** The primary waits this long for its workers' drain (each forces its own exit after 10 s). */
-const DRAIN_LIMIT_MS = 12_000;
+/** The primary waits this long for its workers' drain (each forces its own exit after DRAIN_LIMIT_MS). */
+const CLUSTER_DRAIN_LIMIT_MS = DRAIN_LIMIT_MS + 2000;
 
 /** Whether this process is a worker of cluster mode (it serves as a single process would). */
 export const isClusterWorker = () => cluster.isWorker;
@@ -35,9 +36,9 @@ export async function runPrimary(workers: number, logger: Logger, prepare: () =>
     stopping = true;
     logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'draining the workers');
     setTimeout(() => {
-      logger.error('the workers took longer than 12 s to drain; exiting');
+      logger.error(`the workers took longer than ${CLUSTER_DRAIN_LIMIT_MS / 1000} s to drain; exiting`);
       process.exit(1);
-    }, DRAIN_LIMIT_MS).unref();
+    }, CLUSTER_DRAIN_LIMIT_MS).unref();
     for (const worker of liveWorkers()) worker.process.kill(signal);
     exitWhenNoWorkers(exitCode);
   };

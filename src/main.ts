@@ -9,7 +9,7 @@ import { announceServing, isClusterWorker, runPrimary } from './cluster.js';
 import { type Config, loadConfig } from './config.js';
 import { writeFirstStartKeys } from './first-start-keys.js';
 import { activeTracer, flushTraces, traceLogFields } from './observability/tracing.js';
-import { prepareDatabase, startServer } from './server.js';
+import { DRAIN_LIMIT_MS, prepareDatabase, startServer } from './server.js';
 import { describeStartFailure } from './start-failure.js';
 
 export { type RunningServer, startServer } from './server.js';
@@ -31,9 +31,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining');
     const forced = setTimeout(() => {
-      logger.error('drain took longer than 10 s; exiting');
+      logger.error(`drain took longer than ${DRAIN_LIMIT_MS / 1000} s; exiting`);
       process.exit(1);
-    }, 10_000);
+    }, DRAIN_LIMIT_MS);
     forced.unref();
     await server.close();
     await flushTraces().catch((error: unknown) => logger.warn({ err: error }, 'last trace export failed'));

@@ -52,6 +52,9 @@ export interface StartOptions {
   now?: () => Date;
 }
 
+/** How long a SIGTERM's drain may take before the process exits anyway (the deploy files wait longer). */
+export const DRAIN_LIMIT_MS = 10_000;
+
 /**
  * How often stale reservations (10 minutes), idempotency keys (24 hours) and expired idempotency claims
  * (their lease) are looked for; at least once per lease.

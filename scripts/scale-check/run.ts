@@ -108,8 +108,8 @@ try {
   const target = await prepareTarget(lbUrl, `http://127.0.0.1:${ports[1]}`, adminKey);
   const record: LoadRecord = { attempts: [], placements: [], minAvailable: Number.POSITIVE_INFINITY };
   const cpuPhase = Math.max(2, Math.round(seconds * 0.12));
-  const warmUp = Math.max(1, Math.round(seconds * 0.05));
-  const faultPhase = seconds - 2 * (cpuPhase + warmUp);
+  const warmUp = Math.max(2, Math.round(seconds * 0.1));
+  const faultPhase = seconds - 2 * cpuPhase - warmUp;
   const never = () => Number.POSITIVE_INFINITY;
   const forSeconds = (duration: number) => {
     const until = Date.now() + duration * 1000;
@@ -118,12 +118,16 @@ try {
   const mix = { writers: 4, readers: 4, grpcCallers: 2 };
   const direct = { ...target, httpUrl: app1.httpUrl, grpcUrl: `http://127.0.0.1:${app1.grpcPort}` };
 
-  // CPU per request: the full mix against one instance directly, then through HAProxy to three, each
-  // after a warm-up of what it measures (a cold process pays for its JIT).
-  await runLoad(direct, mix, forSeconds(warmUp), never, record);
+  // CPU per request: the mix against one instance directly, then three times the mix through HAProxy to
+  // three (the same clients per instance: a process answering fewer requests at a time pays more for
+  // each, whatever the number of instances), after a warm-up of all three (a cold process pays for its
+  // JIT and its pool's first statements).
+  const tripled = { writers: 3 * mix.writers, readers: 3 * mix.readers, grpcCallers: 3 * mix.grpcCallers };
+  await runLoad(target, tripled, forSeconds(warmUp), never, record);
   const cpuOne = await measureCpu([app1], record, () => runLoad(direct, mix, forSeconds(cpuPhase), never, record));
-  await runLoad(target, mix, forSeconds(warmUp), never, record);
-  const cpuThree = await measureCpu(instances, record, () => runLoad(target, mix, forSeconds(cpuPhase), never, record));
+  const cpuThree = await measureCpu(instances, record, () =>
+    runLoad(target, tripled, forSeconds(cpuPhase), never, record),
+  );
 
   // The faults, under the same mix: SIGKILL app2 and restart it; SIGTERM app3 (it drains) and restart it.
   const loadStart = Date.now();
@@ -241,7 +245,7 @@ try {
   ];
   console.log(
     `\nscale check: 3 instances behind HAProxy over PostgreSQL (${database}) and Redis; started in ${startedInSeconds.toFixed(1)} s; ` +
-      `CPU phases ${cpuPhase} s each after ${warmUp} s of warm-up, fault load ${loadSeconds.toFixed(1)} s (${faultAttempts.length} requests: ` +
+      `warm-up ${warmUp} s, CPU phases ${cpuPhase} s each, fault load ${loadSeconds.toFixed(1)} s (${faultAttempts.length} requests: ` +
       `4 writers, 4 readers, 2 gRPC callers); Idempotency lease ${LEASE_SECONDS} s; total ${((Date.now() - began) / 1000).toFixed(1)} s\n`,
   );
   for (const text of rules) console.log(text);

@@ -53,7 +53,7 @@ function forAjv(node: unknown, parentKey = ''): unknown {
 
 describe('deploy/compose.yaml', () => {
   it('is a valid Compose file with PostgreSQL, Redis, three instances and HAProxy', () => {
-    const validate = new Ajv2019({ strict: false, allErrors: true }).compile(forAjv(composeSchema));
+    const validate = new Ajv2019({ strict: false, allErrors: true }).compile(forAjv(composeSchema) as object);
     expect(validate(compose), JSON.stringify(validate.errors, null, 2)).toBe(true);
     expect(validate({ services: { app1: { image: 'x', restart: 3 } } })).toBe(false);
     expect(Object.keys(compose.services).sort()).toEqual(['app1', 'app2', 'app3', 'haproxy', 'postgres', 'redis']);
@@ -122,6 +122,11 @@ describe('deploy/haproxy/haproxy.cfg', () => {
       expect(config).toMatch(
         /^\s*http-request disable-l7-retry if !METH_GET !METH_HEAD !\{ req\.hdr\(idempotency-key\) -m found \}$/m,
       );
+      // Of the gRPC methods, only those the proto calls idempotent are resent.
+      expect(config).toMatch(/^\s*http-request disable-l7-retry unless idempotent_rpc$/m);
+      const idempotent = /^\s*acl idempotent_rpc path (.*)$/m.exec(config)?.[1]?.split(' ');
+      expect(idempotent).not.toContain('/inventory.v1.Inventory/AdjustStock');
+      expect(idempotent).toContain('/inventory.v1.Inventory/Reserve');
     }
     expect(local).toMatch(/server app2 127\.0\.0\.1:18102 proto h2 check port 18002 /);
   });

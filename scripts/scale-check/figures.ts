@@ -16,14 +16,19 @@ export const failed = (attempt: Attempt) =>
     ? attempt.status >= 500
     : attempt.status !== undefined && attempt.status !== 'OK');
 
+/** How long HAProxy takes to mark a dead instance down: `fall 2` checks `inter 1s` apart, and one more. */
+export const DETECTION_MS = 3000;
+
 /**
- * Splits the failures: those that were in flight on the killed instance when it died (started before the
- * SIGKILL, ended after it, and answered by it or by nobody) may fail; any other may not.
+ * Splits the failures: those of the killed instance's in-flight set may fail — requests it held when it
+ * died (started before the SIGKILL, ended after it) and requests the balancer handed it before its checks
+ * marked it down (started within DETECTION_MS after), answered by it or by no instance at all. Any other
+ * may not.
  */
 export function classifyFailures(attempts: Attempt[], killed: { name: string; at: number }) {
   const failures = attempts.filter(failed);
   const inFlightOnKilled = (attempt: Attempt) =>
-    attempt.start <= killed.at &&
+    attempt.start <= killed.at + DETECTION_MS &&
     attempt.end >= killed.at &&
     (attempt.servedBy === undefined || attempt.servedBy === killed.name);
   return {

@@ -116,18 +116,24 @@ try {
     return () => Date.now() >= until;
   };
   const mix = { writers: 4, readers: 4, grpcCallers: 2 };
-  const direct = { ...target, httpUrl: app1.httpUrl, grpcUrl: `http://127.0.0.1:${app1.grpcPort}` };
 
-  // CPU per request: the mix against one instance directly, then three times the mix through HAProxy to
-  // three (the same clients per instance: a process answering fewer requests at a time pays more for
-  // each, whatever the number of instances), after a warm-up of all three (a cold process pays for its
-  // JIT and its pool's first statements).
+  // CPU per request: the mix against one instance, then the same mix against each of three at once (the
+  // same clients per instance: a process answering fewer requests at a time pays more for each), all
+  // directly (HAProxy's share is not the instances' to pay), after warming all three up through HAProxy
+  // (a cold process pays for its JIT and its pool's first statements).
   const tripled = { writers: 3 * mix.writers, readers: 3 * mix.readers, grpcCallers: 3 * mix.grpcCallers };
   await runLoad(target, tripled, forSeconds(warmUp), never, record);
-  const cpuOne = await measureCpu([app1], record, () => runLoad(direct, mix, forSeconds(cpuPhase), never, record));
-  const cpuThree = await measureCpu(instances, record, () =>
-    runLoad(target, tripled, forSeconds(cpuPhase), never, record),
-  );
+  const directTo = (instance: Instance) => ({
+    ...target,
+    httpUrl: instance.httpUrl,
+    grpcUrl: `http://127.0.0.1:${instance.grpcPort}`,
+  });
+  const measure = (measured: Instance[]) =>
+    measureCpu(measured, record, () =>
+      Promise.all(measured.map((instance) => runLoad(directTo(instance), mix, forSeconds(cpuPhase), never))),
+    );
+  const cpuOne = await measure([app1]);
+  const cpuThree = await measure(instances);
 
   // The faults, under the same mix: SIGKILL app2 and restart it; SIGTERM app3 (it drains) and restart it.
   const loadStart = Date.now();
@@ -251,10 +257,10 @@ try {
   for (const text of rules) console.log(text);
   console.log('\nmeasured (machine-dependent, not judged):');
   for (const text of measurements) console.log(text);
-  for (const attempt of failures.outside.slice(0, 10)) {
+  for (const attempt of [...failures.inKilledSet, ...failures.outside].slice(0, 10)) {
     const since = (moment: number) => `${attempt.start - moment} ms`;
     console.log(
-      `  unexpected failure: ${JSON.stringify(attempt)}; started ${since(events.killAt)} after the SIGKILL, ${since(events.termAt)} after the SIGTERM`,
+      `  ${failures.outside.includes(attempt) ? 'unexpected' : 'in the killed set'}: ${JSON.stringify(attempt)}; started ${since(events.killAt)} after the SIGKILL, ${since(events.termAt)} after the SIGTERM`,
     );
   }
   exitCode = rules.every((text) => text.startsWith('✓')) ? 0 : 1;
@@ -327,20 +333,21 @@ async function prepareTarget(httpUrl: string, grpcUrl: string, key: string): Pro
   };
 }
 
-/** Runs `load` and returns each instance's CPU microseconds per request it answered. */
-async function measureCpu(measured: Instance[], record: LoadRecord, load: () => Promise<unknown>) {
-  const from = record.attempts.length;
+/**
+ * Runs one load per instance at once and returns each instance's CPU microseconds per request it answered;
+ * what the loads recorded joins `record`.
+ */
+async function measureCpu(measured: Instance[], record: LoadRecord, loads: () => Promise<LoadRecord[]>) {
   const before = measured.map((instance) => cpuSeconds(instance.child.pid as number));
-  await load();
-  const attempts = record.attempts.slice(from);
+  const records = await loads();
   const perRequest = new Map<string, number>();
   measured.forEach((instance, index) => {
-    const served =
-      measured.length === 1 ? attempts.length : attempts.filter((attempt) => attempt.servedBy === instance.name).length;
-    perRequest.set(
-      instance.name,
-      (1e6 * (cpuSeconds(instance.child.pid as number) - (before[index] as number))) / served,
-    );
+    const { attempts, placements, minAvailable } = records[index] as LoadRecord;
+    const cpu = cpuSeconds(instance.child.pid as number) - (before[index] as number);
+    perRequest.set(instance.name, (1e6 * cpu) / attempts.length);
+    record.attempts.push(...attempts);
+    record.placements.push(...placements);
+    record.minAvailable = Math.min(record.minAvailable, minAvailable);
   });
   return { perRequest };
 }

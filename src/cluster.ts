@@ -54,7 +54,10 @@ export async function runPrimary(workers: number, logger: Logger, prepare: () =>
   });
   cluster.on('exit', (worker, code, signal) => {
     const started = serving.delete(worker.id);
-    if (stopping) return exitWhenNoWorkers(exitCode);
+    if (stopping) {
+      if (code !== 0) exitCode = 1; // a worker whose drain was cut short
+      return exitWhenNoWorkers(exitCode);
+    }
     if (!started) {
       logger.error({ pid: worker.process.pid, code, signal }, 'a worker failed to start; stopping the cluster');
       return stop('SIGTERM', 1);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parsePrivateKey } from './core/evidence-signature.js';
@@ -12,6 +13,10 @@ const environment = z.object({
   GRPC_PORT: port.default(50_051),
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
   GRPC_SERVER: z.enum(['connect', 'grpc-js']).default('connect'),
+  WORKERS: z
+    .union([z.literal('auto'), z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number of processes or auto')])
+    .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))
+    .optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_SCHEMA: z
     .string()
@@ -96,6 +101,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   // A claim must outlive the longest request that holds it, or a slow first request would be taken over.
   if (settings.IDEMPOTENCY_LEASE_SECONDS * 1000 <= settings.REQUEST_TIMEOUT_MS) {
     throw new Error('invalid configuration:\n  IDEMPOTENCY_LEASE_SECONDS: must be longer than REQUEST_TIMEOUT_MS');
+  }
+  // Every process of a cluster opens the database: only a server can be shared (an embedded one is one process).
+  if (settings.WORKERS !== undefined && settings.DATABASE_URL === undefined) {
+    throw new Error(
+      'invalid configuration:\n  WORKERS: cluster mode needs DATABASE_URL (a PostgreSQL server); the embedded database is one process per DATA_DIR, so unset WORKERS or set DATABASE_URL',
+    );
   }
   // Demo data belongs to the embedded database; a real server is seeded only on request.
   const seedDemo = settings.SEED_DEMO ?? settings.DATABASE_URL === undefined;

@@ -1,13 +1,15 @@
 /**
  * The entry point of `npm start` (`node dist/src/main.js`): reads the configuration from the environment,
- * starts the server (./server.ts), writes first-start keys, and drains on SIGTERM/SIGINT.
+ * starts the server (./server.ts), writes first-start keys, and drains on SIGTERM/SIGINT. With `WORKERS`
+ * this process is the cluster's primary (./cluster.ts), which prepares the database and forks the servers.
  */
 import { pathToFileURL } from 'node:url';
-import { pino } from 'pino';
-import { loadConfig } from './config.js';
+import { type Logger, pino } from 'pino';
+import { announceServing, isClusterWorker, runPrimary } from './cluster.js';
+import { type Config, loadConfig } from './config.js';
 import { writeFirstStartKeys } from './first-start-keys.js';
 import { activeTracer, flushTraces, traceLogFields } from './observability/tracing.js';
-import { startServer } from './server.js';
+import { DRAIN_LIMIT_MS, prepareDatabase, startServer } from './server.js';
 import { describeStartFailure } from './start-failure.js';
 
 export { type RunningServer, startServer } from './server.js';
@@ -17,6 +19,9 @@ async function main(): Promise<void> {
   // With tracing on (an SDK loaded by `--import ./dist/src/observability/tracing-register.js`), every line
   // written while a span is active carries its trace and span id.
   const logger = pino({ level: config.LOG_LEVEL, ...(activeTracer() ? { mixin: traceLogFields } : {}) });
+  if (config.WORKERS !== undefined && !isClusterWorker()) {
+    return runPrimary(config.WORKERS, logger, () => prepare(config, logger));
+  }
   const server = await startServer(config, logger).catch((error: unknown) => {
     throw new Error(describeStartFailure(error, config.DATABASE_URL));
   });
@@ -26,9 +31,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining');
     const forced = setTimeout(() => {
-      logger.error('drain took longer than 10 s; exiting');
+      logger.error(`drain took longer than ${DRAIN_LIMIT_MS / 1000} s; exiting`);
       process.exit(1);
-    }, 10_000);
+    }, DRAIN_LIMIT_MS);
     forced.unref();
     await server.close();
     await flushTraces().catch((error: unknown) => logger.warn({ err: error }, 'last trace export failed'));
@@ -44,6 +49,17 @@ async function main(): Promise<void> {
     logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
   }
   logger.info({ http: server.httpUrl, grpc: server.grpcUrl }, 'order api listening');
+  announceServing();
+}
+
+/** Cluster mode's preparation in the primary: migrations and the first start's keys, written once. */
+async function prepare(config: Config, logger: Logger): Promise<void> {
+  const secrets = await prepareDatabase(config, logger).catch((error: unknown) => {
+    throw new Error(describeStartFailure(error, config.DATABASE_URL));
+  });
+  if (await writeFirstStartKeys(config.KEYS_FILE, secrets)) {
+    logger.warn({ file: config.KEYS_FILE }, 'first start: API keys issued and written to this file (owner-only)');
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -13,6 +13,7 @@ import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createInternalApp } from './compose/internal-app.js';
 import { openCore } from './compose/open-core.js';
+import { openStreams } from './compose/open-streams.js';
 import { createHttpApp } from './compose/public-app.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
 import type { Config } from './config.js';
@@ -22,17 +23,13 @@ import { createDeprecationPolicy } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
-import { createOrderWatch } from './core/order-watch.js';
-import type { Store } from './core/ports/index.js';
 import type { UsagePort } from './core/ports/usage.js';
-import { createStockWatch } from './core/stock-watch.js';
 import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
-import type { EventFeed } from './store/event-feed.js';
 import { startEvents } from './webhooks/start-dispatcher.js';
 
 /** A running server: its addresses and a graceful stop. */
@@ -56,6 +53,9 @@ export interface StartOptions {
   /** Moves the clock of deprecation usage, the report and brownout windows. */
   now?: () => Date;
 }
+
+/** How long a SIGTERM's drain may take before the process exits anyway (the deploy files wait longer). */
+export const DRAIN_LIMIT_MS = 10_000;
 
 /**
  * How often stale reservations (10 minutes), idempotency keys (24 hours) and expired idempotency claims
@@ -141,21 +141,22 @@ export async function startServer(
 }
 
 /**
- * The instance's streams over its one event feed (one LISTEN per process, shared with the webhook
- * dispatcher): GraphQL subscriptions and WatchStock, and the signal that ends them all when the drain starts, so that they do not hold it.
+ * Prepares the database without serving: migrations, the evidence key, the first start's keys and demo
+ * data. Cluster mode's primary runs it once before it forks, so that workers starting together find it done.
  */
-function openStreams(feed: EventFeed, store: Store, core: Core, config: Config) {
-  const draining = new AbortController();
-  const subscriptions = {
-    orderWatch: createOrderWatch({
-      events: feed,
-      getOrder: (caller, id) => core.orders.get(caller, id),
-      maxPerKey: config.GRAPHQL_SUBSCRIPTIONS_PER_KEY,
-    }),
-    idleMs: config.GRAPHQL_SUBSCRIPTION_IDLE_MS,
-    draining: draining.signal,
-  };
-  return { draining, subscriptions, watchStock: createStockWatch({ inventory: store.inventory, events: feed }) };
+export async function prepareDatabase(
+  config: Config,
+  logger: Logger,
+  { projectRoot = checkoutRoot }: Pick<StartOptions, 'projectRoot'> = {},
+): Promise<RunningServer['secrets']> {
+  const { db, store, core, inventoryClient } = await openCore(config, logger, await readRegistry(projectRoot));
+  try {
+    const { adminKey, demoCustomerKey } = await bootstrapInstance(core, store, config);
+    return { ...(adminKey ? { adminKey } : {}), ...(demoCustomerKey ? { demoCustomerKey } : {}) };
+  } finally {
+    inventoryClient.close();
+    await db.close();
+  }
 }
 
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */

@@ -16,10 +16,11 @@
  * - tracing (OpenTelemetry): the REST reads with the --import entry and tracing off against no entry at all,
  *   and with tracing on (every request sampled, exported over OTLP) against tracing off, each a built
  *   server process of its own;
+ * - cluster mode: the REST read by id on `WORKERS=2` against one process, each a built server of its own;
  * - keyset paging: page 1000 against page 1;
  * - start: milliseconds to a ready `/health`, resident memory after start and after mixed load.
  *
- * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,tracing,paging,start`. Environment:
+ * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,tracing,cluster,paging,start`. Environment:
  * `DATABASE_URL` (default the local server's `test` database; a scratch schema is dropped at the end),
  * `DURATION` (seconds per load run, default 8), `CONNECTIONS` (wrk, default 32), `REDIS_URL` (default
  * 127.0.0.1:6379; the Redis row is skipped when it does not answer). Needs wrk and h2load
@@ -53,7 +54,7 @@ import {
 } from './baselines.js';
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
-import { measureEmbeddedStart, measureStart, type StartFigures } from './startup.js';
+import { measureEmbeddedStart, measureStart, type StartFigures, startBuilt, stopBuilt } from './startup.js';
 import { type CpuTally, microsPerRequest, withTracingSides } from './tracing.js';
 
 const quick = process.argv.includes('--quick');
@@ -429,6 +430,26 @@ try {
     for (const line of cpu) notes.push(`tracing: ${line}`);
     notes.push(`tracing: the OTLP sink received ${exports} exports, ${fixed(exportedMiB, 1)} MiB`);
     progress('tracing');
+  }
+
+  if (wants('cluster')) {
+    // Two worker processes sharing the port (node:cluster) against one process, over the same database on
+    // the same two cores as wrk and PostgreSQL: what WORKERS=2 adds on one machine (no target).
+    const single = await startBuilt(scratch.settings());
+    const cluster = await startBuilt(scratch.settings({ WORKERS: '2' }));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2000)); // ready answers once the first worker serves
+      const read = (base: string) => http(base, { path: 'random-order', headers: auth });
+      await warm(read(single.url), read(cluster.url));
+      rows.push({
+        label: 'REST GET /v1/orders/{id}: WORKERS=2',
+        baseline: 'one process',
+        measured: await compare(read(single.url), read(cluster.url)),
+      });
+    } finally {
+      await Promise.all([stopBuilt(single.child), stopBuilt(cluster.child)]);
+    }
+    progress('cluster');
   }
 
   // From here on, child processes run asynchronously: a synchronous one would stop this process's event

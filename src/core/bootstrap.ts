@@ -25,16 +25,21 @@ export async function bootstrap(
   const emptyDatabase = (await store.users.count()) === 0;
   // The administrator is created once per database (also one that was filled by other means).
   const recorded = await store.settings.get('admin_user_id');
-  const adminUserId = Number(
-    recorded ?? (await store.settings.putIfAbsent('admin_user_id', String(await createAdmin(store)))),
-  );
+  const adminUserId = Number(recorded ?? (await recordAdmin(store)));
   const adminKey = await core.apiKeys.bootstrap(options.adminApiKey, adminUserId);
   if (!emptyDatabase || !options.seed) return { ...(adminKey ? { adminKey } : {}), seeded: false };
   const demoCustomerKey = await options.seed({ userId: adminUserId, role: 'admin', apiKeyId: null });
   return { ...(adminKey ? { adminKey } : {}), demoCustomerKey, seeded: true };
 }
 
-async function createAdmin(store: Pick<Store, 'users'>): Promise<number> {
+/** How long a start waits for another instance to record the administrator it has just created. */
+const RECORDING_WAIT_MS = 5000;
+
+/**
+ * Creates the administrator and records its id, once per database: instances starting together on an
+ * empty database race here, and the one whose insert finds the email taken waits for the winner's record.
+ */
+async function recordAdmin(store: Pick<Store, 'settings' | 'users'>): Promise<string> {
   const admin = await store.users.insert({
     name: 'Administrator',
     email: 'admin@order-api.invalid',
@@ -43,6 +48,11 @@ async function createAdmin(store: Pick<Store, 'users'>): Promise<number> {
     nickname: 'admin',
     marketingAgreed: false,
   });
-  if (admin === 'email-taken') throw new Error('the administrator user exists but admin_user_id is not recorded');
-  return admin.id;
+  if (admin !== 'email-taken') return store.settings.putIfAbsent('admin_user_id', String(admin.id));
+  for (const deadline = Date.now() + RECORDING_WAIT_MS; Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const recorded = await store.settings.get('admin_user_id');
+    if (recorded) return recorded;
+  }
+  throw new Error('the administrator user exists but admin_user_id is not recorded');
 }

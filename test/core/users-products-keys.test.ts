@@ -177,6 +177,20 @@ describe('bootstrap', () => {
     }
   });
 
+  it('lets instances starting together on an empty database agree on one administrator', async () => {
+    const fresh = await openTestDatabase();
+    try {
+      const freshCore = await testCore(fresh.store);
+      const adminApiKey = 'bootstrap-secret-0123456789';
+      const starts = await Promise.all([1, 2, 3].map(() => bootstrap(freshCore, fresh.store, { adminApiKey })));
+      expect(starts).toEqual([1, 2, 3].map(() => ({ seeded: false })));
+      expect(await fresh.store.users.count()).toBe(1);
+      expect((await freshCore.apiKeys.authenticate(adminApiKey)).role).toBe('admin');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('makes ADMIN_API_KEY the key of the administrator user', async () => {
     const fresh = await openTestDatabase();
     try {

@@ -1,0 +1,25 @@
+import type { Config } from '../config.js';
+import type { Core } from '../core/index.js';
+import { createOrderWatch } from '../core/order-watch.js';
+import type { Store } from '../core/ports/index.js';
+import { createStockWatch } from '../core/stock-watch.js';
+import type { EventFeed } from '../store/event-feed.js';
+
+/**
+ * The instance's streams over its one event feed (one LISTEN per process, shared with the webhook
+ * dispatcher): GraphQL subscriptions and WatchStock, and the signal that ends them all when the drain
+ * starts, so that they do not hold it.
+ */
+export function openStreams(feed: EventFeed, store: Store, core: Core, config: Config) {
+  const draining = new AbortController();
+  const subscriptions = {
+    orderWatch: createOrderWatch({
+      events: feed,
+      getOrder: (caller, id) => core.orders.get(caller, id),
+      maxPerKey: config.GRAPHQL_SUBSCRIPTIONS_PER_KEY,
+    }),
+    idleMs: config.GRAPHQL_SUBSCRIPTION_IDLE_MS,
+    draining: draining.signal,
+  };
+  return { draining, subscriptions, watchStock: createStockWatch({ inventory: store.inventory, events: feed }) };
+}

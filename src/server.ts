@@ -29,6 +29,7 @@ import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import type { VersionHandlers } from './rest/create-rest-app.js';
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {
@@ -50,6 +51,8 @@ export interface StartOptions {
   projectRoot?: string;
   /** Moves the clock of deprecation usage, the report and brownout windows. */
   now?: () => Date;
+  /** Serves the operations a fixture's later version adds (its contract's `/v2` operations). */
+  versionHandlers?: VersionHandlers;
 }
 
 /**
@@ -62,7 +65,7 @@ const EXPIRY_SWEEP_MS = 60_000;
 export async function startServer(
   config: Config,
   logger: Logger,
-  { projectRoot = checkoutRoot, now }: StartOptions = {},
+  { projectRoot = checkoutRoot, now, versionHandlers }: StartOptions = {},
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
@@ -101,6 +104,7 @@ export async function startServer(
     deprecationPolicy,
     evidenceKey,
     tracing: tracer !== undefined,
+    ...(versionHandlers ? { versionHandlers } : {}),
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({

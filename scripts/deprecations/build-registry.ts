@@ -72,8 +72,10 @@ const REPLACED_BY_IN_TEXT = /replaced by:\s*`?([^\s`]+?)`?[.,;)]?(?:\s|$)/i;
 
 /** The registry of `contractsDir` and the problems found on the way. */
 export function buildRegistry(contractsDir: string): { registry: DeprecationRegistry; problems: string[] } {
+  const openapi = parseYaml(readFileSync(path.join(contractsDir, 'openapi.yaml'), 'utf8'));
   const candidates = [
-    ...openapiCandidates(parseYaml(readFileSync(path.join(contractsDir, 'openapi.yaml'), 'utf8'))),
+    ...openapiCandidates(openapi),
+    ...versionCandidates(openapi),
     ...graphqlCandidates(buildSchema(readFileSync(path.join(contractsDir, 'schema.graphql'), 'utf8'))),
     ...protoCandidates(readFileSync(path.join(contractsDir, 'inventory/v1/inventory.proto'), 'utf8')),
   ];
@@ -198,6 +200,34 @@ function dateText(value: unknown): string | undefined {
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * The versions of the REST contract (`/vN/` path prefixes), each an item `rest.vN` that every request
+ * under it uses; `info.x-versions.vN` (`deprecatedOn`, `sunset`, `replacedBy`, `reason`) deprecates one
+ * as a whole, replaced by another declared version.
+ */
+function versionCandidates(document: Json): Candidate[] {
+  const declared = [
+    ...new Set(Object.keys((document.paths ?? {}) as Json).flatMap((p) => /^\/(v[1-9][0-9]*)\//.exec(p)?.[1] ?? [])),
+  ];
+  const marks = (((document.info ?? {}) as Json)['x-versions'] ?? {}) as Record<string, Json>;
+  return declared.map((version) => {
+    const mark = marks[version] ?? {};
+    return {
+      id: `rest.${version}`,
+      protocol: 'rest',
+      name: `/${version} (every operation under it)`,
+      reason: typeof mark.reason === 'string' ? mark.reason : null,
+      match: { on: 'version', version },
+      deprecated: marks[version] !== undefined,
+      date: mark.sunset,
+      since: mark.deprecatedOn,
+      replacedBy: mark.replacedBy,
+      siblings: siblingsOf('declared version', () => declared),
+      where: `openapi.yaml info.x-versions.${version}`,
+    };
+  });
+}
 
 function openapiCandidates(document: Json): Candidate[] {
   const found: Candidate[] = [];

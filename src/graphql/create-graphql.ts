@@ -58,6 +58,8 @@ export interface GraphQLDeps {
   registry?: DeprecationRegistry;
   /** The core's deprecation policy, counting per caller (default: over the core's windows, counting nowhere). */
   policy?: DeprecationPolicy;
+  /** The URL prefix of the current REST version (the mount table's), where a key's usage is linked. */
+  restBase: string;
 }
 
 interface ServerContext extends TraceIdContext {
@@ -78,6 +80,7 @@ export async function createGraphQL({
   rateBudget,
   registry = { items: [] },
   policy = createDeprecationPolicy({ brownouts: core.brownouts }),
+  restBase,
 }: GraphQLDeps) {
   const [typeDefs, manifestText] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
@@ -99,7 +102,7 @@ export async function createGraphQL({
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
     useIntrospectionSwitch(settings.introspection) as Plugin<Context>,
-    useDeprecationSignals({ matcher: graphqlMatcher(registry), policy }),
+    useDeprecationSignals({ matcher: graphqlMatcher(registry), policy, restBase }),
     useTraceId() as Plugin<Context>,
   ];
 

@@ -56,7 +56,8 @@ const init = `window.ui = SwaggerUIBundle({
  */
 export async function docsRoutes(
   registry: DeprecationRegistry = { items: [] },
-  announced?: (id: string) => Array<{ startsAt: Date; endsAt: Date }>,
+  announced: ((id: string) => Array<{ startsAt: Date; endsAt: Date }>) | undefined,
+  restBase: string,
 ): Promise<Hono> {
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const [css, bundle] = await Promise.all([
@@ -68,7 +69,7 @@ export async function docsRoutes(
     ['swagger-ui.css', ['text/css', css]],
     ['swagger-ui-bundle.js', ['text/javascript', bundle]],
     ['init.js', ['text/javascript', init]],
-    ['usage.js', ['text/javascript', usageScript]],
+    ['usage.js', ['text/javascript', usageScript(restBase)]],
   ]);
 
   const app = new Hono();

@@ -68,7 +68,7 @@ describe('the published changelog', () => {
   });
 
   it('is linked from the reference page at /docs', async () => {
-    const app = await docsRoutes();
+    const app = await docsRoutes(undefined, undefined, '/v1');
     const page = await (await app.request('/')).text();
     expect(page).toContain('href="/contracts/changelog"');
   });

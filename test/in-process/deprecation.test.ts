@@ -33,7 +33,7 @@ beforeAll(async () => {
   app.use('*', requestIdAndEdgeHeaders());
   const onError = problemOnError(pino({ level: 'silent' }));
   app.onError(onError);
-  app.route('/docs', await docsRoutes(fixture.registry));
+  app.route('/docs', await docsRoutes(fixture.registry, undefined, '/v1'));
   app.route(
     '/v1',
     createRestApp({

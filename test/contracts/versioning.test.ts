@@ -1,0 +1,41 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runGate } from '../../scripts/breaking/gate.js';
+import { contractsDirectory, openapiWithV2, v2Changelog } from '../support/versioning-fixture.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const contracts = path.join(root, 'contracts');
+const scratch = mkdtempSync(path.join(tmpdir(), 'versioning-gate-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The gate between the real contracts and `headDir` (REST and GraphQL only: buf is the proto test's). */
+const gate = async (headDir: string) =>
+  runGate({ root, baseDir: contracts, headDir, retirements: [], today: '2026-11-26', protoChanges: [] });
+
+describe('the gate and a version cut (test/fixtures/versioning)', () => {
+  it('passes the fixture’s v2 of orders with its [v2] bullet, and not without one', async () => {
+    const cut = await gate(contractsDirectory(path.join(scratch, 'v2'), openapiWithV2(), v2Changelog()));
+    expect(cut.blocking.map((f) => f.message)).toEqual([]);
+    expect(cut.findings.map((f) => f.item)).toContain('GET /v2/orders');
+    const unnamed = await gate(
+      contractsDirectory(path.join(scratch, 'v2-unnamed'), openapiWithV2(), '# Changelog\n\n## [Unreleased]\n'),
+    );
+    expect(unnamed.blocking.map((f) => f.rule)).toContain('changelog-entry-missing');
+  });
+
+  it('refuses the same change made in place under /v1, even with the [v2] bullet', async () => {
+    const inPlace = parse(readFileSync(path.join(contracts, 'openapi.yaml'), 'utf8'));
+    const { OrderAmount } = openapiWithV2().components.schemas;
+    inPlace.components.schemas.OrderAmount = OrderAmount;
+    const order = inPlace.components.schemas.Order;
+    order.properties.amount = { $ref: '#/components/schemas/OrderAmount' };
+    delete order.properties.amountDetail;
+    const result = await gate(contractsDirectory(path.join(scratch, 'in-place'), inPlace, v2Changelog()));
+    const rules = result.blocking.map((f) => f.rule);
+    expect(rules).toContain('changelog-version-not-cut');
+    expect(result.blocking.some((f) => f.item.includes('amount') && f.rule !== 'changelog-version-not-cut')).toBe(true);
+  });
+});

@@ -110,7 +110,7 @@ describe('answers made with answer() (src/http/edge-headers.ts)', () => {
   });
 });
 
-describe('version prefixes in URLs (src/rest/version-mounts.ts, the mount table)', () => {
+describe('version prefixes in URLs (src/http/version-mounts.ts, the mount table)', () => {
   // A URL path that starts with a version (`/v1/orders`, `/v2`) in a string or template literal; an import
   // path (`…/inventory/v1/…`) or a comment is not one.
   const VERSIONED_URL = /(?:^|[\s'"`(<=:])\/v[0-9]+(?=[/?#\s'"`>)]|$)/;

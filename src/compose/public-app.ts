@@ -19,12 +19,12 @@ import '../http/context-variables.js';
 import { catalogProblem, problemOnError } from '../http/problem.js';
 import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
+import { pathVersion } from '../http/version-mounts.js';
 import { clientOf, type Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/observe-requests.js';
 import { traceRequests } from '../observability/trace-requests.js';
 import { type RestContract, readRestContract } from '../rest/contract.js';
 import { createRestApp, type VersionHandlers } from '../rest/create-rest-app.js';
-import { pathVersion } from '../rest/version-mounts.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -101,7 +101,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     }),
   );
   const currentBase = contract.mounts.prefix(contract.mounts.current);
-  app.route('/docs', await docsRoutes(deps.registry, deps.core.brownouts.announced, currentBase));
+  app.route('/docs', await docsRoutes(deps.registry, deps.core.brownouts.announced, contract.mounts));
   const yoga = await createGraphQL({
     restBase: currentBase,
     projectRoot: deps.projectRoot,

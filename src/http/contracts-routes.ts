@@ -4,6 +4,8 @@ import { Hono } from 'hono';
 import { etag } from 'hono/etag';
 import Negotiator from 'negotiator';
 import { catalogProblem } from './problem.js';
+import { versionDocument } from './version-documents.js';
+import { versionMounts } from './version-mounts.js';
 
 /** Where the contracts live on disk; the composition root passes the project root. */
 export interface ContractsRoutesOptions {
@@ -79,8 +81,17 @@ export async function contractsRoutes({
   evidenceKey,
 }: ContractsRoutesOptions): Promise<Hono> {
   const published = await loadPublished(projectRoot, evidenceKey);
+  const versions = versionsOf(published);
   const app = new Hono();
   app.use('*', etag());
+  // One version's operations, the unchanged older ones included (/docs/<version> renders it).
+  app.get('/openapi/:version', (c) => {
+    const document = versions.get(c.req.param('version'));
+    if (!document)
+      return catalogProblem(c, 'NOT_FOUND', `The REST contract declares no version ${c.req.param('version')}.`);
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' });
+  });
   app.get('/:name', async (c) => {
     const name = c.req.param('name');
     const contract = published.get(name);
@@ -103,4 +114,17 @@ export async function contractsRoutes({
     return c.body(body, 200, { 'content-type': `${type}; charset=utf-8` });
   });
   return app;
+}
+
+/** The OpenAPI document of each version the published contract declares, as JSON text, by version. */
+function versionsOf(published: Map<string, Published>): Map<string, string> {
+  const text = published.get('openapi')?.representations[0]?.[1] as string;
+  const document = JSON.parse(text) as Record<string, unknown>;
+  const mounts = versionMounts(document);
+  return new Map(
+    mounts.versions.map((version) => [
+      version,
+      `${JSON.stringify(versionDocument(document, mounts, version), null, 2)}\n`,
+    ]),
+  );
 }

@@ -5,8 +5,8 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import type { ScopeDeclaration } from '../core/scope-catalog.js';
 import { scopeDeclaration } from '../core/scopes.js';
+import { type VersionMounts, versionMounts } from '../http/version-mounts.js';
 import { createRouter, type RouteMatch } from './router.js';
-import { type VersionMounts, versionMounts } from './version-mounts.js';
 
 export type { RouteMatch } from './router.js';
 

@@ -188,3 +188,23 @@ describe('v1 deprecated as a whole (info.x-versions)', () => {
     }
   });
 });
+
+describe('the reference per version', () => {
+  it('publishes each version’s document beside the whole contract, and a page per version', async () => {
+    const whole = (await (await fetch(`${server.httpUrl}/contracts/openapi`)).json()) as Json;
+    expect(Object.keys(whole.paths)).toEqual(expect.arrayContaining(['/v1/orders', '/v2/orders']));
+    const v2 = (await (await fetch(`${server.httpUrl}/contracts/openapi/v2`)).json()) as Json;
+    expect(v2.paths['/v2/orders'].get.operationId).toBe('listOrdersV2');
+    expect(v2.paths['/v2/orders/{orderId}'].delete.operationId).toBe('deleteOrder');
+    expect(v2.paths['/v2/products'].get.operationId).toBe('listProducts');
+    expect(Object.keys(v2.paths).some((p) => p.startsWith('/v1/'))).toBe(false);
+    const v1 = (await (await fetch(`${server.httpUrl}/contracts/openapi/v1`)).json()) as Json;
+    expect(v1.paths['/v1/orders'].get.operationId).toBe('listOrders');
+    expect(Object.keys(v1.paths).some((p) => p.startsWith('/v2/'))).toBe(false);
+    expect((await fetch(`${server.httpUrl}/contracts/openapi/v3`)).status).toBe(404);
+    const page = await (await fetch(`${server.httpUrl}/docs/v1`)).text();
+    expect(page).toContain('<a href="/docs/v2">v2 (current)</a> · <a href="/docs/v1">v1</a>');
+    const init = await (await fetch(`${server.httpUrl}/docs/assets/init.js`)).text();
+    expect(init).toContain('"v1":"/contracts/openapi/v1"');
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,5 +37,31 @@ describe('the gate and a version cut (test/fixtures/versioning)', () => {
     const rules = result.blocking.map((f) => f.rule);
     expect(rules).toContain('changelog-version-not-cut');
     expect(result.blocking.some((f) => f.item.includes('amount') && f.rule !== 'changelog-version-not-cut')).toBe(true);
+  });
+});
+
+describe('GraphQL does not version: the same change is an addition there', () => {
+  const sdl = readFileSync(path.join(contracts, 'schema.graphql'), 'utf8');
+  const money =
+    'type OrderMoney {\n  "The total."\n  total: Float!\n  "Without VAT."\n  supply: Float!\n  "The VAT."\n  vat: Float!\n  "ISO 4217."\n  currency: String!\n}\n';
+  const withSchema = (name: string, schema: string, changelog: string) => {
+    const document = parse(readFileSync(path.join(contracts, 'openapi.yaml'), 'utf8'));
+    const dir = contractsDirectory(path.join(scratch, name), document, changelog);
+    writeFileSync(path.join(dir, 'schema.graphql'), schema);
+    return dir;
+  };
+
+  it('passes `Order.money` added beside `amount`, and refuses `amount` changed in place', async () => {
+    const added = sdl.replace(
+      /(\n\s*amount: Float!)/,
+      '$1\n  "The money of the order as one object."\n  money: OrderMoney!',
+    );
+    expect(added).not.toBe(sdl);
+    const bullet = '# Changelog\n\n## [Unreleased]\n\n### Added\n\n- GraphQL: `Order.money` (`OrderMoney`).\n';
+    const addition = await gate(withSchema('money', `${added}\n${money}`, bullet));
+    expect(addition.blocking.map((f) => f.message)).toEqual([]);
+    const changed = sdl.replace(/(\n\s*amount: )Float!/, '$1OrderMoney!');
+    const inPlace = await gate(withSchema('money-in-place', `${changed}\n${money}`, bullet));
+    expect(inPlace.blocking.some((f) => f.contract === 'graphql' && f.item.includes('Order.amount'))).toBe(true);
   });
 });

@@ -19,7 +19,7 @@
  * its watched.yaml `replacement` when it is deprecated (the contract's notation wins; naming another is a
  * problem), and its watched `reason` when the contract gives none.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import protobuf from 'protobufjs';
@@ -77,7 +77,8 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
     ...openapiCandidates(openapi),
     ...versionCandidates(openapi),
     ...graphqlCandidates(buildSchema(readFileSync(path.join(contractsDir, 'schema.graphql'), 'utf8'))),
-    ...protoCandidates(readFileSync(path.join(contractsDir, 'inventory/v1/inventory.proto'), 'utf8')),
+    // Every package under inventory/ (inventory.v1, and inventory.v2 once a version is cut beside it).
+    ...protoFiles(contractsDir).flatMap((file) => protoCandidates(readFileSync(file, 'utf8'))),
   ];
   const problems: string[] = [];
   const byId = new Map<string, Candidate>();
@@ -121,6 +122,16 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
   }
   items.sort((a, b) => a.id.localeCompare(b.id));
   return { registry: { items }, problems };
+}
+
+/** The .proto files of every package under a contracts directory's inventory/, oldest version first. */
+export function protoFiles(contractsDir: string): string[] {
+  const inventory = path.join(contractsDir, 'inventory');
+  if (!existsSync(inventory)) return [];
+  return readdirSync(inventory, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.proto'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .map((file) => path.join(inventory, file));
 }
 
 /** The entries of contracts/watched.yaml that name items of the contracts, by item id. */

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
@@ -30,7 +30,7 @@ async function loadPublished(projectRoot: string, evidenceKey?: string): Promise
     read('generated/contracts/openapi.json'),
     read('contracts/openapi.yaml'),
     read('contracts/schema.graphql'),
-    read('contracts/inventory/v1/inventory.proto'),
+    readProtoPackages(projectRoot),
     read('contracts/CHANGELOG.md'),
     read('generated/deprecations.json').catch(() => '{"items":[]}\n'),
   ]);
@@ -127,4 +127,18 @@ function versionsOf(published: Map<string, Published>): Map<string, string> {
       `${JSON.stringify(versionDocument(document, mounts, version), null, 2)}\n`,
     ]),
   );
+}
+
+/**
+ * The .proto files of every package under contracts/inventory/ (inventory.v1, and each version cut beside
+ * it), oldest first: one file as it is; several, each after a comment line naming it.
+ */
+async function readProtoPackages(projectRoot: string): Promise<string> {
+  const inventory = path.join(projectRoot, 'contracts/inventory');
+  const files = (await readdir(inventory, { recursive: true }))
+    .filter((file) => file.endsWith('.proto'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const texts = await Promise.all(files.map((file) => readFile(path.join(inventory, file), 'utf8')));
+  if (texts.length === 1) return texts[0] as string;
+  return files.map((file, index) => `// contracts/inventory/${file}\n${texts[index]}`).join('\n');
 }

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runGate } from '../../scripts/breaking/gate.js';
-import { contractsDirectory, openapiWithV2, v2Changelog } from '../support/versioning-fixture.js';
+import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
+import { contractsDirectory, inventoryV2Proto, openapiWithV2, v2Changelog } from '../support/versioning-fixture.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const contracts = path.join(root, 'contracts');
@@ -63,5 +64,37 @@ describe('GraphQL does not version: the same change is an addition there', () =>
     const changed = sdl.replace(/(\n\s*amount: )Float!/, '$1OrderMoney!');
     const inPlace = await gate(withSchema('money-in-place', `${changed}\n${money}`, bullet));
     expect(inPlace.blocking.some((f) => f.contract === 'graphql' && f.item.includes('Order.amount'))).toBe(true);
+  });
+});
+
+describe('gRPC: a breaking change is a new package beside the old one', () => {
+  const withProto = (name: string, place: (dir: string) => void) => {
+    const document = parse(readFileSync(path.join(contracts, 'openapi.yaml'), 'utf8'));
+    // A new package's items are each named (the gate does not take a package as covering its contents).
+    const added = ['Inventory', 'ReservationState', ...inventoryV2Proto().matchAll(/^message (\w+)/gm)].map((m) =>
+      typeof m === 'string' ? m : m[1],
+    );
+    const names = added.map((name) => `\`inventory.v2.${name}\``).join(', ');
+    const bullet = `# Changelog\n\n## [Unreleased]\n\n### Changed\n\n- gRPC [v2]: package \`inventory.v2\` beside \`inventory.v1\`, \`Stock\` counting in int64: ${names}.\n`;
+    const dir = contractsDirectory(path.join(scratch, name), document, bullet);
+    place(dir);
+    return dir;
+  };
+  const full = (headDir: string) =>
+    runGate({ root, baseDir: contracts, headDir, retirements: [], today: '2026-11-26' });
+
+  it('passes inventory.v2 with a changed Stock beside an unchanged v1 (buf breaking), and refuses it in place', async () => {
+    const beside = withProto('grpc-v2', (dir) => {
+      mkdirSync(path.join(dir, 'inventory/v2'));
+      writeFileSync(path.join(dir, 'inventory/v2/inventory.proto'), inventoryV2Proto());
+    });
+    expect((await full(beside)).blocking.map((f) => f.message)).toEqual([]);
+    // The registry reads every package: both packages' deprecated and watched fields are items.
+    expect(buildRegistry(beside).problems).toEqual([]);
+    const inPlace = withProto('grpc-in-place', (dir) => {
+      const changed = inventoryV2Proto().replace('package inventory.v2;', 'package inventory.v1;');
+      writeFileSync(path.join(dir, 'inventory/v1/inventory.proto'), changed);
+    });
+    expect((await full(inPlace)).blocking.some((f) => f.contract === 'proto')).toBe(true);
   });
 });

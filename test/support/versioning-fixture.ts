@@ -51,3 +51,17 @@ export function versioningFixture(edit: (document: Json) => void = () => {}): { 
   writeFileSync(path.join(fixture, 'generated/deprecations.json'), `${JSON.stringify(registry, null, 2)}\n`);
   return { root: fixture, remove: () => rmSync(fixture, { recursive: true, force: true }) };
 }
+
+/**
+ * The fixture's gRPC cut: package `inventory.v2` beside an unchanged `inventory.v1`, the same service with
+ * one changed message (`Stock`'s quantities become int64, a type change buf calls breaking in place).
+ */
+export function inventoryV2Proto(): string {
+  const v1 = readFileSync(path.join(root, 'contracts/inventory/v1/inventory.proto'), 'utf8');
+  const v2 = v1
+    .replace('package inventory.v1;', 'package inventory.v2;')
+    .replace(/int32 (on_hand|reserved|available) = (\d);/g, 'int64 $1 = $2;');
+  if (!v2.includes('package inventory.v2;') || !v2.includes('int64 on_hand = 2;'))
+    throw new Error('the fixture found no `package inventory.v1;` or `Stock.on_hand` in the proto');
+  return v2;
+}

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { createInternalApp } from './compose/internal-app.js';
+import { createInternalApp, type VersionService } from './compose/internal-app.js';
 import { openCore } from './compose/open-core.js';
 import { createHttpApp } from './compose/public-app.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
@@ -53,6 +53,8 @@ export interface StartOptions {
   now?: () => Date;
   /** Serves the operations a fixture's later version adds (its contract's `/v2` operations). */
   versionHandlers?: VersionHandlers;
+  /** Serves the packages a fixture cuts beside inventory.v1 (`inventory.v2`). */
+  versionServices?: readonly VersionService[];
 }
 
 /**
@@ -65,7 +67,7 @@ const EXPIRY_SWEEP_MS = 60_000;
 export async function startServer(
   config: Config,
   logger: Logger,
-  { projectRoot = checkoutRoot, now, versionHandlers }: StartOptions = {},
+  { projectRoot = checkoutRoot, now, versionHandlers, versionServices }: StartOptions = {},
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
@@ -108,7 +110,7 @@ export async function startServer(
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
-    ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER },
+    ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER, versionServices },
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
     isServing: () => serving,

@@ -1,9 +1,11 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
+import { inventoryV2Service } from '../fixtures/versioning/inventory-v2-service.js';
 import { CURRENCY, v2OrderHandlers } from '../fixtures/versioning/v2-order-handlers.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
+import { grpcClient } from '../support/grpc-client.js';
 import { startFixtureServer } from '../support/server.js';
 import { versioningFixture } from '../support/versioning-fixture.js';
 
@@ -53,6 +55,7 @@ beforeAll(async () => {
     database,
     adminKey: ADMIN_KEY,
     versionHandlers: v2OrderHandlers,
+    versionServices: [inventoryV2Service(path.join(fixture.root, 'contracts'))],
     now: () => clock,
     env: { RATE_LIMIT_ENABLED: 'true' },
   });
@@ -206,5 +209,32 @@ describe('the reference per version', () => {
     expect(page).toContain('<a href="/docs/v2">v2 (current)</a> · <a href="/docs/v1">v1</a>');
     const init = await (await fetch(`${server.httpUrl}/docs/assets/init.js`)).text();
     expect(init).toContain('"v1":"/contracts/openapi/v1"');
+  });
+});
+
+describe('gRPC inventory.v2 beside inventory.v1', () => {
+  it('serves the changed message from the same core in the same process, and publishes both packages', async () => {
+    const protoRoot = path.join(fixture.root, 'contracts');
+    const v1 = grpcClient({ address: server.grpcUrl });
+    const v2 = grpcClient({
+      address: server.grpcUrl,
+      protoRoot,
+      proto: 'inventory/v2/inventory.proto',
+      service: 'inventory.v2.Inventory',
+    });
+    onTestFinished(() => {
+      v1.close();
+      v2.close();
+    });
+    const one = await v1.reply('GetStock', { sku: 'MUG-V2' });
+    const two = await v2.reply('GetStock', { sku: 'MUG-V2' });
+    expect(one.stock.onHand).toBeGreaterThan(900);
+    expect(two.stock).toEqual(one.stock);
+    const adjusted = await v2.reply('AdjustStock', { sku: 'MUG-V2', delta: 5 });
+    expect(adjusted.stock.onHand).toBe(one.stock.onHand + 5);
+    expect((await v1.reply('GetStock', { sku: 'MUG-V2' })).stock.onHand).toBe(one.stock.onHand + 5);
+    const published = await (await fetch(`${server.httpUrl}/contracts/inventory`)).text();
+    expect(published).toContain('package inventory.v1;');
+    expect(published).toContain('package inventory.v2;');
   });
 });

@@ -53,6 +53,8 @@ export interface FixtureServerOptions {
   env?: Record<string, string>;
   /** The handlers of the fixture contract's later version (StartOptions' `versionHandlers`). */
   versionHandlers?: StartOptions['versionHandlers'];
+  /** The gRPC packages the fixture cuts beside inventory.v1 (StartOptions' `versionServices`). */
+  versionServices?: StartOptions['versionServices'];
 }
 
 /**
@@ -66,6 +68,7 @@ export function startFixtureServer({
   now,
   env = {},
   versionHandlers,
+  versionServices,
 }: FixtureServerOptions) {
   const config = loadConfig({
     PORT: '0',
@@ -80,5 +83,6 @@ export function startFixtureServer({
     projectRoot,
     ...(now ? { now } : {}),
     ...(versionHandlers ? { versionHandlers } : {}),
+    ...(versionServices ? { versionServices } : {}),
   });
 }

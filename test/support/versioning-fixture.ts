@@ -34,7 +34,8 @@ export function contractsDirectory(dir: string, openapi: Json, changelog: string
 export const v2Changelog = () => readFileSync(path.join(fixtures, 'CHANGELOG-v2.md'), 'utf8');
 
 /**
- * A copy of the project whose REST contract also declares v2 (orders only), with the published JSON
+ * A copy of the project whose REST contract also declares v2 (orders only) and whose gRPC contract holds
+ * inventory.v2 beside inventory.v1, with the published JSON
  * contract and the deprecation registry rebuilt as `npm run generate` would: the root a fixture server
  * serves (`startFixtureServer` with `v2OrderHandlers`).
  */
@@ -44,6 +45,8 @@ export function versioningFixture(edit: (document: Json) => void = () => {}): { 
   const document = openapiWithV2();
   edit(document);
   const contracts = contractsDirectory(path.join(fixture, 'contracts'), document, v2Changelog());
+  mkdirSync(path.join(contracts, 'inventory/v2'));
+  writeFileSync(path.join(contracts, 'inventory/v2/inventory.proto'), inventoryV2Proto());
   mkdirSync(path.join(fixture, 'generated/contracts'), { recursive: true });
   writeFileSync(path.join(fixture, 'generated/contracts/openapi.json'), `${JSON.stringify(document, null, 2)}\n`);
   const { registry, problems } = buildRegistry(contracts);

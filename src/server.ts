@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { createInternalApp } from './compose/internal-app.js';
+import { createInternalApp, type VersionService } from './compose/internal-app.js';
 import { openCore } from './compose/open-core.js';
 import { openStreams } from './compose/open-streams.js';
 import { createHttpApp } from './compose/public-app.js';
@@ -30,6 +30,7 @@ import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
+import type { VersionHandlers } from './rest/create-rest-app.js';
 import { startEvents } from './webhooks/start-dispatcher.js';
 
 /** A running server: its addresses and a graceful stop. */
@@ -52,6 +53,10 @@ export interface StartOptions {
   projectRoot?: string;
   /** Moves the clock of deprecation usage, the report and brownout windows. */
   now?: () => Date;
+  /** Serves the operations a fixture's later version adds (its contract's `/v2` operations). */
+  versionHandlers?: VersionHandlers;
+  /** Serves the packages a fixture cuts beside inventory.v1 (`inventory.v2`). */
+  versionServices?: readonly VersionService[];
 }
 
 /** How long a SIGTERM's drain may take before the process exits anyway (the deploy files wait longer). */
@@ -67,7 +72,7 @@ const EXPIRY_SWEEP_MS = 60_000;
 export async function startServer(
   config: Config,
   logger: Logger,
-  { projectRoot = checkoutRoot, now }: StartOptions = {},
+  { projectRoot = checkoutRoot, now, versionHandlers, versionServices }: StartOptions = {},
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
@@ -101,10 +106,11 @@ export async function startServer(
     track: httpDrain.middleware,
     ...{ grpcCodeName: grpcCodeNameOf, projectRoot, logger, core, metrics, registry, deprecationPolicy },
     ...{ evidenceKey, tracing: tracer !== undefined, subscriptions },
+    ...(versionHandlers ? { versionHandlers } : {}),
     ...publicAppSettings(config, db, rateLimiter),
   });
   const grpc = createInternalApp({
-    ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER },
+    ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER, versionServices },
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
     ...{ isServing: () => serving, watchStock, draining: draining.signal },

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { oversized, sourcesUnder } from '../scripts/code-size.js';
 
@@ -106,5 +107,41 @@ describe('answers made with answer() (src/http/edge-headers.ts)', () => {
     expect(files.length).toBeGreaterThan(10);
     const offenders = files.filter((file) => setsHeader.test(readFileSync(file, 'utf8')));
     expect(offenders.map((file) => path.relative(root, file))).toEqual([]);
+  });
+});
+
+describe('version prefixes in URLs (src/http/version-mounts.ts, the mount table)', () => {
+  // A URL path that starts with a version (`/v1/orders`, `/v2`) in a string or template literal; an import
+  // path (`…/inventory/v1/…`) or a comment is not one.
+  const VERSIONED_URL = /(?:^|[\s'"`(<=:])\/v[0-9]+(?=[/?#\s'"`>)]|$)/;
+  const versionedUrls = (file: string, text: string): string[] => {
+    const found: string[] = [];
+    const visit = (node: ts.Node): void => {
+      const literal =
+        ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node);
+      if (literal && VERSIONED_URL.test(node.text)) found.push(node.text);
+      ts.forEachChild(node, visit);
+    };
+    visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
+    return found;
+  };
+
+  it('the check finds a versioned URL in a string or a template, not in an import path or a comment', () => {
+    const sample = [
+      "import { x } from '../../generated/proto/inventory/v1/inventory_pb.js';",
+      '// GET /v1/orders',
+      `const a = \`/v1/orders/\${id}\`;`,
+      "const b = 'see GET /v2/products';",
+      `const c = \`\${base}/orders/\${id}\`;`,
+      "const d = 'contracts/inventory/v1/inventory.proto';",
+    ].join('\n');
+    expect(versionedUrls('sample.ts', sample)).toEqual(['/v1/orders/', 'see GET /v2/products']);
+  });
+
+  it('no URL names a version in src/: each is derived from the contract by the mount table', () => {
+    const offenders = sourcesUnder(path.join(root, 'src')).flatMap((file) =>
+      versionedUrls(file, readFileSync(file, 'utf8')).map((text) => `${path.relative(root, file)}: ${text}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });

@@ -52,6 +52,8 @@ export function registryIdsOf(
       if (item.id === `rest.${change.item}`) return true;
       if (match.on === 'operation') return item.name === change.item;
       if (match.on === 'parameter') return change.item === `${operation} ${match.in}:${match.name}`;
+      // A retired version covers the removal of every operation under it.
+      if (match.on === 'version') return ` ${operation ?? change.item}`.includes(` /${match.version}/`);
       const last = change.item.split(/[ .:]/).pop();
       return (
         last === match.path.at(-1) &&

@@ -19,7 +19,7 @@
  * its watched.yaml `replacement` when it is deprecated (the contract's notation wins; naming another is a
  * problem), and its watched `reason` when the contract gives none.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import protobuf from 'protobufjs';
@@ -72,10 +72,13 @@ const REPLACED_BY_IN_TEXT = /replaced by:\s*`?([^\s`]+?)`?[.,;)]?(?:\s|$)/i;
 
 /** The registry of `contractsDir` and the problems found on the way. */
 export function buildRegistry(contractsDir: string): { registry: DeprecationRegistry; problems: string[] } {
+  const openapi = parseYaml(readFileSync(path.join(contractsDir, 'openapi.yaml'), 'utf8'));
   const candidates = [
-    ...openapiCandidates(parseYaml(readFileSync(path.join(contractsDir, 'openapi.yaml'), 'utf8'))),
+    ...openapiCandidates(openapi),
+    ...versionCandidates(openapi),
     ...graphqlCandidates(buildSchema(readFileSync(path.join(contractsDir, 'schema.graphql'), 'utf8'))),
-    ...protoCandidates(readFileSync(path.join(contractsDir, 'inventory/v1/inventory.proto'), 'utf8')),
+    // Every package under inventory/ (inventory.v1, and inventory.v2 once a version is cut beside it).
+    ...protoFiles(contractsDir).flatMap((file) => protoCandidates(readFileSync(file, 'utf8'))),
   ];
   const problems: string[] = [];
   const byId = new Map<string, Candidate>();
@@ -119,6 +122,16 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
   }
   items.sort((a, b) => a.id.localeCompare(b.id));
   return { registry: { items }, problems };
+}
+
+/** The .proto files of every package under a contracts directory's inventory/, oldest version first. */
+export function protoFiles(contractsDir: string): string[] {
+  const inventory = path.join(contractsDir, 'inventory');
+  if (!existsSync(inventory)) return [];
+  return readdirSync(inventory, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.proto'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .map((file) => path.join(inventory, file));
 }
 
 /** The entries of contracts/watched.yaml that name items of the contracts, by item id. */
@@ -198,6 +211,34 @@ function dateText(value: unknown): string | undefined {
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * The versions of the REST contract (`/vN/` path prefixes), each an item `rest.vN` that every request
+ * under it uses; `info.x-versions.vN` (`deprecatedOn`, `sunset`, `replacedBy`, `reason`) deprecates one
+ * as a whole, replaced by another declared version.
+ */
+function versionCandidates(document: Json): Candidate[] {
+  const declared = [
+    ...new Set(Object.keys((document.paths ?? {}) as Json).flatMap((p) => /^\/(v[1-9][0-9]*)\//.exec(p)?.[1] ?? [])),
+  ];
+  const marks = (((document.info ?? {}) as Json)['x-versions'] ?? {}) as Record<string, Json>;
+  return declared.map((version) => {
+    const mark = marks[version] ?? {};
+    return {
+      id: `rest.${version}`,
+      protocol: 'rest',
+      name: `/${version} (every operation under it)`,
+      reason: typeof mark.reason === 'string' ? mark.reason : null,
+      match: { on: 'version', version },
+      deprecated: marks[version] !== undefined,
+      date: mark.sunset,
+      since: mark.deprecatedOn,
+      replacedBy: mark.replacedBy,
+      siblings: siblingsOf('declared version', () => declared),
+      where: `openapi.yaml info.x-versions.${version}`,
+    };
+  });
+}
 
 function openapiCandidates(document: Json): Candidate[] {
   const found: Candidate[] = [];

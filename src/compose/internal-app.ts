@@ -4,6 +4,9 @@
  * reflection services, and the wrappers every Inventory call passes through on either host (metrics, the
  * internal token when one is set, deprecation signals and brownouts).
  */
+
+import type { DescService } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
 import type { Tracer } from '@opentelemetry/api';
 import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
 import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
@@ -50,6 +53,14 @@ export interface InternalAppDeps {
    * @grpc/grpc-js (gRPC only, at several times the calls per core).
    */
   host?: GrpcServerHost;
+  /** Packages a later version cuts beside inventory.v1 (`inventory.v2`), each over the same inventory core. */
+  versionServices?: readonly VersionService[] | undefined;
+}
+
+/** A service of a later package: its descriptor and its mapping over the inventory core. */
+export interface VersionService {
+  service: DescService;
+  implementation: (inventory: InventoryService) => Partial<ServiceImpl<DescService>>;
 }
 
 /** The libraries the internal port can be served with (`GRPC_SERVER`). */
@@ -68,6 +79,7 @@ export function createInternalApp({
   draining,
   tracer,
   host = 'connect',
+  versionServices = [],
 }: InternalAppDeps) {
   // The rules every call passes through, the same on both hosts: its trace continued (tracing on), counted
   // (refusals too), then the internal token, then deprecation signals and brownouts.
@@ -87,22 +99,29 @@ export function createInternalApp({
     ...(draining ? { draining } : {}),
   });
   const inventory = wrapService(Inventory, implementation, wrappers);
+  const later = versionServices.map(({ service, implementation }) => ({
+    service,
+    implementation: wrapService(service, implementation(inventoryCore), wrappers),
+  }));
+  const names = [Inventory, ...later.map(({ service }) => service)].map((service) => service.typeName);
   // Health checks are counted too; they need no token and use no registry item.
-  const health = wrapService(Health, healthService({ services: ['inventory.v1.Inventory'], isServing }), [counted]);
+  const health = wrapService(Health, healthService({ services: names, isServing }), [counted]);
   if (host === 'grpc-js') {
     return createGrpcJsServer({
       services: [
         { service: Inventory, implementation: inventory },
         { service: Health, implementation: health },
+        ...later,
       ],
-      reflection: [Inventory, Health, ServerReflection],
+      reflection: [Inventory, ...later.map(({ service }) => service), Health, ServerReflection],
     });
   }
-  const reflection = reflectionRoutes([Inventory, Health]);
+  const reflection = reflectionRoutes([Inventory, ...later.map(({ service }) => service), Health]);
   return createGrpcServer({
     routes: (router) => {
       router.service(Health, health);
       router.service(Inventory, inventory);
+      for (const { service, implementation } of later) router.service(service, implementation);
       reflection(router);
     },
   });

@@ -20,11 +20,12 @@ import '../http/context-variables.js';
 import { catalogProblem, problemOnError } from '../http/problem.js';
 import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
 import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
+import { pathVersion } from '../http/version-mounts.js';
 import { clientOf, type Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/observe-requests.js';
 import { traceRequests } from '../observability/trace-requests.js';
 import { type RestContract, readRestContract } from '../rest/contract.js';
-import { createRestApp } from '../rest/create-rest-app.js';
+import { createRestApp, type VersionHandlers } from '../rest/create-rest-app.js';
 
 /** What the public HTTP app is built from. */
 export interface HttpAppDeps {
@@ -54,13 +55,15 @@ export interface HttpAppDeps {
   track?: MiddlewareHandler;
   /** When tracing is on: names each request's server span by route and keeps its trace id for problems. */
   tracing?: boolean;
+  /** Handlers of operations a later version adds (`createRestApp`'s `versionHandlers`). */
+  versionHandlers?: VersionHandlers;
 }
 
 /**
  * The public port, composed: mounts the REST and GraphQL transports and the shared edge routes (src/http)
  * into one Hono app. It lives outside src/http so that the transports may use the edge helpers without a
  * folder-level loop. Builds the public HTTP/1.1 application: `/health`, the published contracts under `/contracts`, the
- * reference page at `/docs`, `/metrics`, REST under `/v1` and GraphQL at `/graphql`. Every response carries
+ * reference page at `/docs`, `/metrics`, REST under each version the contract declares and GraphQL at `/graphql`. Every response carries
  * `X-Request-Id`.
  */
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
@@ -100,8 +103,10 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
       ...(deps.evidenceKey ? { evidenceKey: deps.evidenceKey } : {}),
     }),
   );
-  app.route('/docs', await docsRoutes(deps.registry, deps.core.brownouts.announced));
+  const currentBase = contract.mounts.prefix(contract.mounts.current);
+  app.route('/docs', await docsRoutes(deps.registry, deps.core.brownouts.announced, contract.mounts));
   const yoga = await createGraphQL({
+    restBase: currentBase,
     projectRoot: deps.projectRoot,
     core: deps.core,
     logger: deps.logger,
@@ -115,18 +120,18 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   app.all('/graphql', (c) =>
     catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
   );
-  app.route(
-    '/v1',
-    createRestApp({
-      contract,
-      core: deps.core,
-      ...signalDeps(deps),
-      ...(deps.rateBudget
-        ? { admission: rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }) }
-        : {}),
-      onError,
-    }),
-  );
+  // One REST app, mounted under every version the contract declares: one pipeline, one rate budget.
+  const rest = createRestApp({
+    contract,
+    core: deps.core,
+    ...signalDeps(deps),
+    ...(deps.rateBudget
+      ? { admission: rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }) }
+      : {}),
+    ...(deps.versionHandlers ? { versionHandlers: deps.versionHandlers } : {}),
+    onError,
+  });
+  for (const version of contract.mounts.versions) app.route(contract.mounts.prefix(version), rest);
   app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
   // Domain errors of the REST steps become problem documents where they are thrown; anything else is
   // logged with the request id the client received and answered 500.
@@ -212,11 +217,12 @@ function signalDeps({ registry, deprecationPolicy }: HttpAppDeps) {
   return { ...(registry ? { registry } : {}), ...(deprecationPolicy ? { policy: deprecationPolicy } : {}) };
 }
 
-/** The route of a server span: the REST operation's path template (`/v1/orders/{orderId}`), else the static route. */
+/** The route of a server span: the REST operation's path template (`/v2/orders/{orderId}`), else the static route. */
 function spanRoute(contract: RestContract): (c: Context) => string {
   return (c) => {
     const operationId = c.get('route');
-    if (operationId) return contract.operation(operationId).path;
+    // An operation an older version serves for a newer one is named under the version the request named.
+    if (operationId) return contract.mounts.rebase(contract.operation(operationId).path, pathVersion(c.req.path) ?? '');
     const route = staticRoute(c.req.path);
     return route === 'graphql' ? '/graphql' : route;
   };

@@ -44,6 +44,16 @@ describe('cursors', () => {
     expectInvalidCursor(() => codec.decode(token, '-createdAt,-id', filterDigest({ status: ['SHIPPED'], userId: 7 })));
   });
 
+  it("bind a changed list's cursor to the version that made it; a cursor without a version is v1's", () => {
+    const v1 = codec.encode('-createdAt,-id', digest, [1001]);
+    const v2 = codec.encode('-createdAt,-id', digest, [1001], 'v2');
+    expect(codec.decode(v1, '-createdAt,-id', digest, 'v1')).toEqual([1001]);
+    expect(codec.decode(v2, '-createdAt,-id', digest, 'v2')).toEqual([1001]);
+    expectInvalidCursor(() => codec.decode(v2, '-createdAt,-id', digest));
+    expectInvalidCursor(() => codec.decode(v1, '-createdAt,-id', digest, 'v2'));
+    expect(() => codec.decode(v2, '-createdAt,-id', digest)).toThrow(/made by v2 of this list/);
+  });
+
   it('digest filters independently of member order and of undefined members', () => {
     expect(filterDigest({ userId: 7, status: ['PAID'], q: undefined })).toBe(digest);
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 1 }] })).toBe('{"a":[{"c":1,"d":2}],"b":1}');

@@ -13,12 +13,19 @@ interface CursorPayload {
   f: string;
   /** The last item's sort-key values. */
   k: KeyValues;
+  /**
+   * The API version whose wire shape of the list made the cursor, when that version changed the list's
+   * resource (`v2` of orders); absent for v1 and for lists no version changed, so a cursor without it is v1's.
+   */
+  r?: string;
 }
 
 /** Reads and writes the opaque, signed page cursors shared by REST and GraphQL. */
 export interface CursorCodec {
-  encode(sort: string, filterDigest: string, keys: KeyValues): string;
-  decode(token: string, sort: string, filterDigest: string): KeyValues;
+  /** `version`: the version that changed the list's resource and answers this page (absent: v1's shape). */
+  encode(sort: string, filterDigest: string, keys: KeyValues, version?: string): string;
+  /** Refuses a cursor made by another version of a changed list (absent on both sides: v1). */
+  decode(token: string, sort: string, filterDigest: string, version?: string): KeyValues;
 }
 
 const invalidCursor = (detail: string) =>
@@ -32,12 +39,12 @@ const invalidCursor = (detail: string) =>
 export function createCursorCodec(secret: string): CursorCodec {
   const sign = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, 16);
   return {
-    encode(sort, filterDigest, keys) {
-      const payload: CursorPayload = { v: 1, s: sort, f: filterDigest, k: keys };
+    encode(sort, filterDigest, keys, version) {
+      const payload: CursorPayload = { v: 1, s: sort, f: filterDigest, k: keys, ...(version ? { r: version } : {}) };
       const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${body}.${sign(body).toString('base64url')}`;
     },
-    decode(token, sort, filterDigest) {
+    decode(token, sort, filterDigest, version) {
       const [body, signature, extra] = token.split('.');
       if (!body || !signature || extra !== undefined) throw invalidCursor('The cursor is malformed.');
       const expected = sign(body);
@@ -54,6 +61,12 @@ export function createCursorCodec(secret: string): CursorCodec {
       if (payload.v !== 1 || !Array.isArray(payload.k)) throw invalidCursor('The cursor is malformed.');
       if (payload.s !== sort || payload.f !== filterDigest) {
         throw invalidCursor('The cursor was made for other filters or another sort; start again without a cursor.');
+      }
+      if ((payload.r ?? 'v1') !== (version ?? 'v1')) {
+        throw invalidCursor(
+          `The cursor was made by ${payload.r ?? 'v1'} of this list, whose items have another shape there; ` +
+            `continue that list in ${payload.r ?? 'v1'}, or start again without a cursor.`,
+        );
       }
       return payload.k;
     },

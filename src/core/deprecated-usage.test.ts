@@ -138,8 +138,9 @@ describe('a key’s own deprecated usage', () => {
   });
 
   it('links a caller with a key to its usage, and nobody else', () => {
-    expect(deprecatedUsagePath(7)).toBe('/v1/api-keys/7/deprecations');
-    expect(deprecatedUsagePath(0)).toBeUndefined();
-    expect(deprecatedUsagePath(null)).toBeUndefined();
+    expect(deprecatedUsagePath(7, '/v1')).toBe('/v1/api-keys/7/deprecations');
+    expect(deprecatedUsagePath(7, '/v2')).toBe('/v2/api-keys/7/deprecations');
+    expect(deprecatedUsagePath(0, '/v1')).toBeUndefined();
+    expect(deprecatedUsagePath(null, '/v1')).toBeUndefined();
   });
 });

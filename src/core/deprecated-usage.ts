@@ -19,11 +19,12 @@ import type { UsagePort } from './ports/usage.js';
 export const USAGE_PERIOD_DAYS = 30;
 
 /**
- * Where a key reads its own usage (REST), linked from the deprecation signals and brownout refusals of every
- * interface; undefined for a caller without a key (anonymous: 0 or null).
+ * Where a key reads its own usage (REST, under `base`: a version's URL prefix, from the transport's mount
+ * table), linked from the deprecation signals and brownout refusals of every interface; undefined for a
+ * caller without a key (anonymous: 0 or null).
  */
-export const deprecatedUsagePath = (apiKeyId: number | null | undefined): string | undefined =>
-  apiKeyId ? `/v1/api-keys/${apiKeyId}/deprecations` : undefined;
+export const deprecatedUsagePath = (apiKeyId: number | null | undefined, base: string): string | undefined =>
+  apiKeyId ? `${base}/api-keys/${apiKeyId}/deprecations` : undefined;
 
 /** One item as one key used it in the period. */
 export interface KeyItemUsage extends Counts {
@@ -114,7 +115,7 @@ export function createDeprecatedUsageService({
       if (userId !== caller.userId) {
         throw new DomainError(
           'FORBIDDEN',
-          "deprecatedUsage is the calling key's own use, read on `me`; another key's is at GET /v1/api-keys/{apiKeyId}/deprecations.",
+          "deprecatedUsage is the calling key's own use, read on `me`; another key's is read over REST, at `GET …/api-keys/{apiKeyId}/deprecations`.",
         );
       }
       return own(caller);

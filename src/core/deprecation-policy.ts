@@ -125,9 +125,8 @@ export function createDeprecationPolicy({ brownouts, recorder, onCount }: Deprec
         .filter((count) => count.kind !== 'replacement' && count.item.status === 'deprecated')
         .map((count) => count.item);
       const refusal = refused.length > 0 ? brownouts.refusal(refused.map((item) => item.id)) : undefined;
-      const scope = refused.some((item) => item.match.on === 'operation' || item.match.on === 'rpc')
-        ? 'operation'
-        : 'input';
+      const whole = ['operation', 'rpc', 'version'];
+      const scope = refused.some((item) => whole.includes(item.match.on)) ? 'operation' : 'input';
       return {
         refused,
         refusal: refusal ? { error: refusal.error, retryAfterSeconds: refusal.retryAfterSeconds, scope } : undefined,

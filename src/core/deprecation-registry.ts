@@ -8,6 +8,7 @@
  *   rest.<operationId>.<in>.<name>            a parameter (in: query, header, path)
  *   rest.<operationId>.body.<member>          a member of an inline request body
  *   rest.<Schema>.<property>[.<property>…]    a property of a component schema (request or response)
+ *   rest.v<n>                                 a whole version of the REST API (`info.x-versions`)
  *   graphql.<Type>.<field> / .<field>.<arg>   a field, an input field, an enum value / an argument
  *   grpc.<package>.<Service>.<Rpc>            an rpc
  *   grpc.<package>.<Message>.<field>          a message field
@@ -21,7 +22,9 @@ export type RestMatch =
   | { on: 'operation'; operationId: string }
   | { on: 'parameter'; operationId: string; in: string; name: string }
   | { on: 'body'; operationId: string; path: string[] }
-  | { on: 'property'; schema: string; path: string[] };
+  | { on: 'property'; schema: string; path: string[] }
+  /** Every request under a version (`v1`); its replacement is the version callers move to (`v2`). */
+  | { on: 'version'; version: string };
 
 /** What a GraphQL item is: a field or input field (`Type.field`), an argument, an enum value. */
 export type GraphqlMatch =

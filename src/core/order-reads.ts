@@ -112,6 +112,7 @@ async function listPage<T extends OrderHead>(
     cursor: input.cursor,
     filters: filters as Record<string, unknown>,
     withTotal: input.withTotal,
+    version: input.cursorVersion,
     fetch: (after, limit) => fetch({ filters, sort, limit, ...(after ? { after } : {}) }),
     count: () => orders.count(filters),
     keys: orderKeys,

@@ -17,6 +17,11 @@ export interface ListInput {
   cursor?: string;
   size?: number;
   withTotal?: boolean;
+  /**
+   * The API version that changed this list's resource and answers it (`v2` of orders), which binds its
+   * cursors; absent for v1 and for lists no version changed (their cursors serve every version).
+   */
+  cursorVersion?: string;
 }
 
 /** A page of results in the shape every list answers. */
@@ -74,6 +79,8 @@ export interface PageRequest<T> {
   /** The normalized filters; their digest binds the cursor. */
   filters: Record<string, unknown>;
   withTotal: boolean | undefined;
+  /** The version that binds the cursors (ListInput's `cursorVersion`). */
+  version?: string | undefined;
   fetch(after: KeyValues | undefined, limit: number): Promise<T[]>;
   count(): Promise<number>;
   /** The sort-key values of an item, in sort order. */
@@ -88,7 +95,10 @@ export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
   const limit = pageSize(request.size);
   const sortText = formatSort(request.sort);
   const digest = filterDigest(request.filters);
-  const after = request.cursor === undefined ? undefined : request.cursors.decode(request.cursor, sortText, digest);
+  const after =
+    request.cursor === undefined
+      ? undefined
+      : request.cursors.decode(request.cursor, sortText, digest, request.version);
   const [rows, totalCount] = await Promise.all([
     request.fetch(after, limit + 1),
     request.withTotal ? request.count() : Promise.resolve(undefined),
@@ -96,7 +106,8 @@ export async function readPage<T>(request: PageRequest<T>): Promise<Page<T>> {
   const items = rows.slice(0, limit);
   const hasNext = rows.length > limit;
   const last = items.at(-1);
-  const cursorOf = (item: T) => request.cursors.encode(sortText, digest, request.keys(item, request.sort));
+  const cursorOf = (item: T) =>
+    request.cursors.encode(sortText, digest, request.keys(item, request.sort), request.version);
   return {
     items,
     hasNext,

@@ -41,11 +41,19 @@ interface OperationItems {
 
 /** The registry items of one contract, by operation. */
 export interface RestMatcher {
-  /** Items the request sends: its operation, the parameters and body members it sent. */
+  /** Items the request sends: its version, its operation, the parameters and body members it sent. */
   sent(
     operationId: string,
-    request: { query: Record<string, string>; header(name: string): string | undefined; body: unknown },
+    request: {
+      query: Record<string, string>;
+      header(name: string): string | undefined;
+      body: unknown;
+      /** The version the request named (`v1`): a deprecated version is used by every request under it. */
+      version?: string;
+    },
   ): RegistryItem[];
+  /** The deprecated versions that `version` replaces: a request under it is a replacement use of each. */
+  replacedBy(version: string): readonly RegistryItem[];
   /** The properties a 2xx answer of the operation can carry. */
   received(operationId: string): readonly ResponseItem[];
   /** The operations a request of which can use the item: send it, or receive it in its answer. */
@@ -64,11 +72,15 @@ export function restMatcher(registry: DeprecationRegistry, document: Json): Rest
     registry.items.filter((item) => item.protocol === 'rest'),
     document,
   );
+  const versions = registry.items.filter((item) => item.protocol === 'rest' && item.match.on === 'version');
+  const versionOf = (item: RegistryItem) => (item.match as { version: string }).version;
   return {
-    sent(operationId, { query, header, body }) {
+    replacedBy: (version) => versions.filter((item) => item.replacement === version),
+    sent(operationId, { query, header, body, version }) {
       const entry = byOperation.get(operationId);
-      if (!entry) return [];
-      const uses: RegistryItem[] = [...entry.operation];
+      const named = versions.filter((item) => versionOf(item) === version);
+      if (!entry) return named;
+      const uses: RegistryItem[] = [...named, ...entry.operation];
       // The operation's few registered parameters are looked up, not every parameter the request sent.
       for (const parameter of entry.parameters) {
         const sent =

@@ -61,6 +61,8 @@ export interface GraphQLDeps {
   policy?: DeprecationPolicy;
   /** Serves `Subscription` (over the event feed); without it a subscription fails. */
   subscriptions?: SubscriptionSettings;
+  /** The URL prefix of the current REST version (the mount table's), where a key's usage is linked. */
+  restBase: string;
 }
 
 interface ServerContext extends TraceIdContext {
@@ -82,12 +84,9 @@ export async function createGraphQL({
   registry = { items: [] },
   policy = createDeprecationPolicy({ brownouts: core.brownouts }),
   subscriptions,
+  restBase,
 }: GraphQLDeps) {
-  const [typeDefs, manifestText] = await Promise.all([
-    readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
-    readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
-  ]);
-  const manifest = JSON.parse(manifestText) as Record<string, string>;
+  const { typeDefs, manifest } = await readSchemaAndManifest(projectRoot);
   const schema = createSchema<Context>({
     typeDefs,
     // The scope of a field is checked before its brownout: a key without it learns nothing more.
@@ -103,7 +102,7 @@ export async function createGraphQL({
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
     useIntrospectionSwitch(settings.introspection) as Plugin<Context>,
-    useDeprecationSignals({ matcher: graphqlMatcher(registry), policy }),
+    useDeprecationSignals({ matcher: graphqlMatcher(registry), policy, restBase }),
     useTraceId() as Plugin<Context>,
   ];
 
@@ -151,6 +150,15 @@ export async function createGraphQL({
     },
   });
   return yoga;
+}
+
+/** The schema's SDL and the persisted operations' manifest of a checkout. */
+async function readSchemaAndManifest(projectRoot: string) {
+  const [typeDefs, manifestText] = await Promise.all([
+    readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
+    readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
+  ]);
+  return { typeDefs, manifest: JSON.parse(manifestText) as Record<string, string> };
 }
 
 async function authenticate(core: Core, header: string | null): Promise<Caller | null> {

@@ -20,19 +20,21 @@ import type { GraphQLContext } from './context.js';
 export interface DeprecationSignalsOptions {
   matcher: GraphqlMatcher;
   policy: DeprecationPolicy;
+  /** The URL prefix of the REST version a key's usage link names (the current one). */
+  restBase: string;
 }
 
 type Context = GraphQLContext & { clientName: string };
 
 /** Counts uses of registry items and lists the caller's deprecated ones in `extensions.deprecations`. */
-export function useDeprecationSignals({ matcher, policy }: DeprecationSignalsOptions): Plugin<Context> {
+export function useDeprecationSignals({ matcher, policy, restBase }: DeprecationSignalsOptions): Plugin<Context> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       if (matcher.empty) return;
       const context = args.contextValue as Context;
       const uses = matcher.uses(args.schema, args.document, args.variableValues ?? {});
       const caller = { apiKeyId: context.caller?.apiKeyId ?? 0, client: context.clientName };
-      const usage = deprecatedUsagePath(caller.apiKeyId);
+      const usage = deprecatedUsagePath(caller.apiKeyId, restBase);
       const decision = policy.decide(caller, uses);
       if (decision.withheld.length > 0 || decision.refused.length > 0) {
         context.brownedOut = new Set([...decision.withheld, ...decision.refused].map((item) => item.id));

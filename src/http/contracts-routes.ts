@@ -1,9 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
 import Negotiator from 'negotiator';
 import { catalogProblem } from './problem.js';
+import { versionDocument } from './version-documents.js';
+import { versionMounts } from './version-mounts.js';
 
 /** Where the contracts live on disk; the composition root passes the project root. */
 export interface ContractsRoutesOptions {
@@ -28,7 +30,7 @@ async function loadPublished(projectRoot: string, evidenceKey?: string): Promise
     read('generated/contracts/openapi.json'),
     read('contracts/openapi.yaml'),
     read('contracts/schema.graphql'),
-    read('contracts/inventory/v1/inventory.proto'),
+    readProtoPackages(projectRoot),
     read('contracts/CHANGELOG.md'),
     read('generated/deprecations.json').catch(() => '{"items":[]}\n'),
   ]);
@@ -79,8 +81,17 @@ export async function contractsRoutes({
   evidenceKey,
 }: ContractsRoutesOptions): Promise<Hono> {
   const published = await loadPublished(projectRoot, evidenceKey);
+  const versions = versionsOf(published);
   const app = new Hono();
   app.use('*', etag());
+  // One version's operations, the unchanged older ones included (/docs/<version> renders it).
+  app.get('/openapi/:version', (c) => {
+    const document = versions.get(c.req.param('version'));
+    if (!document)
+      return catalogProblem(c, 'NOT_FOUND', `The REST contract declares no version ${c.req.param('version')}.`);
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' });
+  });
   app.get('/:name', async (c) => {
     const name = c.req.param('name');
     const contract = published.get(name);
@@ -103,4 +114,31 @@ export async function contractsRoutes({
     return c.body(body, 200, { 'content-type': `${type}; charset=utf-8` });
   });
   return app;
+}
+
+/** The OpenAPI document of each version the published contract declares, as JSON text, by version. */
+function versionsOf(published: Map<string, Published>): Map<string, string> {
+  const text = published.get('openapi')?.representations[0]?.[1] as string;
+  const document = JSON.parse(text) as Record<string, unknown>;
+  const mounts = versionMounts(document);
+  return new Map(
+    mounts.versions.map((version) => [
+      version,
+      `${JSON.stringify(versionDocument(document, mounts, version), null, 2)}\n`,
+    ]),
+  );
+}
+
+/**
+ * The .proto files of every package under contracts/inventory/ (inventory.v1, and each version cut beside
+ * it), oldest first: one file as it is; several, each after a comment line naming it.
+ */
+async function readProtoPackages(projectRoot: string): Promise<string> {
+  const inventory = path.join(projectRoot, 'contracts/inventory');
+  const files = (await readdir(inventory, { recursive: true }))
+    .filter((file) => file.endsWith('.proto'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const texts = await Promise.all(files.map((file) => readFile(path.join(inventory, file), 'utf8')));
+  if (texts.length === 1) return texts[0] as string;
+  return files.map((file, index) => `// contracts/inventory/${file}\n${texts[index]}`).join('\n');
 }

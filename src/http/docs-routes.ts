@@ -7,6 +7,7 @@ import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import { renderDeprecationsPage } from './deprecations-page.js';
 import { usagePage } from './usage-page.js';
 import { usageScript } from './usage-script.js';
+import type { VersionMounts } from './version-mounts.js';
 
 const require = createRequire(import.meta.url);
 
@@ -26,7 +27,7 @@ const page = `<!doctype html>
     <a href="/contracts/inventory">gRPC</a>.
     Deprecated and watched items of all three, with their dated ends: <a href="/docs/deprecations">deprecations</a>;
     what your key still uses of them, as charts: <a href="/docs/usage">usage</a>.
-  </p>
+  </p><!--versions-->
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/init.js"></script>
@@ -36,8 +37,10 @@ const page = `<!doctype html>
 
 // validatorUrl: null keeps the page from calling the public Swagger validator: the page makes no request
 // outside this server.
-const init = `window.ui = SwaggerUIBundle({
-  url: '/contracts/openapi',
+const init = `const documents = __DOCUMENTS__;
+window.ui = SwaggerUIBundle({
+  // /docs/<version> renders that version's document; /docs the current one (or the whole contract).
+  url: documents[location.pathname.split('/')[2]] || documents[''],
   dom_id: '#swagger-ui',
   deepLinking: true,
   // Shows x-deprecated-on and x-sunset beside deprecated operations, parameters and properties.
@@ -56,8 +59,10 @@ const init = `window.ui = SwaggerUIBundle({
  */
 export async function docsRoutes(
   registry: DeprecationRegistry = { items: [] },
-  announced?: (id: string) => Array<{ startsAt: Date; endsAt: Date }>,
+  announced: ((id: string) => Array<{ startsAt: Date; endsAt: Date }>) | undefined,
+  mounts: VersionMounts,
 ): Promise<Hono> {
+  const { page, documents } = versionedPage(mounts);
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const [css, bundle] = await Promise.all([
     readFile(path.join(dist, 'swagger-ui.css'), 'utf8'),
@@ -67,8 +72,8 @@ export async function docsRoutes(
   const assets = new Map<string, [string, string]>([
     ['swagger-ui.css', ['text/css', css]],
     ['swagger-ui-bundle.js', ['text/javascript', bundle]],
-    ['init.js', ['text/javascript', init]],
-    ['usage.js', ['text/javascript', usageScript]],
+    ['init.js', ['text/javascript', init.replace('__DOCUMENTS__', JSON.stringify(documents))]],
+    ['usage.js', ['text/javascript', usageScript(mounts.prefix(mounts.current))]],
   ]);
 
   const app = new Hono();
@@ -82,6 +87,7 @@ export async function docsRoutes(
     );
   });
   app.get('/', (c) => c.html(page));
+  for (const version of mounts.versions) app.get(`/${version}`, (c) => c.html(page));
   app.get('/deprecations', (c) => c.html(renderDeprecationsPage(registry, announced)));
   app.get('/usage', (c) => c.html(usagePage));
   app.get('/assets/:name', (c) => {
@@ -91,4 +97,20 @@ export async function docsRoutes(
     return c.body(asset[1], 200, { 'content-type': `${asset[0]}; charset=utf-8` });
   });
   return app;
+}
+
+/**
+ * With one version, `/docs` renders the whole contract. With several, it renders the current version's
+ * document and links each version's page (`/docs/<version>`, its document `/contracts/openapi/<version>`).
+ */
+function versionedPage(mounts: VersionMounts): { page: string; documents: Record<string, string> } {
+  if (mounts.versions.length === 1) return { page, documents: { '': '/contracts/openapi' } };
+  const documentOf = (version: string) => `/contracts/openapi/${version}`;
+  const documents: Record<string, string> = { '': documentOf(mounts.current) };
+  for (const version of mounts.versions) documents[version] = documentOf(version);
+  const links = [...mounts.versions]
+    .reverse()
+    .map((version) => `<a href="/docs/${version}">${version}${version === mounts.current ? ' (current)' : ''}</a>`);
+  const choice = `\n  <p style="font-family: sans-serif; margin: 1em 2em">API versions: ${links.join(' · ')}.</p>`;
+  return { page: page.replace('<!--versions-->', choice), documents };
 }

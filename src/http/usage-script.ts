@@ -5,8 +5,9 @@
  * replacement uses dashed, brownout windows as grey bands, the sunset as a black line (or, further away, an
  * arrow at the right edge). Every number is also in a `data-` attribute, so a test reads what was drawn.
  */
-export const usageScript = `(() => {
+const script = `(() => {
   'use strict';
+  const API = __API_BASE__;
   const SVG = 'http://www.w3.org/2000/svg';
   const DAY = 86400000;
   const WIDTH = 640, HEIGHT = 170, LEFT = 40, RIGHT = 12, TOP = 12, BOTTOM = 28;
@@ -28,9 +29,9 @@ export const usageScript = `(() => {
     return body;
   }
 
-  /** A key's own usage: GET /v1/api-keys/{id|me}/deprecations. */
+  /** A key's own usage: GET <API>/api-keys/{id|me}/deprecations. */
   async function keyView(id) {
-    const body = await get('/v1/api-keys/' + encodeURIComponent(id) + '/deprecations');
+    const body = await get(API + '/api-keys/' + encodeURIComponent(id) + '/deprecations');
     return { title: 'API key ' + body.apiKeyId + ': items it used', from: body.from, to: body.to, items: body.items };
   }
 
@@ -39,7 +40,7 @@ export const usageScript = `(() => {
     const to = dayOf(Date.now());
     const from = dayOf(dayTime(to) - 29 * DAY);
     const items = [];
-    for (const entry of await allPages('/v1/deprecations?size=100')) {
+    for (const entry of await allPages(API + '/deprecations?size=100')) {
       const daily = new Map();
       for (const caller of await callersOf(entry.id)) {
         for (const day of caller.daily) {
@@ -63,7 +64,7 @@ export const usageScript = `(() => {
 
   /** An item's callers of the last 30 days. */
   function callersOf(id) {
-    return allPages('/v1/deprecations/' + encodeURIComponent(id) + '/callers?days=30&size=100');
+    return allPages(API + '/deprecations/' + encodeURIComponent(id) + '/callers?days=30&size=100');
   }
 
   /** Every item of a paged list, page after page. */
@@ -181,3 +182,6 @@ export const usageScript = `(() => {
   });
 })();
 `;
+
+/** The script, reading the REST API under `base` (the current version's prefix, from the mount table). */
+export const usageScript = (base: string): string => script.replace('__API_BASE__', JSON.stringify(base));

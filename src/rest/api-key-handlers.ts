@@ -50,7 +50,7 @@ export function createApiKeyHandlers(core: Core) {
         ...(overlapUntil ? { overlapUntil } : {}),
         ...(expiresAt !== undefined ? { expiresAt } : {}),
       });
-      return withSecret(request, rotated, { Location: `/v1/api-keys/${rotated.apiKey.id}` });
+      return withSecret(request, rotated, { Location: `${request.base}/api-keys/${rotated.apiKey.id}` });
     },
 
     async updateApiKey(request) {

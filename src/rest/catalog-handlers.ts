@@ -22,7 +22,7 @@ export function createCatalogHandlers(core: Core) {
       };
       const { result, replayed } = await core.products.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, productJson(result), {
-        Location: `/v1/products/${result.id}`,
+        Location: `${request.base}/products/${result.id}`,
         ...replayHeader(replayed),
       });
     },
@@ -40,7 +40,7 @@ export function createCatalogHandlers(core: Core) {
       const productId = pathId(request, 'productId');
       const { rating, created } = await core.products.rate(callerOf(request), productId, body);
       return created
-        ? json(request.c, 201, ratingJson(rating), { Location: `/v1/products/${productId}/ratings/me` })
+        ? json(request.c, 201, ratingJson(rating), { Location: `${request.base}/products/${productId}/ratings/me` })
         : json(request.c, 200, ratingJson(rating));
     },
   } satisfies RestHandlerGroup;

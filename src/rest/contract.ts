@@ -5,6 +5,7 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import type { ScopeDeclaration } from '../core/scope-catalog.js';
 import { scopeDeclaration } from '../core/scopes.js';
+import { type VersionMounts, versionMounts } from '../http/version-mounts.js';
 import { createRouter, type RouteMatch } from './router.js';
 
 export type { RouteMatch } from './router.js';
@@ -14,6 +15,8 @@ export interface RestContract {
   api: OpenAPIBackend;
   /** The document as written (references unresolved). */
   definition: Record<string, unknown>;
+  /** The versions its paths declare, and how their URLs are written (./version-mounts.ts). */
+  mounts: VersionMounts;
   match(method: string, pathname: string): RouteMatch;
   operation(operationId: string): Operation;
   /** The query parameter names the operation defines. */
@@ -80,10 +83,12 @@ export async function loadRestContract(document: Record<string, unknown>): Promi
     api.getOperations().map((operation) => [operation.operationId as string, indexed(operation)]),
   );
   const parametersOf = (operationId: string) => declared.get(operationId);
+  const mounts = versionMounts(asWritten);
   return {
     api,
     definition: asWritten,
-    match: createRouter(asWritten),
+    mounts,
+    match: createRouter(asWritten, mounts),
     validate: (operationId, request) => validate(api, parametersOf(operationId), operationId, request),
     operation(operationId) {
       const operation = parametersOf(operationId)?.operation;

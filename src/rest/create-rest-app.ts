@@ -1,5 +1,5 @@
 /**
- * The REST app for everything under `/v1`, driven by contracts/openapi.yaml: the pipeline's named steps
+ * The REST app for everything under the versions' prefixes (mounted once per version), driven by contracts/openapi.yaml: the pipeline's named steps
  * (./pipeline.ts) in order, then the operation's handler. Domain errors become problem documents through
  * the one error catalog.
  */
@@ -36,12 +36,21 @@ export interface RestAppDeps {
   policy?: DeprecationPolicy;
   /** Answers an error a step throws, at that step (`problemOnError`, src/http/problem.ts). */
   onError: ErrorHandler;
-  /** A step before the pipeline, on every request under `/v1` (the rate budget, which charges 404s too). */
+  /** A step before the pipeline, on every versioned request (the rate budget, which charges 404s too). */
   admission?: MiddlewareHandler;
+  /**
+   * The handlers of operations a later version changes (`getOrderV2`), each the earlier handler's core
+   * call with that version's mapper (`createOrderHandlers(core, mapper)`); what it leaves out is served
+   * by the earlier version's operation (./router.ts).
+   */
+  versionHandlers?: VersionHandlers;
 }
 
+/** Builds the handlers of a later version's own operations over the core, by operationId. */
+export type VersionHandlers = (core: Core) => Record<string, Handler>;
+
 /**
- * Builds the `/v1` app: the steps run as one chain (src/http/chain.ts), each error answered by `onError`
+ * Builds the REST app: the steps run as one chain (src/http/chain.ts), each error answered by `onError`
  * where it is thrown, so the steps around it see the problem's status.
  */
 export function createRestApp({
@@ -51,8 +60,9 @@ export function createRestApp({
   policy = createDeprecationPolicy({ brownouts: core.brownouts }),
   onError,
   admission,
+  versionHandlers,
 }: RestAppDeps): Hono<RestEnv> {
-  const handlers: Record<string, Handler> = createHandlers(core);
+  const handlers: Record<string, Handler> = { ...createHandlers(core), ...versionHandlers?.(core) };
   // The compiler knows the generated contract's operations; a contract loaded at run time (another
   // checkout's, in tests) may hold one that no handler serves.
   const healthOperations: readonly string[] = HEALTH_OPERATIONS;

@@ -112,7 +112,7 @@ export function createDeprecationHandlers(core: Core) {
         ...(input.note !== undefined ? { note: input.note } : {}),
       });
       return json(request.c, 201, brownoutJson(window, core.brownouts.now()), {
-        Location: `/v1/brownouts/${window.id}`,
+        Location: `${request.base}/brownouts/${window.id}`,
       });
     },
 

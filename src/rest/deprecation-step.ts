@@ -32,13 +32,14 @@ export interface DeprecationStepOptions {
 /** Counts and signals the registry items a request uses; refuses or trims it during a brownout window. */
 export function deprecationSignals({ matcher, policy }: DeprecationStepOptions): ChainStep<RestEnv> {
   return function signalDeprecations(c, next) {
-    const { operationId } = c.get('operation');
+    const { operationId, version } = c.get('operation');
     const query = c.get('query');
     const body = c.get('body');
-    const sent = matcher.sent(operationId, { query, header: (name) => c.req.header(name), body });
+    const sent = matcher.sent(operationId, { query, header: (name) => c.req.header(name), body, version });
     const answerItems = matcher.received(operationId);
-    if (sent.length === 0 && answerItems.length === 0) return next();
-    return applyPolicy(c, next, { matcher, policy }, sent, answerItems);
+    const moved = matcher.replacedBy(version);
+    if (sent.length === 0 && answerItems.length === 0 && moved.length === 0) return next();
+    return applyPolicy(c, next, { matcher, policy }, sent, answerItems, moved);
   };
 }
 
@@ -48,17 +49,23 @@ async function applyPolicy(
   { matcher, policy }: DeprecationStepOptions,
   sent: RegistryItem[],
   answerItems: readonly ResponseItem[],
+  moved: readonly RegistryItem[],
 ): Promise<Response | undefined> {
   const fields = c.get('fields');
   const body = c.get('body') as { include?: string[] } | undefined;
-  const asked = new Set([...includes(c.get('query').include ?? body?.include), ...(fields ?? [])]);
-  const received: ReceivedItem[] = answerItems.map(({ item, member }) => ({
-    item,
-    carried: !fields || fields.has(member),
-    named: fields?.has(member) ?? false,
-  }));
+  // A request under a version that replaces a deprecated one asks for that replacement (a replacement use).
+  const version = c.get('operation').version;
+  const asked = new Set([...includes(c.get('query').include ?? body?.include), ...(fields ?? []), version]);
+  const received: ReceivedItem[] = moved.map((item) => ({ item, carried: false, named: false }));
+  received.push(
+    ...answerItems.map(({ item, member }) => ({
+      item,
+      carried: !fields || fields.has(member),
+      named: fields?.has(member) ?? false,
+    })),
+  );
   const caller = { apiKeyId: c.get('restCaller')?.apiKeyId ?? 0, client: clientOf(c.req.header('user-agent')) };
-  const usage = deprecatedUsagePath(caller.apiKeyId);
+  const usage = deprecatedUsagePath(caller.apiKeyId, c.get('operation').base);
   const decision = policy.decide(caller, { sent, received, asked });
   if (decision.refusal) {
     policy.settle(decision, false);

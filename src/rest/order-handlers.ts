@@ -1,7 +1,7 @@
 import type { Caller, Core } from '../core/index.js';
 import type { Order } from '../core/model.js';
 import type { OrderStatus } from '../core/order-state.js';
-import type { OrderPatch, OrderReplacement, PlaceOrderInput } from '../core/orders.js';
+import type { AmountDetail, OrderPatch, OrderReplacement, PlaceOrderInput } from '../core/orders.js';
 import type { ListInput } from '../core/paging.js';
 import type { WriteConditions } from '../core/versions.js';
 import { etagOf, orderJson, pageJson } from './mappers.js';
@@ -27,20 +27,48 @@ import {
   type RestRequest,
 } from './validated-request.js';
 
-/** Orders: list, search, place, read, replace, patch, delete (what hangs off them: order-part-handlers.ts). */
-export function createOrderHandlers(core: Core) {
+/**
+ * How one API version writes an order on the wire (spec §9.2 rule 6: versions share the core and differ
+ * only in this mapping), and whether its order lists make cursors of their own.
+ */
+export interface OrderMapper {
+  /** The version that changed the order's shape and binds its lists' cursors (`v2`); absent for v1. */
+  cursorVersion?: string;
+  /** The order as the request asked for it; `detail` is the core's split of its amount. */
+  order(order: Order, detail: () => AmountDetail, include: ReadonlySet<string>): Record<string, unknown>;
+}
+
+/** v1: `amount` as a number, `amountDetail` only when the request includes it. */
+export const v1OrderMapper: OrderMapper = {
+  order: (order, detail, include) => orderJson(order, include.has('amountDetail') ? detail() : undefined),
+};
+
+const EVERY_PART: ReadonlySet<string> = new Set(['amountDetail']);
+
+/**
+ * Orders: list, search, place, read, replace, patch, delete (what hangs off them: order-part-handlers.ts),
+ * written on the wire by `mapper`: a later version's order operations are these handlers with its mapper.
+ */
+export function createOrderHandlers(core: Core, mapper: OrderMapper = v1OrderMapper) {
+  const detailOf = (order: Order) => () => core.orders.amountDetail(order);
   const orderView = (request: RestRequest, order: Order) =>
-    orderJson(order, includes(request.query.include).has('amountDetail') ? core.orders.amountDetail(order) : undefined);
+    mapper.order(order, detailOf(order), includes(request.query.include));
   const writeViews = (request: RestRequest) => ({
     answer: (order: Order) => orderView(request, order),
-    full: (order: Order) => ({ ...orderJson(order, core.orders.amountDetail(order)) }),
+    full: (order: Order) => mapper.order(order, detailOf(order), EVERY_PART),
   });
 
   /** The query form and the search body name the same conditions; both become one core list call. */
-  const searchList = async (request: RestRequest, conditions: OrderConditions, paging: ListInput) => {
+  const searchList = async (
+    request: RestRequest,
+    conditions: OrderConditions,
+    from: 'query' | 'body',
+    paging: ListInput,
+  ) => {
     const page = await core.orders.list(callerOf(request), {
-      filters: orderFilters(conditions, request.operationId === 'searchOrders' ? 'body' : 'query'),
+      filters: orderFilters(conditions, from),
       ...paging,
+      ...(mapper.cursorVersion ? { cursorVersion: mapper.cursorVersion } : {}),
     });
     return json(
       request.c,
@@ -51,21 +79,21 @@ export function createOrderHandlers(core: Core) {
   return {
     async listOrders(request) {
       // orderFilters reads only the condition parameters; paging ones go to listInput.
-      return searchList(request, request.query, listInput(request.query));
+      return searchList(request, request.query, 'query', listInput(request.query));
     },
 
     async searchOrders(request) {
       const body = (request.body ?? {}) as Schemas['OrderSearch'];
       // The pipeline has put the body's `include` there already when `fields` implies a part.
       if (body.include && request.query.include === undefined) request.query.include = body.include.join(',');
-      return searchList(request, body as OrderConditions, searchPaging(body));
+      return searchList(request, body as OrderConditions, 'body', searchPaging(body));
     },
 
     async createOrder(request) {
       const input = placeOrderInput(request.body as Schemas['OrderCreate']);
       const { result, replayed } = await core.orders.place(callerOf(request), input, createOptions(request));
       return json(request.c, 201, orderView(request, result), {
-        Location: `/v1/orders/${result.id}`,
+        Location: `${request.base}/orders/${result.id}`,
         ETag: etagOf(result.version),
         ...replayHeader(replayed),
       });

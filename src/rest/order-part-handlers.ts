@@ -42,7 +42,7 @@ export function createOrderPartHandlers(core: Core) {
       const input = { orderId, ...(body.reason ? { reason: body.reason } : {}) };
       const { result, replayed } = await core.orders.cancel(callerOf(request), input, createOptions(request));
       return json(request.c, 201, cancellationJson(result), {
-        Location: `/v1/orders/${orderId}/cancellation`,
+        Location: `${request.base}/orders/${orderId}/cancellation`,
         ...replayHeader(replayed),
       });
     },
@@ -63,7 +63,7 @@ export function createOrderPartHandlers(core: Core) {
       };
       const { result, replayed } = await core.drafts.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, draftJson(result), {
-        Location: `/v1/order-drafts/${result.id}`,
+        Location: `${request.base}/order-drafts/${result.id}`,
         ...replayHeader(replayed),
       });
     },

@@ -36,6 +36,10 @@ export interface RestVariables {
   /** The matched operation, its path parameters, and the request's path and query string. */
   operation: {
     operationId: string;
+    /** The version the request named (`v2`); an older version's operation may serve it (./router.ts). */
+    version: string;
+    /** That version's URL prefix (`/v2`), for the paths its answers name (`Location`, links). */
+    base: string;
     params: Record<string, number | string>;
     rawParams: Record<string, string>;
     pathname: string;
@@ -67,8 +71,9 @@ export function routeRequests(contract: RestContract): Step {
         Allow: match.allow.join(', '),
       });
     }
-    const { operationId, params, rawParams } = match;
-    c.set('operation', { operationId, params, rawParams, pathname, search });
+    const { operationId, version, params, rawParams } = match;
+    const base = contract.mounts.prefix(version);
+    c.set('operation', { operationId, version, base, params, rawParams, pathname, search });
     c.set('route', operationId);
     return next();
   };
@@ -166,12 +171,13 @@ export function validateRequest(contract: RestContract): Step {
 /** The operation's handler, given what the steps read. */
 export function dispatch(handlers: Record<string, Handler>): MiddlewareHandler<RestEnv> {
   return function handleOperation(c) {
-    const { operationId, params } = c.get('operation');
+    const { operationId, params, base } = c.get('operation');
     // Every operation of the contract has a handler: createRestApp checks that at start.
     const handler = handlers[operationId] as Handler;
     return handler({
       c,
       operationId,
+      base,
       params,
       query: c.get('query'),
       body: c.get('body'),

@@ -4,6 +4,7 @@
  * a string path parameter with a pattern (the deprecation item id) matches that pattern.
  */
 
+import { type VersionMounts, versionMounts } from '../http/version-mounts.js';
 import { atPointer } from './json-pointer.js';
 
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */
@@ -11,6 +12,8 @@ export type RouteMatch =
   | {
       kind: 'operation';
       operationId: string;
+      /** The version the request named (`v2`), which may be served by an older version's operation. */
+      version: string;
       params: Record<string, number | string>;
       /** The path parameters as sent (percent-decoded), for validation. */
       rawParams: Record<string, string>;
@@ -31,31 +34,62 @@ interface PathRoute {
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
-/** Builds the router of a document (`asWritten`: references unresolved, for the path parameters' schemas). */
-export function createRouter(asWritten: Record<string, unknown>): (method: string, pathname: string) => RouteMatch {
+/**
+ * Builds the router of a document (`asWritten`: references unresolved, for the path parameters' schemas).
+ * A request under a version that does not declare its path and method is served by the newest older
+ * version that does (spec §9.2 rule 5: what v2 does not change behaves as in v1); `version` is the one
+ * the request named.
+ */
+export function createRouter(
+  asWritten: Record<string, unknown>,
+  mounts: VersionMounts = versionMounts(asWritten),
+): (method: string, pathname: string) => RouteMatch {
   const routesFor = groupedRoutes(buildRoutes(asWritten));
   return (method, pathname) => {
     const verb = method === 'HEAD' ? 'GET' : method;
-    // One pass, most static route first: the first route that matches and takes the method wins; routes
-    // that match without taking it make a 405.
-    let withoutMethod: PathRoute[] | undefined;
-    for (const route of routesFor(pathname)) {
-      const found = route.pattern.exec(pathname);
+    const version = mounts.versionOf(pathname);
+    if (!version) return { kind: 'not-found' };
+    let allow: Set<string> | undefined;
+    for (const candidate of mounts.lineage(version)) {
+      const found = matchPath(routesFor, verb, candidate === version ? pathname : mounts.rebase(pathname, candidate));
       if (!found) continue;
-      const operationId = route.methods.get(verb);
-      if (operationId) return operationMatch(operationId, route.names, found.groups ?? {});
-      if (!withoutMethod) withoutMethod = [];
-      withoutMethod.push(route);
+      if ('operationId' in found) return operationMatch(found.operationId, version, found.names, found.groups);
+      allow = new Set([...(allow ?? []), ...found.allow]);
     }
-    if (!withoutMethod) return { kind: 'not-found' };
-    const allow = [...new Set(withoutMethod.flatMap((route) => [...route.methods.keys()]))];
-    return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
+    if (!allow) return { kind: 'not-found' };
+    const methods = [...allow];
+    return { kind: 'method-not-allowed', allow: methods.includes('GET') ? [...methods, 'HEAD'] : methods };
   };
+}
+
+/**
+ * One pass over a path's routes, most static first: the operationId of the first route that matches and
+ * takes the method (with its parameter names and values), else the methods of the routes that match.
+ */
+function matchPath(
+  routesFor: (pathname: string) => PathRoute[],
+  verb: string,
+  pathname: string,
+): { operationId: string; names: string[]; groups: Record<string, string> } | { allow: string[] } | undefined {
+  let withoutMethod: string[] | undefined;
+  for (const route of routesFor(pathname)) {
+    const found = route.pattern.exec(pathname);
+    if (!found) continue;
+    const operationId = route.methods.get(verb);
+    if (operationId) return { operationId, names: route.names, groups: found.groups ?? {} };
+    withoutMethod = [...(withoutMethod ?? []), ...route.methods.keys()];
+  }
+  return withoutMethod && { allow: withoutMethod };
 }
 
 const DIGITS = /^[0-9]+$/;
 
-function operationMatch(operationId: string, names: string[], groups: Record<string, string>): RouteMatch {
+function operationMatch(
+  operationId: string,
+  version: string,
+  names: string[],
+  groups: Record<string, string>,
+): RouteMatch {
   const params: Record<string, number | string> = {};
   const rawParams: Record<string, string> = {};
   for (const name of names) {
@@ -64,7 +98,7 @@ function operationMatch(operationId: string, names: string[], groups: Record<str
     params[name] = numeric ? Number(value) : value;
     rawParams[name] = numeric ? value : decoded(value);
   }
-  return { kind: 'operation', operationId, params, rawParams };
+  return { kind: 'operation', operationId, version, params, rawParams };
 }
 
 /** One route per path template, static paths first. */

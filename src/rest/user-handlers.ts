@@ -30,7 +30,7 @@ export function createUserHandlers(core: Core) {
       const input = userInputOf(request.body as Schemas['UserCreate']);
       const { result, replayed } = await core.users.create(callerOf(request), input, createOptions(request));
       return json(request.c, 201, userJson(result), {
-        Location: `/v1/users/${result.id}`,
+        Location: `${request.base}/users/${result.id}`,
         ETag: etagOf(result.version),
         ...replayHeader(replayed),
       });

@@ -8,6 +8,8 @@ export { type OrderConditions, orderFilters } from '../core/order-filters.js';
 export interface RestRequest {
   c: Context;
   operationId: string;
+  /** The URL prefix of the version the request named (`/v2`): the paths its answer names start there. */
+  base: string;
   /** Path ids, already known to be positive integers (or, for a string parameter, to match its pattern). */
   params: Record<string, number | string>;
   /** Query parameters (each given once), `status` upper-cased. */

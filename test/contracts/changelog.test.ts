@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkChangelog, parseChangelog, stampRelease } from '../../scripts/breaking/changelog.js';
 import { contractsRoutes } from '../../src/http/contracts-routes.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
+import { versionMounts } from '../../src/http/version-mounts.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const changelogText = readFileSync(path.join(root, 'contracts/CHANGELOG.md'), 'utf8');
@@ -68,7 +69,7 @@ describe('the published changelog', () => {
   });
 
   it('is linked from the reference page at /docs', async () => {
-    const app = await docsRoutes();
+    const app = await docsRoutes(undefined, undefined, versionMounts({ paths: { '/v1/orders': {} } }));
     const page = await (await app.request('/')).text();
     expect(page).toContain('href="/contracts/changelog"');
   });

@@ -35,6 +35,7 @@ beforeAll(async () => {
     metrics: createMetrics(),
     registry: fixture.registry,
     policy: createDeprecationPolicy({ brownouts: core.brownouts, recorder }),
+    restBase: '/v1',
   });
   run = async (query, userAgent = 'shop-web/3.2.1') => {
     const response = await yoga.fetch(

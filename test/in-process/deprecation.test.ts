@@ -5,6 +5,7 @@ import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
 import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
 import { problemOnError } from '../../src/http/problem.js';
+import { versionMounts } from '../../src/http/version-mounts.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { readRestContract } from '../../src/rest/contract.js';
 import { createRestApp } from '../../src/rest/create-rest-app.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   app.use('*', requestIdAndEdgeHeaders());
   const onError = problemOnError(pino({ level: 'silent' }));
   app.onError(onError);
-  app.route('/docs', await docsRoutes(fixture.registry));
+  app.route('/docs', await docsRoutes(fixture.registry, undefined, versionMounts({ paths: { '/v1/orders': {} } })));
   app.route(
     '/v1',
     createRestApp({

@@ -57,6 +57,22 @@ function loadChecker(file = contractPath): Promise<ContractChecker> {
   return checker;
 }
 
+/**
+ * The operation that answers `method pathname`: its own, or, under a later version that does not declare
+ * it, the newest older version's (spec §9.2 rule 5; src/rest/router.ts).
+ */
+function inheritedOperation(api: OpenAPIBackend, method: string, pathname: string) {
+  const version = /^\/v([1-9][0-9]*)(?=\/)/.exec(pathname);
+  const declared = Object.keys(api.definition.paths ?? {}).some((path) => path.startsWith(`${version?.[0]}/`));
+  if (version && !declared) return undefined;
+  for (let n = Number(version?.[1] ?? 1); n >= 1; n--) {
+    const path = version ? pathname.replace(version[0], `/v${n}`) : pathname;
+    const operation = api.router.matchOperation({ method, path, headers: {} });
+    if (operation || !version) return operation;
+  }
+  return undefined;
+}
+
 type JsonSchema = {
   type?: unknown;
   required?: string[];
@@ -137,7 +153,7 @@ export async function expectContract(
 ): Promise<unknown> {
   const { api, validatorFor } = await loadChecker(contractFile);
   const pathname = new URL(url, 'http://localhost').pathname;
-  const operation = api.router.matchOperation({ method, path: pathname, headers: {} });
+  const operation = inheritedOperation(api, method, pathname);
   const mediaType = seen.headers.get('content-type')?.split(';')[0]?.trim();
   const body = seen.text && mediaType?.endsWith('json') ? JSON.parse(seen.text) : undefined;
 

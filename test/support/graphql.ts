@@ -27,6 +27,7 @@ export async function graphqlEndpoint(
     logger: pino({ level: 'silent' }),
     settings: { ...defaultGraphQLSettings, ...settings },
     metrics,
+    restBase: '/v1',
   });
   return async function run(
     query: string,

@@ -51,13 +51,25 @@ export interface FixtureServerOptions {
   now?: () => Date;
   /** More settings (e.g. `USAGE_FLUSH_MS` long, so that counts are flushed only when a test asks). */
   env?: Record<string, string>;
+  /** The handlers of the fixture contract's later version (StartOptions' `versionHandlers`). */
+  versionHandlers?: StartOptions['versionHandlers'];
+  /** The gRPC packages the fixture cuts beside inventory.v1 (StartOptions' `versionServices`). */
+  versionServices?: StartOptions['versionServices'];
 }
 
 /**
  * Starts the real server of a fixture checkout (another contract and registry) on free loopback ports,
  * over a database the test owns (it survives a restart: start again with the same `database`).
  */
-export function startFixtureServer({ projectRoot, database, adminKey, now, env = {} }: FixtureServerOptions) {
+export function startFixtureServer({
+  projectRoot,
+  database,
+  adminKey,
+  now,
+  env = {},
+  versionHandlers,
+  versionServices,
+}: FixtureServerOptions) {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -67,5 +79,10 @@ export function startFixtureServer({ projectRoot, database, adminKey, now, env =
     ...env,
     ...database.env,
   });
-  return startServer(config, pino({ level: 'silent' }), { projectRoot, ...(now ? { now } : {}) });
+  return startServer(config, pino({ level: 'silent' }), {
+    projectRoot,
+    ...(now ? { now } : {}),
+    ...(versionHandlers ? { versionHandlers } : {}),
+    ...(versionServices ? { versionServices } : {}),
+  });
 }

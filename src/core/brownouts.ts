@@ -11,7 +11,9 @@ import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError, invalidInput } from './errors.js';
+import { mailAll } from './notice-mail.js';
 import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
+import type { Mailer } from './ports/mail.js';
 
 export type { BrownoutWindow } from './ports/brownouts.js';
 
@@ -43,6 +45,8 @@ export interface BrownoutOptions {
   noticeDays?: number;
   /** The longest window, in minutes (default 24 hours). */
   maxMinutes?: number;
+  /** Mails each notified caller (SMTP_URL); absent: nothing is mailed. */
+  mailer?: Mailer;
 }
 
 /** Where a window stands. */
@@ -66,6 +70,7 @@ export function createBrownoutService({
   now = () => new Date(),
   noticeDays = 7,
   maxMinutes = 24 * 60,
+  mailer,
 }: BrownoutOptions) {
   const items = new Map(registry.items.map((item) => [item.id, item]));
   const live = createLiveWindows(store, now, registry);
@@ -92,6 +97,7 @@ export function createBrownoutService({
       });
       if ('overlaps' in stored) throw overlapping(stored.overlaps);
       await refresh();
+      await mailAll(mailer, stored.notified, (eventId) => brownoutMail(item, stored.window, eventId));
       return stored.window;
     },
 
@@ -237,6 +243,16 @@ function refusalOf(
         `; it is blocked during an announced brownout until ${window.endsAt.toISOString()}. ` +
         `Move off it: ${item.link}`,
     ),
+  };
+}
+
+function brownoutMail(item: RegistryItem, window: BrownoutWindow, eventId: string) {
+  return {
+    subject: `Brownout of ${item.name} on ${window.startsAt.toISOString()}`,
+    text:
+      `${item.name} (${item.id}) is deprecated and you used it in the last 30 days. Requests that use it are ` +
+      `refused with BROWNOUT from ${window.startsAt.toISOString()} to ${window.endsAt.toISOString()}. ` +
+      `Move off it: ${item.link}\n\nEvent ${eventId}.`,
   };
 }
 

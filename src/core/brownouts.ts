@@ -11,7 +11,7 @@ import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError, invalidInput } from './errors.js';
-import { mailAll } from './notice-mail.js';
+import { brownoutMail, mailAll } from './notice-mail.js';
 import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
 import type { Mailer } from './ports/mail.js';
 
@@ -106,12 +106,10 @@ export function createBrownoutService({
       requireAdmin(caller, 'list brownouts');
       return store.list({ ...filter, endedAfter: new Date(now().getTime() - LIST_PAST_DAYS * DAY_MS) });
     },
-
     async get(caller: Caller, id: number): Promise<BrownoutWindow> {
       requireAdmin(caller, 'read brownouts');
       return windowOf(store, id);
     },
-
     /** Cancels an upcoming or running window (a running one ends now); cancelling twice is harmless. */
     async cancel(caller: Caller, id: number): Promise<BrownoutWindow> {
       requireAdmin(caller, 'cancel brownouts');
@@ -243,16 +241,6 @@ function refusalOf(
         `; it is blocked during an announced brownout until ${window.endsAt.toISOString()}. ` +
         `Move off it: ${item.link}`,
     ),
-  };
-}
-
-function brownoutMail(item: RegistryItem, window: BrownoutWindow, eventId: string) {
-  return {
-    subject: `Brownout of ${item.name} on ${window.startsAt.toISOString()}`,
-    text:
-      `${item.name} (${item.id}) is deprecated and you used it in the last 30 days. Requests that use it are ` +
-      `refused with BROWNOUT from ${window.startsAt.toISOString()} to ${window.endsAt.toISOString()}. ` +
-      `Move off it: ${item.link}\n\nEvent ${eventId}.`,
   };
 }
 

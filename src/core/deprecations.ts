@@ -156,27 +156,29 @@ export function createDeprecationService({
     },
 
     /**
-     * Sends the item's notice to the owners of these keys: one `deprecation.announced` event per owner
-     * (their webhook endpoints, `GET /v1/events`, and an e-mail with SMTP_URL), each notice recorded with
-     * its event.
+     * Sends the item's notice to the owners of these keys: one `deprecation.announced` event per owner (and
+     * an e-mail with SMTP_URL), each notice recorded with its event.
      */
     async notify(caller: Caller, id: string, input: NoticeInput) {
       requireAdmin(caller, 'record deprecation notices');
       const item = itemOf(id);
-      const notices = [...new Set(input.apiKeyIds)].map((apiKeyId) => ({
-        item: id,
-        apiKeyId,
-        channel: input.channel,
-        note: input.note ?? null,
-        notifiedAt: input.notifiedAt ?? now(),
-      }));
-      const sent = await usage.addNotices(notices, caller.userId, announcementOf(item));
+      const sent = await usage.addNotices(noticesOf(id, input, now()), caller.userId, announcementOf(item));
       if (sent.unknownKeys.length > 0) throw unknownKeysError(sent.unknownKeys);
       await mailAll(mailer, sent.notified, (eventId) => deprecationMail(item, eventId));
       return sent.recorded;
     },
   };
 }
+
+/** One notice per distinct key. */
+const noticesOf = (item: string, input: NoticeInput, at: Date) =>
+  [...new Set(input.apiKeyIds)].map((apiKeyId) => ({
+    item,
+    apiKeyId,
+    channel: input.channel,
+    note: input.note ?? null,
+    notifiedAt: input.notifiedAt ?? at,
+  }));
 
 /** Finds a registry item by id, or NOT_FOUND. */
 function itemLookup(registry: DeprecationRegistry): (id: string) => RegistryItem {

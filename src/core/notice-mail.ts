@@ -1,5 +1,6 @@
 /** E-mail for notices about deprecated items: one message per notified user that has an address. */
 import type { RegistryItem } from './deprecation-registry.js';
+import type { BrownoutWindow } from './ports/brownouts.js';
 import type { Mailer } from './ports/mail.js';
 
 /**
@@ -39,5 +40,16 @@ export function deprecationMail(item: RegistryItem, eventId: string) {
       (item.sunset ? ` and may be gone from ${item.sunset}` : '') +
       (item.replacement ? `; use ${item.replacement} instead` : '') +
       `. Details: ${item.link}\n\nEvent ${eventId}.`,
+  };
+}
+
+/** The e-mail of a scheduled brownout window. */
+export function brownoutMail(item: RegistryItem, window: BrownoutWindow, eventId: string) {
+  return {
+    subject: `Brownout of ${item.name} on ${window.startsAt.toISOString()}`,
+    text:
+      `${item.name} (${item.id}) is deprecated and you used it in the last 30 days. Requests that use it are ` +
+      `refused with BROWNOUT from ${window.startsAt.toISOString()} to ${window.endsAt.toISOString()}. ` +
+      `Move off it: ${item.link}\n\nEvent ${eventId}.`,
   };
 }

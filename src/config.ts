@@ -45,6 +45,8 @@ const environment = z.object({
     .transform((text) => text.split(',').map(Number)),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
   WEBHOOK_POLL_MS: positiveInt.default(1000),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  SMTP_FROM: z.string().min(3).default('Order API <noreply@localhost>'),
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
   IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),

@@ -2125,8 +2125,19 @@ export interface components {
             /** @description A free note. */
             note: string | null;
             notifiedAt: components["schemas"]["Timestamp"];
+            /**
+             * @description The `deprecation.announced` event this notice was delivered as, to the key owner's webhook
+             *     endpoints and in their `GET /v1/events` (and by e-mail when the server mails); its deliveries are
+             *     listed at `GET /v1/webhook-endpoints/{id}/deliveries`. `null` for a notice recorded before the
+             *     server sent notices, or for a key without an owner.
+             */
+            eventId?: string | null;
         };
-        /** @description Who was notified, when and how. */
+        /**
+         * @description Who is notified, when and how: the server sends one `deprecation.announced` event to each owner
+         *     of the keys (pick them from the item's callers, those that used it in the last 30 days) and records
+         *     each notice with its event.
+         */
         DeprecationNoticeCreate: {
             /** @description The keys whose owners were notified. */
             apiKeyIds: components["schemas"]["Id"][];

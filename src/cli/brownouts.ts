@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { type BrownoutWindow, createBrownoutService, windowState } from '../core/brownouts.js';
-import { brownoutStore } from '../store/brownout-store.js';
+import { createSqlStore } from '../store/sql-store.js';
 import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
 
 const USAGE =
@@ -53,7 +53,7 @@ runCommand(async () => {
   const registry = readRegistry(values.registry);
   await withDatabase(async (db) => {
     const brownouts = createBrownoutService({
-      store: brownoutStore(db),
+      store: createSqlStore(db).brownouts,
       registry,
       noticeDays: config.BROWNOUT_NOTICE_DAYS,
       maxMinutes: config.BROWNOUT_MAX_MINUTES,

@@ -21,8 +21,8 @@ import { parseArgs } from 'node:util';
 import { isRealDate } from '../core/deprecation-registry.js';
 import { createDeprecationService } from '../core/deprecations.js';
 import { exportUsage, signExport } from '../core/usage-export.js';
-import { brownoutStore } from '../store/brownout-store.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
+import { createSqlStore } from '../store/sql-store.js';
 import { usageStore } from '../store/usage-store.js';
 import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
 
@@ -46,7 +46,12 @@ runCommand(async () => {
   const evidence = await withDatabase(async (db) => {
     const usage = usageStore(db);
     const report = createDeprecationService({ registry, usage, now });
-    const content = await exportUsage({ report, usage, brownouts: brownoutStore(db), now }, OPERATOR, item, days);
+    const content = await exportUsage(
+      { report, usage, brownouts: createSqlStore(db).brownouts, now },
+      OPERATOR,
+      item,
+      days,
+    );
     return signExport(content, await evidenceSigningKey(db, process.env.EVIDENCE_SIGNING_KEY));
   });
   const text = `${JSON.stringify(evidence, null, 2)}\n`;

@@ -11,7 +11,9 @@ import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError, invalidInput } from './errors.js';
+import { brownoutMail, mailAll } from './notice-mail.js';
 import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
+import type { Mailer } from './ports/mail.js';
 
 export type { BrownoutWindow } from './ports/brownouts.js';
 
@@ -43,6 +45,8 @@ export interface BrownoutOptions {
   noticeDays?: number;
   /** The longest window, in minutes (default 24 hours). */
   maxMinutes?: number;
+  /** Mails each notified caller (SMTP_URL); absent: nothing is mailed. */
+  mailer?: Mailer;
 }
 
 /** Where a window stands. */
@@ -66,6 +70,7 @@ export function createBrownoutService({
   now = () => new Date(),
   noticeDays = 7,
   maxMinutes = 24 * 60,
+  mailer,
 }: BrownoutOptions) {
   const items = new Map(registry.items.map((item) => [item.id, item]));
   const live = createLiveWindows(store, now, registry);
@@ -92,6 +97,7 @@ export function createBrownoutService({
       });
       if ('overlaps' in stored) throw overlapping(stored.overlaps);
       await refresh();
+      await mailAll(mailer, stored.notified, (eventId) => brownoutMail(item, stored.window, eventId));
       return stored.window;
     },
 
@@ -100,12 +106,10 @@ export function createBrownoutService({
       requireAdmin(caller, 'list brownouts');
       return store.list({ ...filter, endedAfter: new Date(now().getTime() - LIST_PAST_DAYS * DAY_MS) });
     },
-
     async get(caller: Caller, id: number): Promise<BrownoutWindow> {
       requireAdmin(caller, 'read brownouts');
       return windowOf(store, id);
     },
-
     /** Cancels an upcoming or running window (a running one ends now); cancelling twice is harmless. */
     async cancel(caller: Caller, id: number): Promise<BrownoutWindow> {
       requireAdmin(caller, 'cancel brownouts');

@@ -21,7 +21,7 @@ export interface CallerReport extends Counts {
   /** Whether the caller was first seen refused in a brownout window (never measured using it before). */
   surfacedByBrownout: boolean;
   daily: Array<Counts & { day: string }>;
-  notices: Array<{ channel: string; notifiedAt: Date; note: string | null }>;
+  notices: Array<{ channel: string; notifiedAt: Date; note: string | null; eventId: string | null }>;
 }
 
 const addCounts = (into: Counts, kind: UsageKind, count: number) => {
@@ -50,7 +50,7 @@ export function callerReports(rows: CallerUsage[], notices: Notice[]): CallerRep
         daily: [],
         notices: notices
           .filter((notice) => notice.apiKeyId === row.apiKeyId)
-          .map(({ channel, notifiedAt, note }) => ({ channel, notifiedAt, note })),
+          .map(({ channel, notifiedAt, note, eventId }) => ({ channel, notifiedAt, note, eventId })),
       };
       byKey.set(row.apiKeyId, report);
     }

@@ -12,6 +12,8 @@ import { requireAdmin } from './caller.js';
 import { type CallerReport, callerReports } from './deprecation-callers.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError } from './errors.js';
+import { announcementOf, deprecationMail, mailAll } from './notice-mail.js';
+import type { Mailer } from './ports/mail.js';
 import type { UsageKind, UsagePort, UsageTotal } from './ports/usage.js';
 
 export type { CallerReport } from './deprecation-callers.js';
@@ -82,10 +84,18 @@ export interface DeprecationDeps {
   usage: UsagePort;
   brownouts?: Pick<BrownoutService, 'announced'>;
   now?: () => Date;
+  /** Mails each notice (SMTP_URL); absent: nothing is mailed. */
+  mailer?: Mailer;
 }
 
 /** The report service over the registry, the usage store and the brownout windows. */
-export function createDeprecationService({ registry, usage, brownouts, now = () => new Date() }: DeprecationDeps) {
+export function createDeprecationService({
+  registry,
+  usage,
+  brownouts,
+  now = () => new Date(),
+  mailer,
+}: DeprecationDeps) {
   const itemOf = itemLookup(registry);
   const announced = (id: string) => brownouts?.announced(id) ?? [];
 
@@ -145,23 +155,30 @@ export function createDeprecationService({ registry, usage, brownouts, now = () 
       };
     },
 
-    /** Records that the owners of these keys were told about the item (when, by which channel). */
+    /**
+     * Sends the item's notice to the owners of these keys: one `deprecation.announced` event per owner (and
+     * an e-mail with SMTP_URL), each notice recorded with its event.
+     */
     async notify(caller: Caller, id: string, input: NoticeInput) {
       requireAdmin(caller, 'record deprecation notices');
-      itemOf(id);
-      const notices = [...new Set(input.apiKeyIds)].map((apiKeyId) => ({
-        item: id,
-        apiKeyId,
-        channel: input.channel,
-        note: input.note ?? null,
-        notifiedAt: input.notifiedAt ?? now(),
-      }));
-      const { unknownKeys } = await usage.addNotices(notices, caller.userId);
-      if (unknownKeys.length > 0) throw unknownKeysError(unknownKeys);
-      return notices;
+      const item = itemOf(id);
+      const sent = await usage.addNotices(noticesOf(id, input, now()), caller.userId, announcementOf(item));
+      if (sent.unknownKeys.length > 0) throw unknownKeysError(sent.unknownKeys);
+      await mailAll(mailer, sent.notified, (eventId) => deprecationMail(item, eventId));
+      return sent.recorded;
     },
   };
 }
+
+/** One notice per distinct key. */
+const noticesOf = (item: string, input: NoticeInput, at: Date) =>
+  [...new Set(input.apiKeyIds)].map((apiKeyId) => ({
+    item,
+    apiKeyId,
+    channel: input.channel,
+    note: input.note ?? null,
+    notifiedAt: input.notifiedAt ?? at,
+  }));
 
 /** Finds a registry item by id, or NOT_FOUND. */
 function itemLookup(registry: DeprecationRegistry): (id: string) => RegistryItem {

@@ -5,8 +5,12 @@
 import type { NewEvent } from './events.js';
 import type { Order, Stock } from './model.js';
 import { splitVat } from './money.js';
+import type { BrownoutWindow } from './ports/brownouts.js';
 import type { OrderChange } from './ports/orders.js';
-import { orderRepresentation, stockRepresentation } from './representations.js';
+import { brownoutRepresentation, orderRepresentation, stockRepresentation } from './representations.js';
+
+/** The callers a notice about an item goes to used it on this UTC day or later: the 30 days up to `at`. */
+export const noticeSinceDay = (at: Date): string => new Date(at.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
 
 /** The members of an order that an `order.updated` event can name. */
 export type OrderMember = 'status' | 'shipment' | 'shippingAddress' | 'note' | 'couponCode';
@@ -20,6 +24,10 @@ export interface EventPolicy {
   shipmentChanged(order: Order): NewEvent[];
   /** The on-hand or reserved units of a SKU changed. */
   stockChanged(stock: Stock): NewEvent[];
+  /** A brownout window was scheduled: one event per user whose keys used the item in the last 30 days. */
+  brownoutScheduled(window: BrownoutWindow, userIds: readonly number[]): NewEvent[];
+  /** A deprecation notice was sent: one event per notified user, carrying the item's announcement. */
+  deprecationAnnounced(item: string, announcement: Record<string, unknown>, userIds: readonly number[]): NewEvent[];
 }
 
 /** The event policy; `vatRate` splits the amount of the order snapshots (`amountDetail`). */
@@ -51,6 +59,20 @@ export function createEventPolicy({ vatRate }: { vatRate: number }): EventPolicy
         data: { object: stockRepresentation(stock) },
       },
     ],
+    brownoutScheduled: (window, userIds) =>
+      userIds.map((ownerUserId) => ({
+        type: 'brownout.scheduled',
+        ownerUserId,
+        subject: `brownout:${window.id}`,
+        data: { object: brownoutRepresentation(window) },
+      })),
+    deprecationAnnounced: (item, announcement, userIds) =>
+      userIds.map((ownerUserId) => ({
+        type: 'deprecation.announced',
+        ownerUserId,
+        subject: `deprecation:${item}`,
+        data: { object: announcement },
+      })),
   };
 }
 

@@ -15,6 +15,7 @@ import { createEventList } from './event-list.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createOrderService } from './orders.js';
 import type { InventoryPort, Store } from './ports/index.js';
+import type { Mailer } from './ports/mail.js';
 import { createProductService } from './products.js';
 import { createUserService } from './users.js';
 import { createWebhookService } from './webhook-endpoints.js';
@@ -46,6 +47,8 @@ export interface CoreOptions {
   brownoutNoticeDays?: number;
   /** The longest brownout window in minutes (default 24 hours). */
   brownoutMaxMinutes?: number;
+  /** Mails deprecation and brownout notices to the notified callers (SMTP_URL); none by default. */
+  mailer?: Mailer;
 }
 
 /** The assembled core. */
@@ -74,8 +77,15 @@ export async function createCore(options: CoreOptions) {
     ...clock,
     ...(options.brownoutNoticeDays !== undefined ? { noticeDays: options.brownoutNoticeDays } : {}),
     ...(options.brownoutMaxMinutes !== undefined ? { maxMinutes: options.brownoutMaxMinutes } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
   });
-  const deprecations = createDeprecationService({ registry, usage: store.usage, brownouts, ...clock });
+  const deprecations = createDeprecationService({
+    registry,
+    usage: store.usage,
+    brownouts,
+    ...clock,
+    ...(options.mailer ? { mailer: options.mailer } : {}),
+  });
   return {
     cursors,
     orders,

@@ -3,9 +3,11 @@
  * `data.object` and a REST answer cannot drift: src/rest/mappers.ts answers with these, typed against the
  * contract, and the event policy snapshots them inside the writing transaction.
  */
+import { windowState } from './brownouts.js';
 import { fromMinor } from './decimal-amounts.js';
 import type { Order, OrderItem, Stock } from './model.js';
 import type { VatSplit } from './money.js';
+import type { BrownoutWindow } from './ports/brownouts.js';
 import type { WebhookEndpoint } from './ports/webhooks.js';
 
 /** An order line as the contract's `OrderItem`. */
@@ -59,4 +61,17 @@ export const webhookEndpointRepresentation = (endpoint: WebhookEndpoint) => ({
   previousSecretExpiresAt: endpoint.previousSecretExpiresAt?.toISOString() ?? null,
   createdAt: endpoint.createdAt.toISOString(),
   updatedAt: endpoint.updatedAt.toISOString(),
+});
+
+/** A brownout window as published (REST `Brownout`, the `brownout.scheduled` event), in its state at `at`. */
+export const brownoutRepresentation = (window: BrownoutWindow, at: Date = window.scheduledAt) => ({
+  id: window.id,
+  item: window.item,
+  startsAt: window.startsAt.toISOString(),
+  endsAt: window.endsAt.toISOString(),
+  note: window.note,
+  scheduledAt: window.scheduledAt.toISOString(),
+  cancelledAt: window.cancelledAt ? window.cancelledAt.toISOString() : null,
+  cancelNote: window.cancelNote,
+  state: windowState(window, at),
 });

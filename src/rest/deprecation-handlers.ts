@@ -1,8 +1,9 @@
 /** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
-import { type BrownoutWindow, windowState } from '../core/brownouts.js';
+import type { BrownoutWindow } from '../core/brownouts.js';
 import { describeItem } from '../core/deprecation-registry.js';
 import type { CallerReport, ItemReport, RecordedNotice } from '../core/deprecations.js';
 import type { Core } from '../core/index.js';
+import { brownoutRepresentation } from '../core/representations.js';
 import { pageJson } from './mappers.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';
@@ -31,25 +32,14 @@ function entryJson({
   };
 }
 
-function brownoutJson(window: BrownoutWindow, now: Date): Schemas['Brownout'] {
-  return {
-    id: window.id,
-    item: window.item,
-    startsAt: iso(window.startsAt),
-    endsAt: iso(window.endsAt),
-    note: window.note,
-    scheduledAt: iso(window.scheduledAt),
-    cancelledAt: window.cancelledAt ? iso(window.cancelledAt) : null,
-    cancelNote: window.cancelNote,
-    state: windowState(window, now),
-  };
-}
+const brownoutJson = (window: BrownoutWindow, now: Date): Schemas['Brownout'] => brownoutRepresentation(window, now);
 
 const noticeJson = (notice: Omit<RecordedNotice, 'id' | 'item'>): Schemas['DeprecationNotice'] => ({
   apiKeyId: notice.apiKeyId,
   channel: notice.channel,
   note: notice.note,
   notifiedAt: iso(notice.notifiedAt),
+  eventId: notice.eventId,
 });
 
 function callerJson(caller: CallerReport): Schemas['DeprecationCaller'] {

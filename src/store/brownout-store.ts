@@ -1,5 +1,7 @@
+import { noticeSinceDay } from '../core/event-policy.js';
 import type { BrownoutStore, BrownoutWindow } from '../core/ports/brownouts.js';
 import type { Database } from './database.js';
+import { type Outbox, recentCallers, writeEvents } from './outbox.js';
 
 const COLUMNS = 'id, item, starts_at, ends_at, note, scheduled_at, scheduled_by, cancelled_at, cancel_note';
 
@@ -18,7 +20,7 @@ function windowOf(row: Record<string, unknown>): BrownoutWindow {
 }
 
 /** Brownout windows in PostgreSQL. */
-export function brownoutStore(db: Database): BrownoutStore {
+export function brownoutStore(db: Database, events: Outbox): BrownoutStore {
   return {
     async schedule(window) {
       return db.transaction(async (tx) => {
@@ -44,7 +46,18 @@ export function brownoutStore(db: Database): BrownoutStore {
             window.scheduledBy,
           ],
         );
-        return { window: windowOf(rows[0] as Record<string, unknown>) };
+        const stored = windowOf(rows[0] as Record<string, unknown>);
+        const callers = await recentCallers(tx, window.item, noticeSinceDay(window.scheduledAt));
+        const written = await writeEvents(
+          tx,
+          events.channel,
+          events.brownoutScheduled(
+            stored,
+            callers.map((caller) => caller.userId),
+          ),
+        );
+        const notified = callers.map((caller, index) => ({ ...caller, eventId: written[index]?.id as string }));
+        return { window: stored, notified };
       });
     },
 

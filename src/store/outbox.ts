@@ -1,15 +1,15 @@
-import type { EventPolicy } from '../core/event-policy.js';
-import type { NewEvent } from '../core/events.js';
-import type { Queryable } from './database.js';
-import { appendEvents } from './event-store.js';
+import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
+import type { NewEvent, StoredEvent } from '../core/events.js';
+import type { Database, Queryable } from './database.js';
+import { appendEvents, EVENTS_CHANNEL } from './event-store.js';
 
 /**
  * Writes events in the caller's transaction and queues one delivery per matching enabled endpoint in the
  * same transaction: an endpoint takes an event of one of its types when it belongs to an admin, or to the
  * event's owner. A crash after commit loses nothing; the dispatcher finds the queued rows.
  */
-export async function writeEvents(tx: Queryable, channel: string, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function writeEvents(tx: Queryable, channel: string, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
   const stored = await appendEvents(tx, channel, events);
   await tx.query(
     `INSERT INTO webhook_deliveries (endpoint_id, event_id)
@@ -19,7 +19,32 @@ export async function writeEvents(tx: Queryable, channel: string, events: readon
       WHERE e.id = ANY ($1::text[])`,
     [stored.map((event) => event.id)],
   );
+  return stored;
+}
+
+/**
+ * The users (with their e-mail) whose keys used an item from `sinceDay` on (the item itself or tried during
+ * a brownout; not its replacement), by user id: the callers a notice about the item goes to.
+ */
+export async function recentCallers(
+  tx: Queryable,
+  item: string,
+  sinceDay: string,
+): Promise<Array<{ userId: number; email: string | null }>> {
+  const rows = await tx.query<{ user_id: number; email: string | null }>(
+    `SELECT DISTINCT users.id AS user_id, users.email FROM deprecation_usage u
+       JOIN api_keys k ON k.id = u.api_key_id JOIN users ON users.id = k.user_id
+      WHERE u.item = $1 AND u.day >= $2::date AND u.kind <> 'replacement' ORDER BY users.id`,
+    [item, sinceDay],
+  );
+  return rows.map((row) => ({ userId: Number(row.user_id), email: row.email }));
 }
 
 /** The core's event policy with the notification channel of this database: what the writing stores need. */
 export type Outbox = EventPolicy & { channel: string };
+
+/** The outbox of a database with the default policy (tools and tests that do not write orders). */
+export const sqlOutbox = (db: Database): Outbox => ({
+  ...createEventPolicy({ vatRate: 0.1 }),
+  channel: db.channel(EVENTS_CHANNEL),
+});

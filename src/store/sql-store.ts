@@ -39,9 +39,9 @@ export function createSqlStore(db: Database, policy: EventPolicy = createEventPo
     orders: orderStore(db, events),
     drafts: draftStore(db),
     inventory: inventoryStore(db, events),
-    usage: usageStore(db),
+    usage: usageStore(db, events),
     idempotency: idempotencyStore(db, events),
-    brownouts: brownoutStore(db),
+    brownouts: brownoutStore(db, events),
     events: eventStore(db),
     webhooks: webhookStore(db),
   };

@@ -1,7 +1,6 @@
 import type {
   CallerUsage,
   DayCoverage,
-  Notice,
   UsageCount,
   UsageDrop,
   UsageFlush,
@@ -9,6 +8,8 @@ import type {
   UsageTotal,
 } from '../core/ports/usage.js';
 import type { Database, Queryable } from './database.js';
+import { addNotices, readNotices } from './notice-store.js';
+import { type Outbox, sqlOutbox } from './outbox.js';
 
 /** Usage rows with the key owner's name and email, as the callers report and a key's own usage read them. */
 const CALLER_ROWS = `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, u.kind, u.count, u.first_seen,
@@ -18,7 +19,7 @@ const CALLER_ROWS = `SELECT u.item, u.day::text AS day, u.api_key_id, u.client, 
   LEFT JOIN users ON users.id = k.user_id`;
 
 /** Deprecation usage in PostgreSQL: additive upserts, so any number of instances can write at once. */
-export function usageStore(db: Database): UsagePort {
+export function usageStore(db: Database, events: Outbox = sqlOutbox(db)): UsagePort {
   return {
     async add(counts, flush) {
       // Rows are written in key order, so two instances flushing overlapping batches lock in the same order.
@@ -60,31 +61,8 @@ export function usageStore(db: Database): UsagePort {
       return rows.map(toCallerUsage);
     },
 
-    async addNotices(notices, recordedBy) {
-      const ids = [...new Set(notices.map((notice) => notice.apiKeyId))];
-      const known = await db.query<{ id: number }>('SELECT id FROM api_keys WHERE id = ANY($1::bigint[])', [ids]);
-      const unknownKeys = ids.filter((id) => !known.some((row) => Number(row.id) === id));
-      if (unknownKeys.length > 0) return { unknownKeys };
-      await db.transaction(async (tx) => {
-        for (const notice of notices) {
-          await tx.query(
-            `INSERT INTO deprecation_notices (item, api_key_id, channel, note, notified_at, recorded_by)
-             VALUES ($1, $2, $3, $4, $5, $6)`,
-            [notice.item, notice.apiKeyId, notice.channel, notice.note, notice.notifiedAt.toISOString(), recordedBy],
-          );
-        }
-      });
-      return { unknownKeys: [] };
-    },
-
-    async notices(item) {
-      const rows = await db.query<Record<string, unknown>>(
-        `SELECT id, item, api_key_id, channel, note, notified_at FROM deprecation_notices
-          WHERE item = $1 ORDER BY notified_at, id`,
-        [item],
-      );
-      return rows.map((row) => ({ id: Number(row.id), ...toNotice(row) }));
-    },
+    addNotices: (notices, recordedBy, announcement) => addNotices(db, events, notices, recordedBy, announcement),
+    notices: (item) => readNotices(db, item),
   };
 }
 
@@ -198,16 +176,6 @@ function toCallerUsage(row: Record<string, unknown>): CallerUsage {
     ownerName: (row.owner_name as string | null) ?? null,
     ownerEmail: (row.owner_email as string | null) ?? null,
     label: (row.key_label as string | null) ?? null,
-  };
-}
-
-function toNotice(row: Record<string, unknown>): Notice {
-  return {
-    item: row.item as string,
-    apiKeyId: Number(row.api_key_id),
-    channel: row.channel as string,
-    note: (row.note as string | null) ?? null,
-    notifiedAt: new Date(row.notified_at as string),
   };
 }
 

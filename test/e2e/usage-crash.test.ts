@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OPERATOR, readRegistry } from '../../src/cli/cli-support.js';
 import { createDeprecationService } from '../../src/core/deprecations.js';
 import { exportUsage } from '../../src/core/usage-export.js';
-import { brownoutStore } from '../../src/store/brownout-store.js';
 import { openDatabase } from '../../src/store/open.js';
+import { createSqlStore } from '../../src/store/sql-store.js';
 import { usageStore } from '../../src/store/usage-store.js';
 import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { SPAWNED_ADMIN_KEY, type SpawnedServer, spawnServer } from '../support/spawned-server.js';
@@ -41,7 +41,7 @@ async function evidence() {
   try {
     const usage = usageStore(db);
     const report = createDeprecationService({ registry: readRegistry(), usage });
-    return await exportUsage({ report, usage, brownouts: brownoutStore(db) }, OPERATOR, ITEM, 2);
+    return await exportUsage({ report, usage, brownouts: createSqlStore(db).brownouts }, OPERATOR, ITEM, 2);
   } finally {
     await db.close();
   }

@@ -2,6 +2,7 @@
  * The storage port of deprecation usage: per-caller daily counts written in additive batches, the
  * reads of the report, and the notices sent to callers.
  */
+import type { Notified } from './brownouts.js';
 
 /**
  * What a counted use was: the item itself, (for a watched field) its replacement, or an attempt refused
@@ -49,7 +50,12 @@ export interface Notice {
   channel: string;
   note: string | null;
   notifiedAt: Date;
+  /** The `deprecation.announced` event it was sent as (null: recorded before notices were sent as events). */
+  eventId: string | null;
 }
+
+/** A notice to record: the server sends it and fills in its event. */
+export type NewNotice = Omit<Notice, 'eventId'>;
 
 /** A notice as recorded, with the id of its record (the order it was recorded in). */
 export interface RecordedNotice extends Notice {
@@ -108,8 +114,16 @@ export interface UsagePort {
    * with no instance and no drop is absent).
    */
   coverage(item: string, sinceDay: string): Promise<DayCoverage[]>;
-  /** Records notices; the key ids must exist (unknown ones are returned, nothing recorded then). */
-  addNotices(notices: Notice[], recordedBy: number): Promise<{ unknownKeys: number[] }>;
+  /**
+   * Records notices of one item and sends them: in the same transaction one `deprecation.announced` event
+   * (carrying `announcement`) per distinct owner of the keys. The key ids must exist (unknown ones are
+   * returned, nothing recorded then).
+   */
+  addNotices(
+    notices: NewNotice[],
+    recordedBy: number,
+    announcement: Record<string, unknown>,
+  ): Promise<{ unknownKeys: number[]; recorded: Notice[]; notified: Notified[] }>;
   /** The notices of one item, oldest first (recording order breaks ties), each with its record's id. */
   notices(item: string): Promise<RecordedNotice[]>;
 }

@@ -28,12 +28,15 @@ const eventJson = (event: StoredEvent) => toEnvelope(event) as Schemas['Event'];
 /** Webhook endpoints, their log and redeliveries, and the list of events. */
 export function createWebhookHandlers(core: Core) {
   // The secret is shown once: never cache an answer that carries one.
-  const withSecret = (c: Parameters<typeof json>[0], { endpoint, secret }: EndpointWithSecret) =>
+  const withSecret = (
+    request: { c: Parameters<typeof json>[0]; base: string },
+    { endpoint, secret }: EndpointWithSecret,
+  ) =>
     json(
-      c,
+      request.c,
       201,
       { ...endpointJson(endpoint), secret },
-      { 'Cache-Control': 'no-store', Location: `/v1/webhook-endpoints/${endpoint.id}` },
+      { 'Cache-Control': 'no-store', Location: `${request.base}/webhook-endpoints/${endpoint.id}` },
     );
   const id = (request: Parameters<typeof callerOf>[0]) => pathId(request, 'webhookEndpointId');
 
@@ -49,7 +52,7 @@ export function createWebhookHandlers(core: Core) {
         events: body.events as EventType[],
         ...(body.description !== undefined ? { description: body.description } : {}),
       });
-      return withSecret(request.c, created);
+      return withSecret(request, created);
     },
     async getWebhookEndpoint(request) {
       return json(request.c, 200, endpointJson(await core.webhooks.get(callerOf(request), id(request))));
@@ -68,7 +71,7 @@ export function createWebhookHandlers(core: Core) {
       return noContent(request.c);
     },
     async rotateWebhookSecret(request) {
-      return withSecret(request.c, await core.webhooks.rotateSecret(callerOf(request), id(request)));
+      return withSecret(request, await core.webhooks.rotateSecret(callerOf(request), id(request)));
     },
     async listWebhookDeliveries(request) {
       const page = await core.webhooks.deliveries(callerOf(request), id(request), listInput(request.query));

@@ -1,7 +1,23 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * The slow files that open no test database (the contract checks, which run buf, graphql-inspector and
+ * git; the deploy files; the production start on an embedded database of its own) and the browser tests
+ * (pages over the same REST answers): they prove the same thing on every run, so a second run on a
+ * PostgreSQL server may leave them out with `TEST_DATABASE_ONLY=true` (CI's second run does;
+ * docs/testing.md). The quick unit tests run every time, on each Node line.
+ */
+const databaseFree = [
+  'test/browser/*.test.ts',
+  'test/core/one-door.test.ts',
+  'test/production/{deploy-files,npm-start}.test.ts',
+  'test/contracts/{breaking-corpus,breaking,changelog,deprecation-lint,deprecation-registry,error-codes}.test.ts',
+  'test/contracts/{generated,named-items,openapi-document,owasp-lint,proto-revisions,release-history}.test.ts',
+  'test/contracts/{scopes,versioning}.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -10,6 +26,7 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    ...(process.env.TEST_DATABASE_ONLY === 'true' ? { exclude: [...configDefaults.exclude, ...databaseFree] } : {}),
     // One migrated embedded database directory per run, which tests copy instead of creating their own.
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,

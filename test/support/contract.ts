@@ -242,13 +242,29 @@ function relaxWithheld(schema: object, withheld: Map<string, Set<string>>): obje
 }
 
 /** Fetches, checks the response against the contract and returns status, headers and parsed body. */
+/**
+ * A GET sent on a kept-alive connection that the server closed while it sat idle fails with ECONNRESET
+ * when the close crosses the request (the client and an in-process server share one busy event loop in
+ * tests that do seconds of work between requests); a browser or HTTP client retries such a safe request
+ * once on a new connection, and so does this.
+ */
+async function fetchRetryingStaleConnection(url: URL, method: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+    if (method !== 'GET' || code !== 'ECONNRESET') throw error;
+    return fetch(url, init);
+  }
+}
+
 export async function checkedFetch(
   baseUrl: string,
   pathWithQuery: string,
   init: RequestInit = {},
 ): Promise<{ status: number; headers: Headers; body: unknown }> {
   const method = init.method ?? 'GET';
-  const seen = await see(await fetch(new URL(pathWithQuery, baseUrl), init));
+  const seen = await see(await fetchRetryingStaleConnection(new URL(pathWithQuery, baseUrl), method, init));
   const body = await expectContract(method, pathWithQuery, seen, undefined, init.body);
   return { status: seen.status, headers: seen.headers, body };
 }

@@ -1,7 +1,7 @@
 /**
  * The event proofs that need more than one server or a hostile receiver: a `graphql-sse` subscriber on one
  * instance sees a change made through another (PostgreSQL), a server killed with SIGKILL in the middle of
- * a delivery loses nothing (the next process delivers the same `webhook-id`), and a receiver that never
+ * a delivery loses nothing (the next process delivers the same `webhook-id`; PostgreSQL too), and a receiver that never
  * answers or answers an endless body costs one bounded, logged attempt while a healthy endpoint still gets
  * its events. Every REST answer is checked against contracts/openapi.yaml.
  */
@@ -188,19 +188,24 @@ describe('event delivery proofs', () => {
     },
   );
 
-  it('delivers, after a SIGKILL in the middle of the attempt, the same event from the next process', async () => {
-    const hook = await endpoint('/crash');
-    const arrived = new Promise<void>((resolve) => stallNext.set('/crash', resolve));
-    expect((await placeOrder()).status).toBe(201);
-    await arrived;
-    current.child.kill('SIGKILL');
-    await current.exited;
-    const firstId = deliveredTo('/crash')[0]?.headers['webhook-id'];
-    current = await spawnServer(database, ENV);
-    await until(() => (deliveredTo('/crash').length >= 2 ? true : undefined));
-    expect(deliveredTo('/crash')[1]?.headers['webhook-id']).toBe(firstId);
-    expect((await attempts(hook)).map((a) => [a.eventId, a.status])).toEqual([[firstId, 200]]);
-  });
+  // The SQL of the outbox and the lease is the same on PGlite, but a PGlite process killed with SIGKILL takes
+  // 10-25 s to recover at the next start (test/e2e/crash.test.ts proves that it does), over the time budget.
+  it.runIf(requires(testDatabaseUrl, 'a webhook delivery across a SIGKILL', 'PGlite recovery takes 10-25 s'))(
+    'delivers, after a SIGKILL in the middle of the attempt, the same event from the next process',
+    async () => {
+      const hook = await endpoint('/crash');
+      const arrived = new Promise<void>((resolve) => stallNext.set('/crash', resolve));
+      expect((await placeOrder()).status).toBe(201);
+      await arrived;
+      current.child.kill('SIGKILL');
+      await current.exited;
+      const firstId = deliveredTo('/crash')[0]?.headers['webhook-id'];
+      current = await spawnServer(database, ENV);
+      await until(() => (deliveredTo('/crash').length >= 2 ? true : undefined));
+      expect(deliveredTo('/crash')[1]?.headers['webhook-id']).toBe(firstId);
+      expect((await attempts(hook)).map((a) => [a.eventId, a.status])).toEqual([[firstId, 200]]);
+    },
+  );
 
   it('bounds an attempt on a receiver that hangs or answers an endless body, and goes on delivering', async () => {
     const hang = await endpoint('/hang');

@@ -8,8 +8,6 @@ import type { WebhookStore } from '../core/ports/index.js';
 import { type AttemptResult, attemptRecord } from '../core/webhook-delivery.js';
 import type { WebhookMessage } from './http-sender.js';
 
-/** A claim holds a delivery this long: longer than an attempt can take. */
-const LEASE_MS = 60_000;
 /** Deliveries claimed at once by one instance. */
 const BATCH = 20;
 
@@ -19,6 +17,8 @@ export interface DispatcherOptions {
   send: (message: WebhookMessage) => Promise<AttemptResult>;
   schedule: readonly number[];
   pollMs: number;
+  /** How long a claim holds a delivery: longer than an attempt can take (a crashed instance's claim lapses then). */
+  leaseMs: number;
   onError: (error: unknown) => void;
   now?: () => Date;
 }
@@ -33,7 +33,7 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
 
   const round = async () => {
     for (;;) {
-      const claimed = await options.store.claimDue(BATCH, LEASE_MS);
+      const claimed = await options.store.claimDue(BATCH, options.leaseMs);
       await Promise.all(
         claimed.map(async (delivery) => {
           const result = await options.send({

@@ -1,7 +1,7 @@
 /**
  * One delivery attempt over HTTP(S): signed per Standard Webhooks, to an address checked against the SSRF
  * rules on this very attempt (the connection goes to the checked address, not to a second resolution),
- * bounded in time (10 s) and in what is read of the answer.
+ * bounded in time (`WEBHOOK_TIMEOUT_MS`, 10 s by default) and in what is read of the answer.
  */
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
@@ -12,7 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import type { AttemptResult } from '../core/webhook-delivery.js';
 import { checkWebhookTarget, type ResolveHost } from '../core/webhook-targets.js';
 
-/** How long a receiver has to answer. */
+/** How long a receiver has to answer, unless the caller says otherwise. */
 const TIMEOUT_MS = 10_000;
 /** At most this much of an answer is read (for the log); the rest is dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024;

@@ -6,6 +6,9 @@ import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import { createWebhookDispatcher } from './dispatcher.js';
 import { createWebhookSender } from './http-sender.js';
 
+/** A claim holds a delivery this many attempt time-outs (60 s by default): longer than an attempt can take. */
+const LEASE_PER_TIMEOUT = 6;
+
 /**
  * Starts the instance's webhook dispatcher as configured, woken by the process's event feed whenever an
  * event commits (its deliveries were queued in the same transaction) and by its own poll for retries.
@@ -14,7 +17,11 @@ import { createWebhookSender } from './http-sender.js';
 export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, config: Config, logger: Logger) {
   const dispatcher = createWebhookDispatcher({
     store,
-    send: createWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
+    send: createWebhookSender({
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    }),
+    leaseMs: LEASE_PER_TIMEOUT * config.WEBHOOK_TIMEOUT_MS,
     schedule: config.WEBHOOK_RETRY_SECONDS,
     pollMs: config.WEBHOOK_POLL_MS,
     onError: (error) => logger.warn({ err: error }, 'webhook dispatch failed'),

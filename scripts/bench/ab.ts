@@ -1,9 +1,11 @@
 /**
  * Compares two builds of the server on one REST target, in one process over one data set, alternating
  * A, B, B, A for `ROUNDS` rounds, so a change worth a few microseconds per request shows through the
- * machine's noise: `npx tsx scripts/bench/ab.ts <distA> <distB> [rest-id|rest-page]`, where each dist is
+ * machine's noise: `npx tsx scripts/bench/ab.ts <distA> <distB> [rest-id|rest-page|rest-write]`, where each dist is
  * a copy of `dist/` made by `npm run build`, kept inside the checkout so that it finds `node_modules` and
  * the contracts (for example `cp -r dist profiles/dist-before` before a change; `profiles/` is ignored).
+ * `rest-write` POSTs `/v1/orders` as the bench's events row does (a random user and product, no
+ * Idempotency-Key), so a build from before a change to the write path can be compared with one after it.
  * Prints each round's throughput and p99 ratio (B / A) and their medians. Environment: `DATABASE_URL`,
  * `DURATION` (seconds per run, default 6), `ROUNDS` (default 3), `CONNECTIONS` (default 32).
  */
@@ -14,7 +16,7 @@ import { importBuild, scratchDataSet } from './scratch.js';
 
 const [distA, distB, target = 'rest-id'] = process.argv.slice(2);
 if (!distA || !distB) {
-  console.error('usage: npx tsx scripts/bench/ab.ts <distA> <distB> [rest-id|rest-page]');
+  console.error('usage: npx tsx scripts/bench/ab.ts <distA> <distB> [rest-id|rest-page|rest-write]');
   process.exit(2);
 }
 const seconds = Number(process.env.DURATION ?? 6);
@@ -33,7 +35,7 @@ async function start(dist: string, name: string): Promise<RunningServer> {
 }
 
 const servers = [await start(distA, 'a'), await start(distB, 'b')];
-const path_ = target === 'rest-page' ? '/v1/orders?size=20' : 'random-order';
+const path_ = { 'rest-page': '/v1/orders?size=20', 'rest-write': 'new-order' }[target] ?? 'random-order';
 const load = (server: RunningServer) => () =>
   wrk(
     server.httpUrl,

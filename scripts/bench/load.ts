@@ -10,7 +10,11 @@ export interface Measured {
   p99ms: number;
 }
 
-/** A request wrk sends: `random-order` picks `/v1/orders/<1..100000>`; a body makes it a POST. */
+/**
+ * A request wrk sends: `random-order` picks `/v1/orders/<1..100000>`; `new-order` POSTs `/v1/orders` for a
+ * random one of the data set's 1000 users, one unit of a random one of its 50 products, with no
+ * Idempotency-Key (each request places a new order); a body makes it a POST.
+ */
 export interface HttpTarget {
   path: string;
   body?: string;
@@ -47,7 +51,8 @@ export async function wrk(
   { seconds, connections }: { seconds: number; connections: number },
 ) {
   const script = path.join(scratch, `wrk-${Math.random().toString(36).slice(2)}.lua`);
-  const headers = Object.entries({ ...(target.body ? { 'content-type': 'application/json' } : {}), ...target.headers })
+  const json = target.body !== undefined || target.path === 'new-order';
+  const headers = Object.entries({ ...(json ? { 'content-type': 'application/json' } : {}), ...target.headers })
     .map(([name, value]) => `[${lua(name)}] = ${lua(value)}`)
     .join(', ');
   writeFileSync(
@@ -58,6 +63,10 @@ local body = ${target.body ? lua(target.body) : 'nil'}
 request = function()
   local target = ${lua(target.path)}
   if target == "random-order" then target = "/v1/orders/" .. math.random(1, 100000) end
+  if target == "new-order" then
+    return wrk.format("POST", "/v1/orders", headers, '{"userId":' .. math.random(1, 1000) ..
+      ',"items":[{"productId":' .. math.random(1, 50) .. ',"quantity":1}]}')
+  end
   return wrk.format(body and "POST" or "GET", target, headers, body)
 end
 `,

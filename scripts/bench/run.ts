@@ -17,10 +17,12 @@
  *   and with tracing on (every request sampled, exported over OTLP) against tracing off, each a built
  *   server process of its own;
  * - cluster mode: the REST read by id on `WORKERS=2` against one process, each a built server of its own;
+ * - events (a data set of its own): `POST /v1/orders` with 3 webhook endpoints subscribed against the same
+ *   endpoints disabled, and the delivery latency from the 201 to a local receiver at 20 orders a second;
  * - keyset paging: page 1000 against page 1;
  * - start: milliseconds to a ready `/health`, resident memory after start and after mixed load.
  *
- * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,tracing,cluster,paging,start`. Environment:
+ * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,tracing,cluster,events,paging,start`. Environment:
  * `DATABASE_URL` (default the local server's `test` database; a scratch schema is dropped at the end),
  * `DURATION` (seconds per load run, default 8), `CONNECTIONS` (wrk, default 32), `REDIS_URL` (default
  * 127.0.0.1:6379; the Redis row is skipped when it does not answer). Needs wrk and h2load
@@ -52,6 +54,7 @@ import {
   startPlainYoga,
   startServiceImplOnGrpcJs,
 } from './baselines.js';
+import { benchEvents } from './events.js';
 import { alternate, h2load, type Measured, requireTools, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 import { measureEmbeddedStart, measureStart, type StartFigures, startBuilt, stopBuilt } from './startup.js';
@@ -450,6 +453,14 @@ try {
       await Promise.all([stopBuilt(single.child), stopBuilt(cluster.child)]);
     }
     progress('cluster');
+  }
+
+  if (wants('events')) {
+    const build = { startServer, loadConfig, graphqlParts };
+    const events = await benchEvents({ url, build, quick, seconds, connections, compare, warm });
+    rows.push(...events.rows);
+    notes.push(...events.notes);
+    progress('events');
   }
 
   // From here on, child processes run asynchronously: a synchronous one would stop this process's event

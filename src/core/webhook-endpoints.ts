@@ -46,7 +46,7 @@ const byId = [{ field: 'id', descending: true }];
 
 /** Creates the webhook endpoint service. */
 export function createWebhookService(deps: WebhookServiceDeps) {
-  const { webhooks, cursors } = deps;
+  const { webhooks } = deps;
   const now = deps.now ?? (() => new Date());
   const visible = async (caller: Caller, id: number): Promise<WebhookEndpoint> => {
     const endpoint = await webhooks.get(id);

@@ -252,7 +252,7 @@ async function fetchRetryingStaleConnection(url: URL, method: string, init: Requ
   try {
     return await fetch(url, init);
   } catch (error) {
-    const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+    const code = (error as { cause?: { code?: string } }).cause?.code;
     if (method !== 'GET' || code !== 'ECONNRESET') throw error;
     return fetch(url, init);
   }

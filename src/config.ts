@@ -49,6 +49,7 @@ const environment = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).default('Order API <noreply@localhost>'),
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
   IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),
   INTERNAL_TOKEN: z.string().min(16).optional(),

@@ -133,6 +133,9 @@ export async function startServer(
     flushUsage: () => recorder.flush(),
     async close() {
       serving = false;
+      // Behind a load balancer without a preStop hook: keep serving, not ready, until its health checks
+      // have taken this instance out of rotation (a stream opened during the drain would be refused).
+      if (config.SHUTDOWN_DELAY_MS > 0) await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
       draining.abort();
       stopTimers();
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after

@@ -76,8 +76,9 @@ const env = {
   ADMIN_API_KEY: adminKey,
   CURSOR_SECRET: randomBytes(32).toString('hex'),
   IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
-  // As an operator behind HAProxy sets it: not ready for 3 s (its checks: every 1 s, down after 2) before the drain.
-  SHUTDOWN_DELAY_MS: '3000',
+  // As an operator behind HAProxy sets it: not ready for 5 s before the drain (its checks run every 1 s and mark an
+  // instance down after 2 failures; 3 s proved too short on a loaded machine).
+  SHUTDOWN_DELAY_MS: '5000',
   BROWNOUT_NOTICE_DAYS: '0',
   BROWNOUT_REFRESH_MS: String(BROWNOUT_REFRESH_MS),
   SEED_DEMO: 'false',

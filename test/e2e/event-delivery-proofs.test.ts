@@ -16,6 +16,9 @@ import { checkedFetch } from '../support/contract.js';
 import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
 import { SPAWNED_ADMIN_KEY, type SpawnedServer, spawnServer } from '../support/spawned-server.js';
+import { until } from '../support/until.js';
+
+const untilWithin = <T>(find: () => T | undefined | Promise<T | undefined>) => until(find, 8000);
 
 const TIMEOUT_MS = 250;
 /** Short attempts (and so a 1.5 s lease); retries far beyond the test, so that the log shows one attempt. */
@@ -50,16 +53,6 @@ async function call<T = Record<string, unknown>>(path: string, method = 'GET', b
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   return { status: seen.status, body: seen.body as T };
-}
-
-async function until<T>(find: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 const deliveredTo = (path: string) => received.filter((r) => r.path === path);
@@ -201,7 +194,7 @@ describe('event delivery proofs', () => {
       await current.exited;
       const firstId = deliveredTo('/crash')[0]?.headers['webhook-id'];
       current = await spawnServer(database, ENV);
-      await until(() => (deliveredTo('/crash').length >= 2 ? true : undefined));
+      await untilWithin(() => (deliveredTo('/crash').length >= 2 ? true : undefined));
       expect(deliveredTo('/crash')[1]?.headers['webhook-id']).toBe(firstId);
       expect((await attempts(hook)).map((a) => [a.eventId, a.status])).toEqual([[firstId, 200]]);
     },
@@ -212,16 +205,16 @@ describe('event delivery proofs', () => {
     const huge = await endpoint('/huge');
     await endpoint('/healthy');
     await placeOrder();
-    await until(() => deliveredTo('/healthy')[0]);
+    await untilWithin(() => deliveredTo('/healthy')[0]);
     await placeOrder(); // while the attempt on /hang is still waiting
-    await until(() => deliveredTo('/healthy')[1]);
-    const [hung] = await until(async () => ((await attempts(hang)).length ? attempts(hang) : undefined));
+    await untilWithin(() => deliveredTo('/healthy')[1]);
+    const [hung] = await untilWithin(async () => ((await attempts(hang)).length ? attempts(hang) : undefined));
     expect(hung).toMatchObject({
       status: null,
       error: `no answer within ${TIMEOUT_MS} ms`,
       nextRetryAt: expect.any(String),
     });
-    const [cut] = await until(async () => ((await attempts(huge)).length ? attempts(huge) : undefined));
+    const [cut] = await untilWithin(async () => ((await attempts(huge)).length ? attempts(huge) : undefined));
     expect(cut).toMatchObject({ status: 500, error: 'answered 500', nextRetryAt: expect.any(String) });
     expect(cut?.durationMs).toBeLessThan(TIMEOUT_MS);
     expect(hugeOutcome).toMatch(/^cut after \d+ MiB$/);

@@ -14,6 +14,7 @@ import { checkedFetch } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
 import { startFixtureServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 const ADMIN_KEY = 'notices-test-admin-key-0123456789';
 const ITEM = 'rest.listProducts';
@@ -34,16 +35,6 @@ async function call<T = Record<string, unknown>>(method: string, path: string, b
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
   });
   return { status: seen.status, body: seen.body as T };
-}
-
-async function until<T>(find: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** A customer with a key and an endpoint at `/<name>` taking both notice types. */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 const ADMIN_KEY = 'webhooks-test-admin-key-0123456789';
 
@@ -37,16 +38,6 @@ async function call<T = Record<string, unknown>>(path: string, init: RequestInit
 }
 const post = <T = Record<string, unknown>>(path: string, body: unknown, key = ADMIN_KEY) =>
   call<T>(path, { method: 'POST', body: JSON.stringify(body), key });
-
-async function until<T>(find: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const deliveredTo = (path: string) => received.filter((r) => r.path === path);
 const typesAt = (path: string) => deliveredTo(path).map((r) => JSON.parse(r.body).type as string);

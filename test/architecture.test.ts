@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -21,8 +21,15 @@ async function depcruise(target: string): Promise<{ code: number; output: string
 }
 
 describe('architecture rules (.dependency-cruiser.cjs)', () => {
+  // One depcruise run over the fixture serves the three cases that read its findings.
+  let fixtureRun: ReturnType<typeof depcruise> | undefined;
+  const fixture = () => {
+    fixtureRun ??= depcruise('test/fixtures/architecture');
+    return fixtureRun;
+  };
+
   it('fail a core module that imports a driver, a transport or generated stubs', async () => {
-    const { code, output } = await depcruise('test/fixtures/architecture');
+    const { code, output } = await fixture();
     expect(code).not.toBe(0);
     expect(output).toMatch(/core-is-transport-and-driver-free: .*imports-a-driver\.ts → node_modules\/pg\//);
     expect(output).toMatch(/core-is-transport-and-driver-free: .*imports-a-driver\.ts → node_modules\/hono\//);
@@ -30,7 +37,7 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
   });
 
   it('fail a type-only import from the core, REST reaching into GraphQL, and an edge helper mounting a transport', async () => {
-    const { output } = await depcruise('test/fixtures/architecture');
+    const { output } = await fixture();
     expect(output).toMatch(
       /core-is-transport-and-driver-free: .*imports-a-transport-type\.ts → .*src\/http\/mounts-rest\.ts/,
     );
@@ -41,7 +48,7 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
   });
 
   it('fail AsyncLocalStorage in the core, a driver in an edge helper, a transport computing VAT or counting uses', async () => {
-    const { output } = await depcruise('test/fixtures/architecture');
+    const { output } = await fixture();
     expect(output).toMatch(/core-passes-context-explicitly: .*src\/core\/keeps-ambient-context\.ts → async_hooks/);
     expect(output).toMatch(/edge-helpers-use-no-driver: .*src\/http\/talks-to-redis\.ts → node_modules\/ioredis\//);
     expect(output).toMatch(
@@ -56,6 +63,28 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     const { code, output } = await depcruise('src');
     expect(output).toContain('no dependency violations found');
     expect(code).toBe(0);
+  });
+});
+
+describe('tests share their workers (vitest.config.ts: isolate false)', () => {
+  // A mocked module or a changed environment would leak into the next file of the same worker.
+  const leaks = /\bvi\.(mock|doMock|stubEnv|stubGlobal)\(|process\.env\.[A-Z_]+\s*=[^=]|delete process\.env/;
+  const tests = (dir: string): string[] =>
+    readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.startsWith('fixtures'))
+      .map((file) => path.join(dir, file));
+
+  it('the check finds a mocked module and a changed environment variable', () => {
+    expect(leaks.test("vi.mock('../src/config.js')")).toBe(true);
+    expect(leaks.test("process.env.DATABASE_URL = 'x'")).toBe(true);
+    expect(leaks.test("process.env.CI === 'true'")).toBe(false);
+  });
+
+  it('no test file mocks a module or changes process.env', () => {
+    const found = [...tests('test'), ...tests('src').filter((file) => file.endsWith('.test.ts'))]
+      .filter((file) => file !== 'test/architecture.test.ts') // its own examples above
+      .filter((file) => leaks.test(readFileSync(path.join(root, file), 'utf8')));
+    expect(found).toEqual([]);
   });
 });
 

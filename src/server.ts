@@ -19,7 +19,7 @@ import { createConfiguredRateLimiter, publicAppSettings } from './compose/settin
 import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
-import { createDeprecationPolicy } from './core/deprecation-policy.js';
+import { createDeprecationPolicy, type UsageCount } from './core/deprecation-policy.js';
 import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
@@ -85,14 +85,12 @@ export async function startServer(
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
   await loadBrownouts(core, logger);
   const stopTimers = startTimers(core, inventory, config, logger);
-  const events = await startEvents(db, store, config, logger);
   const metrics = createMetrics();
   const recorder = await startRecorder(store.usage, config, logger, metrics, now);
-  const deprecationPolicy = createDeprecationPolicy({
-    brownouts: core.brownouts,
-    recorder,
-    onCount: ({ item, kind }) => metrics.deprecatedUsage.inc({ item: item.id, kind }),
-  });
+  const onCount = ({ item, kind }: UsageCount) => metrics.deprecatedUsage.inc({ item: item.id, kind });
+  const deprecationPolicy = createDeprecationPolicy({ brownouts: core.brownouts, recorder, onCount });
+  // Webhook deliveries count uses through the same recorder (src/core/event-deprecations.ts).
+  const events = await startEvents(db, store, config, logger, { projectRoot, registry, recorder, onCount });
   const secrets = await bootstrapInstance(core, store, config);
   const { draining, subscriptions, watchStock } = openStreams(events.feed, store, core, config);
 

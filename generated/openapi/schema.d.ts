@@ -995,7 +995,9 @@ export interface webhooks {
         /**
          * An order was placed
          * @description The order as placed, with its items, amount and `amountDetail`.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["orderCreatedWebhook"];
         delete?: never;
@@ -1016,7 +1018,9 @@ export interface webhooks {
         /**
          * An order changed
          * @description A change of the order's `status`, shipment, `shippingAddress`, `note` or `couponCode` (items are read-only). `data.changes` names the changed members; `data.object` is the order after the change.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["orderUpdatedWebhook"];
         delete?: never;
@@ -1037,7 +1041,9 @@ export interface webhooks {
         /**
          * An order was canceled
          * @description The order was canceled (its stock released, a paid order refunded); `data.object` is the canceled order. A cancellation sends this event only, not `order.updated` too.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["orderCanceledWebhook"];
         delete?: never;
@@ -1058,7 +1064,9 @@ export interface webhooks {
         /**
          * The stock of a SKU changed
          * @description Any change of on-hand or reserved units of one SKU: a reservation, its release, expiry or consumption by shipping, an adjustment. Admins' endpoints only.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["stockChangedWebhook"];
         delete?: never;
@@ -1079,7 +1087,9 @@ export interface webhooks {
         /**
          * An item you use is deprecated
          * @description Sent to the endpoints of the callers that used the item in the last 30 days when an operator announces its deprecation, with its sunset and replacement.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["deprecationAnnouncedWebhook"];
         delete?: never;
@@ -1100,7 +1110,9 @@ export interface webhooks {
         /**
          * A brownout of an item you use is scheduled
          * @description Sent to the endpoints of the callers that used the item in the last 30 days when a brownout window is scheduled for it.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["brownoutScheduledWebhook"];
         delete?: never;
@@ -1121,7 +1133,9 @@ export interface webhooks {
         /**
          * An endpoint was disabled
          * @description The server stopped delivering to one of the owner's endpoints (it answered `410`, or failed for 3 days). Delivered to the owner's other endpoints that take this type, and listed in `GET /v1/events`.
-         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks").
+         *     Signed per Standard Webhooks; answer `2xx` within 10 seconds (see "Events and webhooks"). A delivery
+         *     of a deprecated event type, or whose payload carries a deprecated member, also carries `Deprecation`,
+         *     `Sunset` and `Link`, and counts as a use by the endpoint's key once accepted (see "Events and webhooks").
          */
         post: operations["webhookEndpointDisabledWebhook"];
         delete?: never;
@@ -2061,7 +2075,7 @@ export interface components {
                 /** @description The owner's email. */
                 email: string | null;
             } | null;
-            /** @description Each client seen (`name/version` from `User-Agent`, `unknown`, or `other` past 20 per key). */
+            /** @description Each client seen (`name/version` from `User-Agent`, `unknown`, `webhooks` for deliveries to the key's webhook endpoints, or `other` past 20 per key). */
             clients: {
                 /** @description The client name and version. */
                 client: string;

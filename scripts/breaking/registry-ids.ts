@@ -54,6 +54,10 @@ export function registryIdsOf(
       if (match.on === 'parameter') return change.item === `${operation} ${match.in}:${match.name}`;
       // A retired version covers the removal of every operation under it.
       if (match.on === 'version') return ` ${operation ?? change.item}`.includes(` /${match.version}/`);
+      // An event type is retired by removing its webhook (`webhook order.updated POST`); its payload's
+      // members are items of their own.
+      if (match.on === 'event')
+        return change.rule === 'webhook-removed' && change.item.startsWith(`webhook ${match.type} `);
       const last = change.item.split(/[ .:]/).pop();
       return (
         last === match.path.at(-1) &&

@@ -7,7 +7,8 @@
  *
  * Notations (documented in each contract):
  *   OpenAPI   `deprecated: true` + `x-deprecated-on: YYYY-MM-DD` + `x-sunset: YYYY-MM-DD`
- *             [+ `x-replaced-by: <property, parameter or operationId>`]
+ *             [+ `x-replaced-by: <property, parameter or operationId>`], on an operation of `paths:` or of
+ *             `webhooks:` (an event type, replaced by another webhook's operationId), a parameter, a property
  *   GraphQL   `@deprecated(reason: "[Use `<field>`. ]… Deprecated: YYYY-MM-DD. Sunset: YYYY-MM-DD.")`
  *   proto     `[deprecated = true]` / `option deprecated = true;` + the same two dates in its comment
  *             [+ `Replaced by: <field>.`]
@@ -75,6 +76,7 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
   const openapi = parseYaml(readFileSync(path.join(contractsDir, 'openapi.yaml'), 'utf8'));
   const candidates = [
     ...openapiCandidates(openapi),
+    ...webhookCandidates(openapi),
     ...versionCandidates(openapi),
     ...graphqlCandidates(buildSchema(readFileSync(path.join(contractsDir, 'schema.graphql'), 'utf8'))),
     // Every package under inventory/ (inventory.v1, and inventory.v2 once a version is cut beside it).
@@ -238,6 +240,39 @@ function versionCandidates(document: Json): Candidate[] {
       where: `openapi.yaml info.x-versions.${version}`,
     };
   });
+}
+
+/**
+ * The event types of the REST contract's `webhooks:` section, each an item `rest.<operationId>` (named
+ * `webhook <type>`) that every delivery of the type uses; deprecated like any operation, and replaced by
+ * another webhook.
+ */
+function webhookCandidates(document: Json): Candidate[] {
+  const found: Candidate[] = [];
+  const operationIds: string[] = [];
+  const webhooks = siblingsOf('webhook (operationId) of openapi.yaml', () => operationIds);
+  for (const [type, pathItem] of Object.entries((document.webhooks ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const operation = pathItem[method] as Json | undefined;
+      const operationId = operation?.operationId;
+      if (!operation || typeof operationId !== 'string') continue;
+      operationIds.push(operationId);
+      found.push({
+        id: `rest.${operationId}`,
+        protocol: 'rest',
+        name: `webhook ${type}`,
+        reason: typeof operation.description === 'string' ? operation.description.trim() : null,
+        match: { on: 'event', type },
+        deprecated: operation.deprecated === true,
+        date: operation['x-sunset'],
+        since: operation['x-deprecated-on'],
+        replacedBy: operation['x-replaced-by'],
+        siblings: webhooks,
+        where: `openapi.yaml webhook ${type} (${operationId})`,
+      });
+    }
+  }
+  return found;
 }
 
 function openapiCandidates(document: Json): Candidate[] {

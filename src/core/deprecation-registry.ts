@@ -4,7 +4,7 @@
  *
  * Item ids are stable, protocol-prefixed and path-safe (only `A-Z a-z 0-9 . _ -`), so they travel in a URL
  * path segment without encoding:
- *   rest.<operationId>                        an operation
+ *   rest.<operationId>                        an operation, or a webhook (an event type) of `webhooks:`
  *   rest.<operationId>.<in>.<name>            a parameter (in: query, header, path)
  *   rest.<operationId>.body.<member>          a member of an inline request body
  *   rest.<Schema>.<property>[.<property>…]    a property of a component schema (request or response)
@@ -17,14 +17,16 @@
 /** The pattern every item id matches (also the `{item}` path parameter's pattern in the contract). */
 export const ITEM_ID = /^(rest|graphql|grpc)\.[A-Za-z0-9_.-]{1,200}$/;
 
-/** What a REST item is attached to, for matching requests at run time. */
+/** What a REST item is attached to, for matching requests (and webhook deliveries) at run time. */
 export type RestMatch =
   | { on: 'operation'; operationId: string }
   | { on: 'parameter'; operationId: string; in: string; name: string }
   | { on: 'body'; operationId: string; path: string[] }
   | { on: 'property'; schema: string; path: string[] }
   /** Every request under a version (`v1`); its replacement is the version callers move to (`v2`). */
-  | { on: 'version'; version: string };
+  | { on: 'version'; version: string }
+  /** Every webhook delivery of an event type (`order.updated`), the key of `webhooks:` in the contract. */
+  | { on: 'event'; type: string };
 
 /** What a GraphQL item is: a field or input field (`Type.field`), an argument, an enum value. */
 export type GraphqlMatch =

@@ -71,6 +71,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const secret = newSecret();
       const endpoint = await webhooks.insert({
         userId: caller.userId,
+        apiKeyId: caller.apiKeyId,
         allOwners: caller.role === 'admin',
         url: input.url,
         events: [...new Set(input.events)],

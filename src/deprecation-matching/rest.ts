@@ -115,7 +115,7 @@ function operationsWith(byOperation: Map<string, OperationItems>, id: string, an
 }
 
 /** The contract's schemas as far as the registry's properties go. */
-interface Reachability {
+export interface Reachability {
   resolve(ref: string): Json;
   /** Whether a schema is the list envelope (`{items, hasNext, …}`). */
   isListEnvelope(schema: Json): boolean;
@@ -175,7 +175,8 @@ function operationItems(rest: RegistryItem[], operationId: string, operation: Js
   return entry;
 }
 
-function reachability(rest: RegistryItem[], document: Json): Reachability {
+/** Where the registry's REST properties sit in instances of the contract's schemas. */
+export function reachability(rest: RegistryItem[], document: Json): Reachability {
   const properties = new Map<string, RegistryItem>();
   for (const item of rest) {
     const match = item.match as RestMatch;

@@ -87,6 +87,8 @@ export function apiKeyStore(db: Database): Store['apiKeys'] {
             WHERE id = $1 RETURNING *`,
           [id, created.id, oldEndsAt],
         );
+        // The old key's webhook endpoints are the successor's now: their deliveries count as its uses.
+        await tx.query('UPDATE webhook_endpoints SET api_key_id = $2 WHERE api_key_id = $1', [id, created.id]);
         return { old: toApiKey(rows[0] as Record<string, unknown>), successor: created };
       });
     },

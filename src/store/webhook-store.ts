@@ -7,6 +7,7 @@ import { writeEvents } from './outbox.js';
 const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint => ({
   id: row.id as number,
   userId: row.user_id as number,
+  apiKeyId: (row.api_key_id as number | null) ?? null,
   allOwners: row.all_owners as boolean,
   url: row.url as string,
   events: row.events as EventType[],
@@ -42,6 +43,13 @@ const toStoredEvent = (row: Record<string, unknown>): StoredEvent => ({
 
 const NOW = `date_trunc('milliseconds', now())`;
 
+/**
+ * The key a delivery of an endpoint without a registering key counts for: its owner's newest key that is
+ * neither revoked nor rotated out, else its newest key (none: anonymous).
+ */
+const OWNERS_NEWEST_KEY = `SELECT k.id FROM api_keys k WHERE k.user_id = w.user_id
+  ORDER BY (k.revoked_at IS NULL AND k.replaced_by IS NULL) DESC, k.id DESC LIMIT 1`;
+
 /** Webhook endpoints, deliveries and attempts in PostgreSQL. */
 export function webhookStore(db: Database): WebhookStore {
   return { ...endpointStore(db), ...deliveryStore(db) };
@@ -50,11 +58,11 @@ export function webhookStore(db: Database): WebhookStore {
 /** The endpoints and their log. */
 function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record'> {
   return {
-    async insert(endpoint) {
+    async insert({ userId, apiKeyId, allOwners, url, events, description, secret }) {
       const rows = await db.query(
-        `INSERT INTO webhook_endpoints (user_id, all_owners, url, events, description, secret)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-        [endpoint.userId, endpoint.allOwners, endpoint.url, endpoint.events, endpoint.description, endpoint.secret],
+        `INSERT INTO webhook_endpoints (user_id, api_key_id, all_owners, url, events, description, secret)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+        [userId, apiKeyId, allOwners, url, events, description, secret],
       );
       return toEndpoint(rows[0] as Record<string, unknown>);
     },
@@ -145,7 +153,8 @@ function deliveryStore(db: Database): Pick<WebhookStore, 'claimDue' | 'record'> 
         const details = await tx.query(
           `SELECT d.id AS delivery_id, d.attempts, w.*, w.id AS endpoint_id, e.seq AS event_seq, e.type AS event_type,
                   e.created_at AS event_created_at, e.owner_user_id, e.subject, e.data, e.id AS event_id,
-                  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS signing_previous
+                  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS signing_previous,
+                  COALESCE(w.api_key_id, (${OWNERS_NEWEST_KEY})) AS owner_key_id
              FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
             WHERE d.id = ANY ($1::bigint[]) ORDER BY d.id`,
           [rows.map((row) => row.id)],
@@ -153,7 +162,7 @@ function deliveryStore(db: Database): Pick<WebhookStore, 'claimDue' | 'record'> 
         return details.map((row) => ({
           id: row.delivery_id as number,
           attempts: row.attempts as number,
-          endpoint: toEndpoint({ ...row, id: row.endpoint_id }),
+          endpoint: toEndpoint({ ...row, id: row.endpoint_id, api_key_id: row.owner_key_id }),
           secrets: [row.secret as string, ...(row.signing_previous ? [row.signing_previous as string] : [])],
           event: toStoredEvent(row),
         }));

@@ -3,6 +3,7 @@
  * through FOR UPDATE SKIP LOCKED and a lease), sends each once, records the outcome the core decides.
  * Woken by the event feed when an event commits, and by a poll for retries and missed notifications.
  */
+import type { DeprecationsOfDelivery } from '../core/event-deprecations.js';
 import { toEnvelope } from '../core/events.js';
 import type { WebhookStore } from '../core/ports/index.js';
 import { type AttemptResult, attemptRecord } from '../core/webhook-delivery.js';
@@ -21,6 +22,12 @@ export interface DispatcherOptions {
   leaseMs: number;
   onError: (error: unknown) => void;
   now?: () => Date;
+  /**
+   * The deprecated and watched items a delivery carries (src/core/event-deprecations.ts): their signal
+   * headers go with each attempt, and their uses are counted once an attempt is accepted. Absent when no
+   * item touches an event.
+   */
+  deprecations?: DeprecationsOfDelivery | undefined;
 }
 
 /** Creates a dispatcher; `start` begins polling, `wake` runs a round now, `stop` waits for the one in flight. */
@@ -36,13 +43,19 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
       const claimed = await options.store.claimDue(BATCH, options.leaseMs);
       await Promise.all(
         claimed.map(async (delivery) => {
+          const envelope = toEnvelope(delivery.event);
+          const deprecations = options.deprecations?.(delivery, envelope);
           const result = await options.send({
             url: delivery.endpoint.url,
             id: delivery.event.id,
             secrets: delivery.secrets,
-            body: JSON.stringify(toEnvelope(delivery.event)),
+            body: JSON.stringify(envelope),
+            ...(deprecations ? { headers: deprecations.headers } : {}),
           });
-          await options.store.record(attemptRecord(delivery, result, { now: now(), schedule: options.schedule }));
+          const record = attemptRecord(delivery, result, { now: now(), schedule: options.schedule });
+          await options.store.record(record);
+          // Counted once the accepted attempt is recorded: a retry of an unrecorded one would count again.
+          if (record.state === 'succeeded') deprecations?.accepted();
         }),
       );
       if (claimed.length < BATCH || stopped) return;

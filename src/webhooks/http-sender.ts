@@ -23,6 +23,8 @@ export interface WebhookMessage {
   id: string;
   secrets: readonly string[];
   body: string;
+  /** More headers (the deprecation signals); they cannot replace the ones below. */
+  headers?: Record<string, string>;
 }
 
 /** Resolves a host with the system resolver, every address. */
@@ -68,6 +70,7 @@ export function createWebhookSender({
           lookup: pin,
           timeout: timeoutMs,
           headers: {
+            ...message.headers,
             'content-type': 'application/json',
             'user-agent': 'order-api-webhooks/1',
             'webhook-id': message.id,

@@ -1,6 +1,14 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { UsageCount } from '../core/deprecation-policy.js';
+import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { createDeliveryDeprecations, type DeprecationsOfDelivery } from '../core/event-deprecations.js';
 import type { Store, WebhookStore } from '../core/ports/index.js';
+import type { UsageRecorder } from '../core/usage-recorder.js';
+import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
+import { versionMounts } from '../http/version-mounts.js';
 import type { Database } from '../store/database.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import { createWebhookDispatcher } from './dispatcher.js';
@@ -14,8 +22,15 @@ const LEASE_PER_TIMEOUT = 6;
  * event commits (its deliveries were queued in the same transaction) and by its own poll for retries.
  * The server stops it on drain.
  */
-export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, config: Config, logger: Logger) {
+export function startWebhookDispatcher(
+  store: WebhookStore,
+  feed: EventFeed,
+  config: Config,
+  logger: Logger,
+  deprecations?: DeprecationsOfDelivery,
+) {
   const dispatcher = createWebhookDispatcher({
+    deprecations,
     store,
     send: createWebhookSender({
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -39,10 +54,40 @@ export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, con
   };
 }
 
+/** What webhook deliveries count the uses of deprecated and watched items with. */
+export interface DeliveryUsage {
+  /** The checkout whose contract the registry was built from. */
+  projectRoot: string;
+  registry: DeprecationRegistry;
+  recorder: Pick<UsageRecorder, 'record'>;
+  onCount: (count: UsageCount) => void;
+}
+
+/**
+ * The deprecations of deliveries (src/core/event-deprecations.ts), indexed once from the registry and the
+ * published JSON form of the contract (generated/contracts/openapi.json, kept equal to the YAML by
+ * `npm run check:generated`; parsing the YAML again would cost a second at start). Undefined, and the
+ * contract unread, when no item can touch an event.
+ */
+async function deliveryDeprecations(usage: DeliveryUsage, config: Config) {
+  if (!registryTouchesEvents(usage.registry)) return undefined;
+  const file = path.join(usage.projectRoot, 'generated/contracts/openapi.json');
+  const document = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  const mounts = versionMounts(document);
+  return createDeliveryDeprecations({
+    index: eventItemIndex(usage.registry, document),
+    recorder: usage.recorder,
+    onCount: usage.onCount,
+    usageBase: mounts.prefix(mounts.current),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+  });
+}
+
 /** One event feed per process (one LISTEN), and the webhook dispatcher woken by it; streams subscribe to it too. */
-export async function startEvents(db: Database, store: Store, config: Config, logger: Logger) {
+export async function startEvents(db: Database, store: Store, config: Config, logger: Logger, usage: DeliveryUsage) {
+  const deprecations = await deliveryDeprecations(usage, config);
   const feed = await createEventFeed(db, store.events);
-  const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger);
+  const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations);
   return {
     feed,
     /** Stops the dispatcher (after its attempts in flight), then the feed. */

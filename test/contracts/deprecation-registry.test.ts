@@ -164,3 +164,59 @@ describe('the registry builder: replacements', () => {
     expect(item('graphql.Order.amount')?.replacement).toBe('amountDetail');
   });
 });
+
+describe('the registry builder: webhooks', () => {
+  const withWebhooks = (updated: string) => `${openapi()}webhooks:
+  order.created:
+    post:
+      operationId: orderCreatedWebhook
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/Order' } } } }
+      responses: { '200': { description: ok } }
+  order.updated:
+    post:
+      operationId: orderUpdatedWebhook
+      description: Use order.changed.
+${updated}      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/Order' } } } }
+      responses: { '200': { description: ok } }
+  order.changed:
+    post:
+      operationId: orderChangedWebhook
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/Order' } } } }
+      responses: { '200': { description: ok } }
+`;
+
+  it('makes a deprecated webhook an item of its event type, with its dates and replacement', () => {
+    const { problems, item } = build({
+      openapi: withWebhooks(
+        "      deprecated: true\n      x-deprecated-on: '2026-12-01'\n      x-sunset: '2027-06-01'\n      x-replaced-by: orderChangedWebhook\n",
+      ),
+      watched: 'watched:\n  - { item: rest.orderCreatedWebhook }\n',
+    });
+    expect(problems).toEqual([]);
+    expect(item('rest.orderUpdatedWebhook')).toMatchObject({
+      protocol: 'rest',
+      status: 'deprecated',
+      name: 'webhook order.updated',
+      deprecated: '2026-12-01',
+      sunset: '2027-06-01',
+      replacement: 'orderChangedWebhook',
+      reason: 'Use order.changed.',
+      link: '/docs/deprecations#rest.orderUpdatedWebhook',
+      match: { on: 'event', type: 'order.updated' },
+    });
+    // Watched by id, like any item; a webhook neither deprecated nor watched is no item.
+    expect(item('rest.orderCreatedWebhook')).toMatchObject({ status: 'watched', match: { on: 'event' } });
+    expect(item('rest.orderChangedWebhook')).toBeUndefined();
+  });
+
+  it('holds a deprecated webhook to the same dates as any operation, and its replacement to another webhook', () => {
+    const { problems } = build({
+      openapi: withWebhooks("      deprecated: true\n      x-sunset: '2027-02-30'\n      x-replaced-by: listOrders\n"),
+    });
+    expect(problems).toEqual([
+      'openapi.yaml webhook order.updated (orderUpdatedWebhook): replacement "listOrders" names no webhook (operationId) of openapi.yaml',
+      'openapi.yaml webhook order.updated (orderUpdatedWebhook): sunset "2027-02-30" is not a real date (YYYY-MM-DD)',
+      'openapi.yaml webhook order.updated (orderUpdatedWebhook): deprecated without the date it was deprecated on',
+    ]);
+  });
+});

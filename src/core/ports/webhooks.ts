@@ -7,6 +7,12 @@ export type DisabledReason = 'requested' | 'gone' | 'failing';
 export interface WebhookEndpoint {
   id: number;
   userId: number;
+  /**
+   * The API key that registered it (its successor after a rotation): a delivery that carries a deprecated
+   * or watched item counts as a use by this key. Null when unknown (an endpoint older than the column, or
+   * registered without a key); a claimed delivery then names the owner's newest active key.
+   */
+  apiKeyId: number | null;
   /** An admin's endpoint receives every event of its types; a customer's only its own. */
   allOwners: boolean;
   url: string;
@@ -59,7 +65,9 @@ export interface AttemptRecord {
 /** Webhook endpoints, their queued deliveries and the log of attempts. */
 export interface WebhookStore {
   insert(
-    endpoint: Pick<WebhookEndpoint, 'userId' | 'allOwners' | 'url' | 'events' | 'description'> & { secret: string },
+    endpoint: Pick<WebhookEndpoint, 'userId' | 'apiKeyId' | 'allOwners' | 'url' | 'events' | 'description'> & {
+      secret: string;
+    },
   ): Promise<WebhookEndpoint>;
   get(id: number): Promise<WebhookEndpoint | undefined>;
   /** Newest first, below an id. */

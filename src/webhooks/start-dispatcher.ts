@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store, WebhookStore } from '../core/ports/index.js';
+import { startMailDispatcher } from '../mail/start-mail-dispatcher.js';
 import type { Database } from '../store/database.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import { createWebhookDispatcher } from './dispatcher.js';
@@ -39,15 +40,19 @@ export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, con
   };
 }
 
-/** One event feed per process (one LISTEN), and the webhook dispatcher woken by it; streams subscribe to it too. */
+/**
+ * One event feed per process (one LISTEN), and the webhook dispatcher and (with SMTP_URL) the notice mail
+ * dispatcher woken by it; streams subscribe to it too.
+ */
 export async function startEvents(db: Database, store: Store, config: Config, logger: Logger) {
   const feed = await createEventFeed(db, store.events);
   const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger);
+  const mail = startMailDispatcher(store.noticeMails, feed, config, logger);
   return {
     feed,
-    /** Stops the dispatcher (after its attempts in flight), then the feed. */
+    /** Stops the dispatchers (after their attempts in flight), then the feed. */
     async stop() {
-      await dispatcher.stop();
+      await Promise.all([dispatcher.stop(), mail?.stop()]);
       await feed.close();
     },
   };

@@ -1,4 +1,7 @@
-/** A deprecation notice as the usage store sends and records it (kept apart from the mail, so brownouts need no event policy). */
+/**
+ * The deprecation notice an admin asks for, as the usage store sends and records it (apart from
+ * notice-mail.ts, which the brownout service imports, so that it does not depend on the event policy).
+ */
 import type { RegistryItem } from './deprecation-registry.js';
 import { noticeSinceDay } from './event-policy.js';
 import { announcementOf, deprecationMail } from './notice-mail.js';

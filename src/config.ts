@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parsePrivateKey } from './core/evidence-signature.js';
+import { DEFAULT_MAIL_RETRY_SECONDS } from './core/mail-delivery.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -48,6 +49,13 @@ const environment = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).default('Order API <noreply@localhost>'),
+  SMTP_RETRY_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'a comma-separated list of seconds')
+    .default(DEFAULT_MAIL_RETRY_SECONDS.join(','))
+    .transform((text) => text.split(',').map(Number)),
+  SMTP_TIMEOUT_MS: positiveInt.default(10_000),
+  SMTP_POLL_MS: positiveInt.default(5000),
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
   IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),

@@ -656,17 +656,26 @@ export interface paths {
         /**
          * List the notices recorded for an item
          * @description Admins only. The notices recorded about the item (`POST` on this path), every key's, newest first
-         *     unless `sort` says otherwise. A list like every other: the envelope, cursor paging (`cursor`,
-         *     `size`, `withTotal`) and `sort`; a cursor is bound to the item as well.
+         *     unless `sort` says otherwise, each with its `deliveries` (webhook and e-mail) as they went: what
+         *     reached the caller, not what was meant to. A list like every other: the envelope, cursor paging
+         *     (`cursor`, `size`, `withTotal`) and `sort`; a cursor is bound to the item as well.
          */
         get: operations["listDeprecationNotices"];
         put?: never;
         /**
-         * Record that callers were notified
-         * @description Admins only. Records that the owners of these API keys were told about the item (when, by which
-         *     channel), so that the callers report separates notified from not-yet-notified callers. Every key
-         *     must exist. The answer is the list envelope holding the notices recorded, one per key, in one page
-         *     (`hasNext` is `false`); `GET` on this path pages through all of them.
+         * Send the item's notice to its callers
+         * @description Admins only. Sends the item's notice and records it, so that the callers report separates
+         *     notified from not-yet-notified callers. The server writes one `deprecation.announced` event per
+         *     owner of the keys, delivered to that owner's webhook endpoints taking the type (and with e-mail
+         *     configured, one e-mail to the owner's address), and records one notice per key naming its event.
+         *     Which keys: `apiKeyIds` names them (every key must exist, else `400`); without `apiKeyIds`,
+         *     every key that used the item, or met it in a brownout window, in the 30 UTC days up to today (the
+         *     callers a brownout of the item is announced to; uses an instance has not flushed yet do not count).
+         *     An item that no key used in those days gets `201` with an empty `items` list: nobody is notified
+         *     and nothing is recorded. The answer is the list envelope holding the notices recorded, one per key,
+         *     in one page (`hasNext` is `false`), each with its `deliveries` queued (`pending`); the sending
+         *     happens after the answer, so `GET` on this path (which pages through all the notices) shows how
+         *     each delivery ended.
          */
         post: operations["createDeprecationNotices"];
         delete?: never;
@@ -2130,7 +2139,7 @@ export interface components {
             /** @description Only with `withTotal=true`. */
             totalCount?: number;
         };
-        /** @description A notice sent to the owner of an API key. */
+        /** @description A notice sent to the owner of an API key, with how its deliveries went. */
         DeprecationNotice: {
             /** @description The key whose owner was notified. */
             apiKeyId: number;
@@ -2146,15 +2155,59 @@ export interface components {
              *     server sent notices, or for a key without an owner.
              */
             eventId?: string | null;
+            /**
+             * @description Each delivery of the notice's event to its owner, as the server recorded it: one per webhook
+             *     endpoint of the owner that takes `deprecation.announced`, and one e-mail when the server mails
+             *     (`SMTP_URL`) and the owner has an address. Empty when the owner has neither, and for a notice
+             *     without `eventId`. Several keys of one owner share one event, so their notices show the same
+             *     deliveries.
+             */
+            deliveries: components["schemas"]["NoticeDelivery"][];
+        };
+        /** @description One delivery of a notice's event, by webhook or by e-mail, and how it went so far. */
+        NoticeDelivery: {
+            /**
+             * @description How it is delivered. New channels may be added; show an unknown one as it is.
+             * @enum {string}
+             */
+            channel: "webhook" | "email";
+            /** @description The webhook endpoint (`webhook`); `null` for e-mail. */
+            endpointId: number | null;
+            /** @description The address mailed (`email`); `null` for a webhook. */
+            to: string | null;
+            /**
+             * @description `pending`: not yet delivered, an attempt is due (retries back off); `succeeded`: the receiver
+             *     answered `2xx`, or the SMTP server accepted the message; `failed`: given up (attempts spent, a
+             *     permanent SMTP refusal, or the endpoint was disabled).
+             * @enum {string}
+             */
+            state: "pending" | "succeeded" | "failed";
+            /** @description Attempts made so far. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the last attempt was made; `null` before the first.
+             */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was delivered; `null` unless `succeeded`.
+             */
+            succeededAt: string | null;
+            /** @description Why the last attempt failed; `null` after a success or before the first attempt. */
+            error: string | null;
         };
         /**
          * @description Who is notified, when and how: the server sends one `deprecation.announced` event to each owner
-         *     of the keys (pick them from the item's callers, those that used it in the last 30 days) and records
-         *     each notice with its event.
+         *     of the keys and records each notice with its event. Name the keys (pick them from the item's
+         *     callers) or leave `apiKeyIds` out to notify every key that used the item in the last 30 days.
          */
         DeprecationNoticeCreate: {
-            /** @description The keys whose owners were notified. */
-            apiKeyIds: components["schemas"]["Id"][];
+            /**
+             * @description The keys whose owners are notified. Optional: without it, every key that used the item (or met
+             *     it in a brownout window) in the 30 UTC days up to today, possibly none.
+             */
+            apiKeyIds?: components["schemas"]["Id"][];
             /** @description How they were notified, e.g. `email`. */
             channel: string;
             /** @description A free note. */

@@ -7,7 +7,8 @@
  *   npm run brownouts -- cancel <id>
  *
  * Running servers pick a change up within BROWNOUT_REFRESH_MS. From the database the server uses (see
- * src/cli/cli-support.ts); in a production install: `node dist/src/cli/brownouts.js list`.
+ * src/cli/cli-support.ts); in a production install: `node dist/src/cli/brownouts.js list`. With SMTP_URL set
+ * (as the server's), `schedule` queues the notice mails, which a server's mail dispatcher sends.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
@@ -57,6 +58,8 @@ runCommand(async () => {
       registry,
       noticeDays: config.BROWNOUT_NOTICE_DAYS,
       maxMinutes: config.BROWNOUT_MAX_MINUTES,
+      // Queued with the events; a running server's mail dispatcher (or the next one started) sends them.
+      mailNotices: config.SMTP_URL !== undefined,
     });
     if (command === 'schedule' && argument) {
       const window = await brownouts.schedule(OPERATOR, {

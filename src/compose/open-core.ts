@@ -10,7 +10,6 @@ import { publicKeyPem } from '../core/evidence-signature.js';
 import { createCore } from '../core/index.js';
 import { createInventoryService } from '../core/inventory.js';
 import { createInventoryClient } from '../grpc/inventory-client.js';
-import { smtpMailer } from '../mail/smtp-mailer.js';
 import { traceCore } from '../observability/trace-core.js';
 import { traceDatabase } from '../observability/trace-database.js';
 import { activeTracer } from '../observability/tracing.js';
@@ -51,7 +50,8 @@ export async function openCore(config: Config, logger: Logger, registry: Depreca
     webhookTargets: { resolve: resolveHost, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
     brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
-    ...(config.SMTP_URL ? { mailer: smtpMailer(config.SMTP_URL, config.SMTP_FROM) } : {}),
+    // With SMTP_URL, notices queue their e-mail with their events; the mail dispatcher (src/mail) sends it.
+    mailNotices: config.SMTP_URL !== undefined,
     ...(now ? { now } : {}),
   });
   // The key that signs usage exports: configured, or generated on the first start and kept in the database;

@@ -11,9 +11,8 @@ import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError, invalidInput } from './errors.js';
-import { brownoutMail, mailAll } from './notice-mail.js';
+import { brownoutMails } from './notice-mail.js';
 import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
-import type { Mailer } from './ports/mail.js';
 
 export type { BrownoutWindow } from './ports/brownouts.js';
 
@@ -45,8 +44,8 @@ export interface BrownoutOptions {
   noticeDays?: number;
   /** The longest window, in minutes (default 24 hours). */
   maxMinutes?: number;
-  /** Mails each notified caller (SMTP_URL); absent: nothing is mailed. */
-  mailer?: Mailer;
+  /** Whether each notified caller is also mailed (SMTP_URL): the mail is queued with the event. */
+  mailNotices?: boolean;
 }
 
 /** Where a window stands. */
@@ -70,7 +69,7 @@ export function createBrownoutService({
   now = () => new Date(),
   noticeDays = 7,
   maxMinutes = 24 * 60,
-  mailer,
+  mailNotices = false,
 }: BrownoutOptions) {
   const items = new Map(registry.items.map((item) => [item.id, item]));
   const live = createLiveWindows(store, now, registry);
@@ -87,17 +86,13 @@ export function createBrownoutService({
       requireAdmin(caller, 'schedule brownouts');
       const scheduledAt = now();
       const item = checkedWindow(input, items.get(input.item), { scheduledAt, noticeDays, maxMinutes });
-      const stored = await store.schedule({
-        item: item.id,
-        startsAt: input.startsAt,
-        endsAt: input.endsAt,
-        note: input.note ?? null,
-        scheduledAt,
-        scheduledBy: caller.userId,
-      });
+      const { startsAt, endsAt } = input;
+      const stored = await store.schedule(
+        { item: item.id, startsAt, endsAt, note: input.note ?? null, scheduledAt, scheduledBy: caller.userId },
+        brownoutMails(mailNotices, item, input),
+      );
       if ('overlaps' in stored) throw overlapping(stored.overlaps);
       await refresh();
-      await mailAll(mailer, stored.notified, (eventId) => brownoutMail(item, stored.window, eventId));
       return stored.window;
     },
 

@@ -1,5 +1,5 @@
 /** The callers report of one item: usage rows folded per caller, client and day. */
-import type { CallerUsage, Notice, UsageKind } from './ports/usage.js';
+import type { CallerUsage, RecordedNotice, UsageKind } from './ports/usage.js';
 
 /** Counts of one caller, one client or one day. */
 export interface Counts {
@@ -21,7 +21,7 @@ export interface CallerReport extends Counts {
   /** Whether the caller was first seen refused in a brownout window (never measured using it before). */
   surfacedByBrownout: boolean;
   daily: Array<Counts & { day: string }>;
-  notices: Array<{ channel: string; notifiedAt: Date; note: string | null; eventId: string | null }>;
+  notices: Array<Pick<RecordedNotice, 'channel' | 'notifiedAt' | 'note' | 'eventId' | 'deliveries'>>;
 }
 
 const addCounts = (into: Counts, kind: UsageKind, count: number) => {
@@ -32,7 +32,7 @@ const addCounts = (into: Counts, kind: UsageKind, count: number) => {
 const noCounts = (): Counts => ({ uses: 0, replacementUses: 0, brownoutHits: 0 });
 
 /** Folds the usage rows of one item into one report per caller, most recent use first. */
-export function callerReports(rows: CallerUsage[], notices: Notice[]): CallerReport[] {
+export function callerReports(rows: CallerUsage[], notices: RecordedNotice[]): CallerReport[] {
   const byKey = new Map<number, CallerReport & { firstUse?: Date; firstBrownout?: Date }>();
   for (const row of rows) {
     let report = byKey.get(row.apiKeyId);
@@ -50,7 +50,13 @@ export function callerReports(rows: CallerUsage[], notices: Notice[]): CallerRep
         daily: [],
         notices: notices
           .filter((notice) => notice.apiKeyId === row.apiKeyId)
-          .map(({ channel, notifiedAt, note, eventId }) => ({ channel, notifiedAt, note, eventId })),
+          .map(({ channel, notifiedAt, note, eventId, deliveries }) => ({
+            channel,
+            notifiedAt,
+            note,
+            eventId,
+            deliveries,
+          })),
       };
       byKey.set(row.apiKeyId, report);
     }

@@ -10,13 +10,13 @@ import type { BrownoutService, BrownoutWindow } from './brownouts.js';
 import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
 import { type CallerReport, callerReports } from './deprecation-callers.js';
+import { deprecationNotice, type NoticeInput } from './deprecation-notice.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { DomainError } from './errors.js';
-import { announcementOf, deprecationMail, mailAll } from './notice-mail.js';
-import type { Mailer } from './ports/mail.js';
 import type { UsageKind, UsagePort, UsageTotal } from './ports/usage.js';
 
 export type { CallerReport } from './deprecation-callers.js';
+export type { NoticeInput } from './deprecation-notice.js';
 export type { RecordedNotice } from './ports/usage.js';
 
 /** Where an item stands in its retirement. */
@@ -39,14 +39,6 @@ export interface ItemReport {
   brownoutHits: RecentUses;
   /** Windows announced or running. */
   brownouts: BrownoutWindow[];
-}
-
-/** Input of a notice record. */
-export interface NoticeInput {
-  apiKeyIds: number[];
-  channel: string;
-  note?: string;
-  notifiedAt?: Date;
 }
 
 /** One item of the published registry: the contract's facts, its state and its announced windows. */
@@ -84,8 +76,8 @@ export interface DeprecationDeps {
   usage: UsagePort;
   brownouts?: Pick<BrownoutService, 'announced'>;
   now?: () => Date;
-  /** Mails each notice (SMTP_URL); absent: nothing is mailed. */
-  mailer?: Mailer;
+  /** Whether each notified owner is also mailed (SMTP_URL): the mail is queued with the event. */
+  mailNotices?: boolean;
 }
 
 /** The report service over the registry, the usage store and the brownout windows. */
@@ -94,7 +86,7 @@ export function createDeprecationService({
   usage,
   brownouts,
   now = () => new Date(),
-  mailer,
+  mailNotices = false,
 }: DeprecationDeps) {
   const itemOf = itemLookup(registry);
   const announced = (id: string) => brownouts?.announced(id) ?? [];
@@ -156,29 +148,19 @@ export function createDeprecationService({
     },
 
     /**
-     * Sends the item's notice to the owners of these keys: one `deprecation.announced` event per owner (and
-     * an e-mail with SMTP_URL), each notice recorded with its event.
+     * Sends the item's notice to the owners of the named keys, or of every key that used the item in the 30
+     * days up to now (none: an empty list): one `deprecation.announced` event per owner, with its e-mail
+     * queued (SMTP_URL); one notice recorded per key with its event and its deliveries (pending).
      */
     async notify(caller: Caller, id: string, input: NoticeInput) {
       requireAdmin(caller, 'record deprecation notices');
-      const item = itemOf(id);
-      const sent = await usage.addNotices(noticesOf(id, input, now()), caller.userId, announcementOf(item));
+      const request = deprecationNotice(itemOf(id), input, { at: now(), recordedBy: caller.userId, mailNotices });
+      const sent = await usage.addNotices(request);
       if (sent.unknownKeys.length > 0) throw unknownKeysError(sent.unknownKeys);
-      await mailAll(mailer, sent.notified, (eventId) => deprecationMail(item, eventId));
       return sent.recorded;
     },
   };
 }
-
-/** One notice per distinct key. */
-const noticesOf = (item: string, input: NoticeInput, at: Date) =>
-  [...new Set(input.apiKeyIds)].map((apiKeyId) => ({
-    item,
-    apiKeyId,
-    channel: input.channel,
-    note: input.note ?? null,
-    notifiedAt: input.notifiedAt ?? at,
-  }));
 
 /** Finds a registry item by id, or NOT_FOUND. */
 function itemLookup(registry: DeprecationRegistry): (id: string) => RegistryItem {

@@ -15,7 +15,6 @@ import { createEventList } from './event-list.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createOrderService } from './orders.js';
 import type { InventoryPort, Store } from './ports/index.js';
-import type { Mailer } from './ports/mail.js';
 import { createProductService } from './products.js';
 import { createUserService } from './users.js';
 import { createWebhookService } from './webhook-endpoints.js';
@@ -47,8 +46,11 @@ export interface CoreOptions {
   brownoutNoticeDays?: number;
   /** The longest brownout window in minutes (default 24 hours). */
   brownoutMaxMinutes?: number;
-  /** Mails deprecation and brownout notices to the notified callers (SMTP_URL); none by default. */
-  mailer?: Mailer;
+  /**
+   * Whether deprecation and brownout notices are also mailed to the notified callers (SMTP_URL): each mail
+   * is queued in the transaction of its event and sent by the mail dispatcher. Off by default.
+   */
+  mailNotices?: boolean;
 }
 
 /** The assembled core. */
@@ -77,14 +79,14 @@ export async function createCore(options: CoreOptions) {
     ...clock,
     ...(options.brownoutNoticeDays !== undefined ? { noticeDays: options.brownoutNoticeDays } : {}),
     ...(options.brownoutMaxMinutes !== undefined ? { maxMinutes: options.brownoutMaxMinutes } : {}),
-    ...(options.mailer ? { mailer: options.mailer } : {}),
+    mailNotices: options.mailNotices ?? false,
   });
   const deprecations = createDeprecationService({
     registry,
     usage: store.usage,
     brownouts,
     ...clock,
-    ...(options.mailer ? { mailer: options.mailer } : {}),
+    mailNotices: options.mailNotices ?? false,
   });
   return {
     cursors,

@@ -1,25 +1,17 @@
-/** E-mail for notices about deprecated items: one message per notified user that has an address. */
+/**
+ * E-mail of notices about deprecated items: one message per notified user that has an address, composed in
+ * the transaction of the user's event and queued there (sent by the mail dispatcher, src/mail).
+ */
 import type { RegistryItem } from './deprecation-registry.js';
 import type { BrownoutWindow } from './ports/brownouts.js';
-import type { Mailer } from './ports/mail.js';
+import type { ComposeMail } from './ports/mail.js';
 
-/**
- * Mails each notified user after the events committed; a failed message is logged and does not undo the
- * notice (the event is the record, and its webhook delivery is retried by the dispatcher).
- */
-export async function mailAll(
-  mailer: Mailer | undefined,
-  notified: ReadonlyArray<{ email: string | null; eventId: string }>,
-  compose: (eventId: string) => { subject: string; text: string },
-): Promise<void> {
-  if (!mailer) return;
-  for (const { email, eventId } of notified) {
-    if (!email) continue;
-    await mailer.send({ to: email, ...compose(eventId) }).catch((error: unknown) => {
-      console.error(`notice mail to ${email} for ${eventId} failed: ${String(error)}`);
-    });
-  }
-}
+/** The composer of a brownout window's notice mails, when the server mails. */
+export const brownoutMails = (
+  mailNotices: boolean,
+  item: RegistryItem,
+  window: Pick<BrownoutWindow, 'startsAt' | 'endsAt'>,
+): ComposeMail | undefined => (mailNotices ? (eventId) => brownoutMail(item, window, eventId) : undefined);
 
 /** The `data.object` of a `deprecation.announced` event (contract `DeprecationAnnouncement`). */
 export const announcementOf = (item: RegistryItem) => ({
@@ -44,7 +36,7 @@ export function deprecationMail(item: RegistryItem, eventId: string) {
 }
 
 /** The e-mail of a scheduled brownout window. */
-export function brownoutMail(item: RegistryItem, window: BrownoutWindow, eventId: string) {
+export function brownoutMail(item: RegistryItem, window: Pick<BrownoutWindow, 'startsAt' | 'endsAt'>, eventId: string) {
   return {
     subject: `Brownout of ${item.name} on ${window.startsAt.toISOString()}`,
     text:

@@ -34,12 +34,19 @@ function entryJson({
 
 const brownoutJson = (window: BrownoutWindow, now: Date): Schemas['Brownout'] => brownoutRepresentation(window, now);
 
+const isoOrNull = (date: Date | null) => (date ? iso(date) : null);
+
 const noticeJson = (notice: Omit<RecordedNotice, 'id' | 'item'>): Schemas['DeprecationNotice'] => ({
   apiKeyId: notice.apiKeyId,
   channel: notice.channel,
   note: notice.note,
   notifiedAt: iso(notice.notifiedAt),
   eventId: notice.eventId,
+  deliveries: notice.deliveries.map((delivery) => ({
+    ...delivery,
+    lastAttemptAt: isoOrNull(delivery.lastAttemptAt),
+    succeededAt: isoOrNull(delivery.succeededAt),
+  })),
 });
 
 function callerJson(caller: CallerReport): Schemas['DeprecationCaller'] {
@@ -119,12 +126,12 @@ export function createDeprecationHandlers(core: Core) {
     async createDeprecationNotices(request) {
       const input = request.body as Schemas['DeprecationNoticeCreate'];
       const notices = await core.deprecations.notify(callerOf(request), request.params.item as string, {
-        apiKeyIds: input.apiKeyIds,
+        ...(input.apiKeyIds !== undefined ? { apiKeyIds: input.apiKeyIds } : {}),
         channel: input.channel,
         ...(input.note !== undefined ? { note: input.note } : {}),
         ...(input.notifiedAt !== undefined ? { notifiedAt: new Date(input.notifiedAt) } : {}),
       });
-      // The notices recorded, one per key: the list envelope, in one page.
+      // The notices recorded, one per key (none when nobody used the item): the list envelope, in one page.
       const body: Schemas['DeprecationNoticeList'] = { items: notices.map(noticeJson), hasNext: false };
       return json(request.c, 201, body);
     },

@@ -1,7 +1,8 @@
 import { noticeSinceDay } from '../core/event-policy.js';
 import type { BrownoutStore, BrownoutWindow } from '../core/ports/brownouts.js';
 import type { Database } from './database.js';
-import { type Outbox, recentCallers, writeEvents } from './outbox.js';
+import { ownersOf, writeNoticeEvents } from './notice-outbox.js';
+import { type Outbox, recentCallerKeys } from './outbox.js';
 
 const COLUMNS = 'id, item, starts_at, ends_at, note, scheduled_at, scheduled_by, cancelled_at, cancel_note';
 
@@ -22,7 +23,7 @@ function windowOf(row: Record<string, unknown>): BrownoutWindow {
 /** Brownout windows in PostgreSQL. */
 export function brownoutStore(db: Database, events: Outbox): BrownoutStore {
   return {
-    async schedule(window) {
+    async schedule(window, mail) {
       return db.transaction(async (tx) => {
         // One lock per item for the length of the transaction: the overlap check and the insert are atomic
         // across instances.
@@ -47,17 +48,10 @@ export function brownoutStore(db: Database, events: Outbox): BrownoutStore {
           ],
         );
         const stored = windowOf(rows[0] as Record<string, unknown>);
-        const callers = await recentCallers(tx, window.item, noticeSinceDay(window.scheduledAt));
-        const written = await writeEvents(
-          tx,
-          events.channel,
-          events.brownoutScheduled(
-            stored,
-            callers.map((caller) => caller.userId),
-          ),
-        );
-        const notified = callers.map((caller, index) => ({ ...caller, eventId: written[index]?.id as string }));
-        return { window: stored, notified };
+        const owners = ownersOf(await recentCallerKeys(tx, window.item, noticeSinceDay(window.scheduledAt)));
+        const userIds = owners.map((owner) => owner.userId);
+        await writeNoticeEvents(tx, events.channel, events.brownoutScheduled(stored, userIds), owners, mail);
+        return { window: stored };
       });
     },
 

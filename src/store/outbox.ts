@@ -22,22 +22,26 @@ export async function writeEvents(tx: Queryable, channel: string, events: readon
   return stored;
 }
 
+/** A key that used an item recently, with its owner and the owner's e-mail address. */
+export interface CallerKey {
+  apiKeyId: number;
+  userId: number;
+  email: string | null;
+}
+
 /**
- * The users (with their e-mail) whose keys used an item from `sinceDay` on (the item itself or tried during
- * a brownout; not its replacement), by user id: the callers a notice about the item goes to.
+ * The keys (with their owners) that used an item from `sinceDay` on — the item itself, or tried during a
+ * brownout; not its replacement — by key id: the callers every notice about the item goes to (a brownout's
+ * `brownout.scheduled`, and a `deprecation.announced` that names no keys). The one query of that set.
  */
-export async function recentCallers(
-  tx: Queryable,
-  item: string,
-  sinceDay: string,
-): Promise<Array<{ userId: number; email: string | null }>> {
-  const rows = await tx.query<{ user_id: number; email: string | null }>(
-    `SELECT DISTINCT users.id AS user_id, users.email FROM deprecation_usage u
+export async function recentCallerKeys(tx: Queryable, item: string, sinceDay: string): Promise<CallerKey[]> {
+  const rows = await tx.query<{ api_key_id: number; user_id: number; email: string | null }>(
+    `SELECT DISTINCT k.id AS api_key_id, users.id AS user_id, users.email FROM deprecation_usage u
        JOIN api_keys k ON k.id = u.api_key_id JOIN users ON users.id = k.user_id
-      WHERE u.item = $1 AND u.day >= $2::date AND u.kind <> 'replacement' ORDER BY users.id`,
+      WHERE u.item = $1 AND u.day >= $2::date AND u.kind <> 'replacement' ORDER BY k.id`,
     [item, sinceDay],
   );
-  return rows.map((row) => ({ userId: Number(row.user_id), email: row.email }));
+  return rows.map((row) => ({ apiKeyId: Number(row.api_key_id), userId: Number(row.user_id), email: row.email }));
 }
 
 /** The core's event policy with the notification channel of this database: what the writing stores need. */

@@ -6,6 +6,7 @@ import type { Database } from './database.js';
 import { EVENTS_CHANNEL, eventStore } from './event-store.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
+import { noticeMailStore } from './notice-mail-store.js';
 import { draftStore, orderStore } from './order-store.js';
 import { productStore, ratingStore } from './product-store.js';
 import { usageStore } from './usage-store.js';
@@ -44,5 +45,6 @@ export function createSqlStore(db: Database, policy: EventPolicy = createEventPo
     brownouts: brownoutStore(db, events),
     events: eventStore(db),
     webhooks: webhookStore(db),
+    noticeMails: noticeMailStore(db),
   };
 }

@@ -61,7 +61,7 @@ export function usageStore(db: Database, events: Outbox = sqlOutbox(db)): UsageP
       return rows.map(toCallerUsage);
     },
 
-    addNotices: (notices, recordedBy, announcement) => addNotices(db, events, notices, recordedBy, announcement),
+    addNotices: (request) => addNotices(db, events, request),
     notices: (item) => readNotices(db, item),
   };
 }

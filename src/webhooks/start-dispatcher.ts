@@ -9,6 +9,7 @@ import type { Store, WebhookStore } from '../core/ports/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
 import { versionMounts } from '../http/version-mounts.js';
+import { startMailDispatcher } from '../mail/start-mail-dispatcher.js';
 import type { Database } from '../store/database.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import { createWebhookDispatcher } from './dispatcher.js';
@@ -83,16 +84,20 @@ async function deliveryDeprecations(usage: DeliveryUsage, config: Config) {
   });
 }
 
-/** One event feed per process (one LISTEN), and the webhook dispatcher woken by it; streams subscribe to it too. */
+/**
+ * One event feed per process (one LISTEN), and the webhook dispatcher and (with SMTP_URL) the notice mail
+ * dispatcher woken by it; streams subscribe to it too.
+ */
 export async function startEvents(db: Database, store: Store, config: Config, logger: Logger, usage: DeliveryUsage) {
   const deprecations = await deliveryDeprecations(usage, config);
   const feed = await createEventFeed(db, store.events);
   const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations);
+  const mail = startMailDispatcher(store.noticeMails, feed, config, logger);
   return {
     feed,
-    /** Stops the dispatcher (after its attempts in flight), then the feed. */
+    /** Stops the dispatchers (after their attempts in flight), then the feed. */
     async stop() {
-      await dispatcher.stop();
+      await Promise.all([dispatcher.stop(), mail?.stop()]);
       await feed.close();
     },
   };

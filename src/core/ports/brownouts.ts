@@ -1,4 +1,5 @@
 /** Brownout windows in the database: scheduled by admins, read by every instance. */
+import type { ComposeMail } from './mail.js';
 
 /** One window: while it runs, requests that use `item` are blocked. */
 export interface BrownoutWindow {
@@ -18,24 +19,16 @@ export interface BrownoutWindow {
 /** What an admin schedules: a window before it has an id, never cancelled. */
 export type NewBrownout = Omit<BrownoutWindow, 'id' | 'cancelledAt' | 'cancelNote'>;
 
-/** A user an event about a deprecated item was written for, with the event's id. */
-export interface Notified {
-  userId: number;
-  email: string | null;
-  eventId: string;
-}
-
 /** The storage of windows. */
 export interface BrownoutStore {
   /**
    * Stores the window unless a window of the same item that is not cancelled overlaps it (checked and
    * written under one lock per item, so two instances cannot both store overlapping windows), and in the
    * same transaction one `brownout.scheduled` event per user whose keys used the item in
-   * the 30 days up to `scheduledAt` (`noticeSinceDay`).
+   * the 30 days up to `scheduledAt` (`noticeSinceDay`), with its webhook deliveries and (with `mail`) one
+   * e-mail per such user with an address.
    */
-  schedule(
-    window: NewBrownout,
-  ): Promise<{ window: BrownoutWindow; notified: Notified[] } | { overlaps: BrownoutWindow }>;
+  schedule(window: NewBrownout, mail?: ComposeMail): Promise<{ window: BrownoutWindow } | { overlaps: BrownoutWindow }>;
   get(id: number): Promise<BrownoutWindow | undefined>;
   /** Windows of one item (or all) that end after `endedAfter`, cancelled ones included, by start. */
   list(filter: { item?: string; endedAfter: Date }): Promise<BrownoutWindow[]>;

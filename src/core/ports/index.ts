@@ -8,6 +8,7 @@ import type { BrownoutStore } from './brownouts.js';
 import type { EventStore } from './events.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
+import type { NoticeMailStore } from './mail.js';
 import type { DraftStore, OrderStore } from './orders.js';
 import type { ProductStore, RatingStore } from './products.js';
 import type { SettingsStore } from './settings.js';
@@ -22,6 +23,7 @@ export type { EventPosition, EventStore } from './events.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';
+export type { ClaimedMail, ComposeMail, Mail, MailAttemptRecord, Mailer, NoticeMailStore } from './mail.js';
 export type { DraftStore, NewOrder, OrderChange, OrderFilters, OrderStore } from './orders.js';
 export type { ProductStore, RatingStore } from './products.js';
 export type { SettingsStore } from './settings.js';
@@ -47,4 +49,6 @@ export interface Store {
   events: EventStore;
   /** Webhook endpoints and their deliveries. */
   webhooks: WebhookStore;
+  /** The e-mails of notices to callers, queued with their events. */
+  noticeMails: NoticeMailStore;
 }

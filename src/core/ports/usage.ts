@@ -2,7 +2,7 @@
  * The storage port of deprecation usage: per-caller daily counts written in additive batches, the
  * reads of the report, and the notices sent to callers.
  */
-import type { Notified } from './brownouts.js';
+import type { ComposeMail } from './mail.js';
 
 /**
  * What a counted use was: the item itself, (for a watched field) its replacement, or an attempt refused
@@ -54,12 +54,40 @@ export interface Notice {
   eventId: string | null;
 }
 
-/** A notice to record: the server sends it and fills in its event. */
-export type NewNotice = Omit<Notice, 'eventId'>;
+/** One delivery of a notice's event to its owner: to one webhook endpoint, or one e-mail. */
+export interface NoticeDelivery {
+  channel: 'webhook' | 'email';
+  /** The endpoint (`webhook`), else null. */
+  endpointId: number | null;
+  /** The address (`email`), else null. */
+  to: string | null;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastAttemptAt: Date | null;
+  succeededAt: Date | null;
+  /** Why the last attempt failed; null after a success or before the first attempt. */
+  error: string | null;
+}
 
-/** A notice as recorded, with the id of its record (the order it was recorded in). */
+/** A notice as recorded, with the id of its record (the order it was recorded in) and its deliveries. */
 export interface RecordedNotice extends Notice {
   id: number;
+  deliveries: NoticeDelivery[];
+}
+
+/** A notice to send and record: to the owners of the named keys, or of every key that used the item recently. */
+export interface NoticeRequest {
+  item: string;
+  /** The keys (distinct), or every key that used the item (or met it in a brownout) from `usedSinceDay` on. */
+  keys: number[] | { usedSinceDay: string };
+  channel: string;
+  note: string | null;
+  notifiedAt: Date;
+  recordedBy: number;
+  /** The `data.object` of the `deprecation.announced` events. */
+  announcement: Record<string, unknown>;
+  /** Queues one e-mail per notified owner with an address, composed for the owner's event; absent: no mail. */
+  mail?: ComposeMail;
 }
 
 /** Uses of one item on one UTC day that a recorder dropped because its buffer was full. */
@@ -115,15 +143,11 @@ export interface UsagePort {
    */
   coverage(item: string, sinceDay: string): Promise<DayCoverage[]>;
   /**
-   * Records notices of one item and sends them: in the same transaction one `deprecation.announced` event
-   * (carrying `announcement`) per distinct owner of the keys. The key ids must exist (unknown ones are
-   * returned, nothing recorded then).
+   * Records one notice per key and sends them, all in one transaction: one `deprecation.announced` event
+   * (carrying the announcement) per distinct owner of the keys, its webhook deliveries and its e-mail (with
+   * `mail`). Named keys must exist (unknown ones are returned, nothing recorded then).
    */
-  addNotices(
-    notices: NewNotice[],
-    recordedBy: number,
-    announcement: Record<string, unknown>,
-  ): Promise<{ unknownKeys: number[]; recorded: Notice[]; notified: Notified[] }>;
-  /** The notices of one item, oldest first (recording order breaks ties), each with its record's id. */
+  addNotices(request: NoticeRequest): Promise<{ unknownKeys: number[]; recorded: RecordedNotice[] }>;
+  /** The notices of one item, oldest first (recording order breaks ties), each with its id and deliveries. */
   notices(item: string): Promise<RecordedNotice[]>;
 }

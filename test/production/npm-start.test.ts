@@ -1,16 +1,16 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedDataDir } from '../support/database.js';
 import { alive, type StartedProcess, startProcess } from '../support/process.js';
 
 // `npm start` exactly as the README says, then SIGTERM the way an operator or a service manager sends
 // it: to the server process itself, to npm, or to the whole process group. Each time the server drains
 // ("draining", then "stopped"), stops answering and exits 0, and npm with it.
 const root = path.resolve(import.meta.dirname, '../..');
-const dataDirs: string[] = [];
-afterAll(async () => {
-  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+const cleanups: Array<() => void> = [];
+afterAll(() => {
+  for (const remove of cleanups) remove();
 });
 
 /** This environment without a database URL or admin key of its own: a fresh embedded database. */
@@ -20,8 +20,11 @@ function embeddedEnv(): NodeJS.ProcessEnv {
 }
 
 async function npmStart(): Promise<{ started: StartedProcess; httpUrl: string; serverPid: number; dataDir: string }> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'order-api-start-'));
-  dataDirs.push(dataDir);
+  // The suite's migrated, empty template (no keys, no demo data yet): the start is still a first start,
+  // without the cluster's creation and migrations (about 5 s of CPU each); readme:check and the smoke
+  // starts in CI start on an empty directory.
+  const { dir: dataDir, remove } = embeddedDataDir('order-api-start');
+  cleanups.push(remove);
   const started = startProcess('npm', ['start'], {
     cwd: root,
     env: { ...embeddedEnv(), PORT: '0', HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir },

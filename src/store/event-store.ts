@@ -85,18 +85,20 @@ export function eventStore(db: Database): EventStore {
   return {
     async after(position, filter, limit) {
       const xmin = await horizon();
-      const { where, params } = filterSql(filter, 5);
-      const rows = await db.query<EventRow>(
-        `SELECT ${COLUMNS} FROM events
-          WHERE (tx_id, seq) > ($1::text::xid8, $2) AND tx_id < $3::text::xid8${where}
-          ORDER BY tx_id, seq LIMIT $4`,
-        [String(position.txId), position.seq, String(xmin), limit, ...params],
+      const { where, params } = filterSql(filter, 4);
+      // One row more than asked, past the horizon too: a committed row there is held back, not lost.
+      const found = await db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE (tx_id, seq) > ($1::text::xid8, $2)${where}
+          ORDER BY tx_id, seq LIMIT $3`,
+        [String(position.txId), position.seq, limit + 1, ...params],
       );
+      const below = found.filter((row) => row.tx_id < xmin);
+      const rows = below.slice(0, limit);
       const last = rows.at(-1);
       let next: EventPosition = last ? { txId: last.tx_id, seq: last.seq } : position;
       // Fewer than asked: every matching event of the finished transactions was read, so skip to the horizon.
       if (rows.length < limit && xmin - 1 > next.txId) next = { txId: xmin - 1, seq: LAST_SEQ };
-      return { events: rows.map(toEvent), next };
+      return { events: rows.map(toEvent), next, heldBack: below.length < found.length };
     },
     async head() {
       return { txId: (await horizon()) - 1, seq: LAST_SEQ };

@@ -1,7 +1,7 @@
 /**
  * The outbox's feed: an event reaches a subscriber when the transaction that wrote it commits, never when
- * it rolls back, in an order no late commit can break (PostgreSQL), filtered by owner. The poll fallback
- * is set to a minute here, so a delivery within the test proves the notification path.
+ * it rolls back, in an order no late commit can break (PostgreSQL) nor hold up for long, filtered by owner.
+ * The poll fallback is set to a minute here, so a delivery within the test proves the notification path.
  * Runs on PGlite, and on PostgreSQL 15 with TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,4 +85,26 @@ describe('the event feed', () => {
     await reader.done;
     expect(reader.received.map((event) => event.subject)).toEqual(['sku:OLDER', 'sku:NEWER']);
   });
+
+  it.skipIf(!testDatabaseUrl)(
+    'delivers a commit held back by a transaction that wrote no event once it ends',
+    async () => {
+      // That transaction's end wakes no one: the feed looks again by itself while events are held back.
+      const reader = collect({}, 1);
+      let releaseOlder: () => void = () => undefined;
+      const older = database.db.transaction(async (tx) => {
+        await tx.query('SELECT pg_current_xact_id()'); // takes a transaction id, as a write does
+        await new Promise<void>((resolve) => (releaseOlder = resolve));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await append([stockEvent('BEHIND')]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(reader.received).toEqual([]);
+      releaseOlder();
+      await older;
+      const late = new Promise((resolve) => setTimeout(() => resolve('not within 3 s'), 3000).unref());
+      expect(await Promise.race([reader.done.then(() => 'delivered'), late])).toBe('delivered');
+      expect(reader.received.map((event) => event.subject)).toEqual(['sku:BEHIND']);
+    },
+  );
 });

@@ -1,10 +1,12 @@
 import { type EventFilter, matchesFilter, type StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
-import type { Database } from './database.js';
-import { EVENTS_CHANNEL } from './event-store.js';
+import type { EventWakeups } from './event-wakeups.js';
 
-/** How often the feed looks at the table without a notification (a lost one, or a late-finishing transaction). */
-const DEFAULT_POLL_MS = 2000;
+/**
+ * How often the feed looks at the table without a wake-up (a lost one, Redis away, or a late-finishing
+ * transaction): the bound on how late such an event reaches subscribers (EVENT_FEED_POLL_MS).
+ */
+export const DEFAULT_EVENT_POLL_MS = 2000;
 const BATCH = 200;
 /** The first look again at events held back behind an older running transaction (doubling up to the poll). */
 const HELD_BACK_FIRST_LOOK_MS = 25;
@@ -104,7 +106,7 @@ function createReader(events: EventStore, start: EventPosition, deliver: (event:
     }
     reading = readNew()
       .then(lookSoonIf)
-      .catch(() => undefined) // the database is away: the next notification or poll tries again
+      .catch(() => undefined) // the database is away: the next wake-up or poll tries again
       .finally(() => {
         reading = undefined;
         if (again) {
@@ -124,16 +126,17 @@ function createReader(events: EventStore, start: EventPosition, deliver: (event:
 }
 
 /**
- * One LISTEN and one reader per process: a notification (or the poll) wakes the reader, which reads the
- * rows after its position once and hands each to the subscribers whose filter it passes. The notification
- * only says "look"; the table is the truth, so every instance sees the same events in the same order.
+ * One listener of wake-ups (a LISTEN, or a Redis subscription) and one reader per process: a wake-up (or the
+ * poll) wakes the reader, which reads the rows after its position once and hands each to the subscribers
+ * whose filter it passes. The wake-up only says "look"; the table is the truth, so every instance sees the
+ * same events in the same order.
  * The reader follows the table even with no subscriber (one indexed read per commit), so a subscription
  * starts where the feed stands, without a gap.
  */
 export async function createEventFeed(
-  db: Database,
+  wakeups: Pick<EventWakeups, 'listen'>,
   events: EventStore,
-  { pollMs = DEFAULT_POLL_MS, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions = {},
+  { pollMs = DEFAULT_EVENT_POLL_MS, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions = {},
 ): Promise<EventFeed> {
   const subscribers = new Set<Subscriber>();
   const closing = new AbortController();
@@ -146,7 +149,7 @@ export async function createEventFeed(
     }
   };
   const reader = createReader(events, await events.head(), deliver, pollMs);
-  const stopListening = await db.listen(db.channel(EVENTS_CHANNEL), reader.look);
+  const stopListening = await wakeups.listen(reader.look);
   const poll = setInterval(reader.look, pollMs);
   poll.unref();
 

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EventFilter, EventType, NewEvent, StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
-import type { Database, Queryable } from './database.js';
-
-/** The notification channel of committed events (scoped per schema by `Database.channel`). */
-export const EVENTS_CHANNEL = 'order_api_events';
+import type { Database, Transaction } from './database.js';
+import type { EventWakeups } from './event-wakeups.js';
 
 interface EventRow {
   seq: number;
@@ -35,12 +33,12 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const newEventId = (): string => `evt_${Array.from(randomBytes(26), (byte) => ALPHABET[byte & 31]).join('')}`;
 
 /**
- * Writes events in the caller's transaction and notifies the readers of every instance: PostgreSQL
- * delivers a NOTIFY sent in a transaction only when it commits, and never when it rolls back.
+ * Writes events in the caller's transaction and announces them: the feeds of every instance are woken
+ * once it commits, never if it rolls back (`EventWakeups`).
  */
 export async function appendEvents(
-  tx: Queryable,
-  channel: string,
+  tx: Transaction,
+  wakeups: Pick<EventWakeups, 'announce'>,
   events: readonly NewEvent[],
 ): Promise<StoredEvent[]> {
   const stored: StoredEvent[] = [];
@@ -51,7 +49,7 @@ export async function appendEvents(
     );
     stored.push(toEvent(rows[0] as EventRow));
   }
-  if (stored.length > 0) await tx.query('SELECT pg_notify($1, $2)', [channel, String(stored.at(-1)?.seq)]);
+  if (stored.length > 0) await wakeups.announce(tx);
   return stored;
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parsePrivateKey } from './core/evidence-signature.js';
 import { DEFAULT_MAIL_RETRY_SECONDS } from './core/mail-delivery.js';
+import { DEFAULT_EVENT_POLL_MS } from './store/event-feed.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -78,6 +79,8 @@ const environment = z.object({
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).default('order-api:rate'),
+  EVENTS_REDIS_CHANNEL: z.string().min(1).default('order-api:events'),
+  EVENT_FEED_POLL_MS: positiveInt.default(DEFAULT_EVENT_POLL_MS),
   USAGE_FLUSH_MS: positiveInt.default(5000),
   USAGE_MAX_ENTRIES: positiveInt.default(10_000),
   BROWNOUT_NOTICE_DAYS: z.coerce.number().int().min(0).max(365).default(7),

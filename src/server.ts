@@ -76,7 +76,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   let serving = true;
   const registry = await readRegistry(projectRoot);
-  const { db, store, core, inventory, inventoryClient, evidenceKey, tracer } = await openCore(
+  const { db, wakeups, store, core, inventory, inventoryClient, evidenceKey, tracer } = await openCore(
     config,
     logger,
     registry,
@@ -90,7 +90,7 @@ export async function startServer(
   const onCount = ({ item, kind }: UsageCount) => metrics.deprecatedUsage.inc({ item: item.id, kind });
   const deprecationPolicy = createDeprecationPolicy({ brownouts: core.brownouts, recorder, onCount });
   // Webhook deliveries count uses through the same recorder (src/core/event-deprecations.ts).
-  const events = await startEvents(db, store, config, logger, { projectRoot, registry, recorder, onCount });
+  const events = await startEvents(wakeups, store, config, logger, { projectRoot, registry, recorder, onCount });
   const secrets = await bootstrapInstance(core, store, config);
   const { draining, subscriptions, watchStock } = openStreams(events.feed, store, core, config);
 
@@ -105,7 +105,7 @@ export async function startServer(
     ...{ grpcCodeName: grpcCodeNameOf, projectRoot, logger, core, metrics, registry, deprecationPolicy },
     ...{ evidenceKey, tracing: tracer !== undefined, subscriptions },
     ...(versionHandlers ? { versionHandlers } : {}),
-    ...publicAppSettings(config, db, rateLimiter),
+    ...publicAppSettings(config, db, rateLimiter, wakeups),
   });
   const grpc = createInternalApp({
     ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER, versionServices },
@@ -141,7 +141,7 @@ export async function startServer(
       await Promise.all([httpDrain.drain(http as Server), grpc.close(), events.stop()]);
       await closeRecorder(recorder, logger);
       inventoryClient.close();
-      await rateLimiter?.close();
+      await Promise.all([rateLimiter?.close(), wakeups.close()]);
       await db.close();
     },
   };
@@ -156,12 +156,13 @@ export async function prepareDatabase(
   logger: Logger,
   { projectRoot = checkoutRoot }: Pick<StartOptions, 'projectRoot'> = {},
 ): Promise<RunningServer['secrets']> {
-  const { db, store, core, inventoryClient } = await openCore(config, logger, await readRegistry(projectRoot));
+  const { db, wakeups, store, core, inventoryClient } = await openCore(config, logger, await readRegistry(projectRoot));
   try {
     const { adminKey, demoCustomerKey } = await bootstrapInstance(core, store, config);
     return { ...(adminKey ? { adminKey } : {}), ...(demoCustomerKey ? { demoCustomerKey } : {}) };
   } finally {
     inventoryClient.close();
+    await wakeups.close();
     await db.close();
   }
 }

@@ -1924,7 +1924,8 @@ export interface components {
             /**
              * @description Dependencies that are degraded without making the server unready, by name, with what is
              *     degraded: `rateLimit` while Redis (shared rate budgets) is unreachable and budgets are kept per
-             *     instance. Absent when nothing is degraded.
+             *     instance; `eventWakeups` while Redis (event wake-ups between instances) is unreachable and
+             *     events reach subscriptions and webhooks at the next poll. Absent when nothing is degraded.
              */
             degraded?: {
                 [key: string]: string;

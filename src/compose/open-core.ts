@@ -1,6 +1,7 @@
 /**
- * Opens the instance's state: the database (migrated), the store, the inventory service beside the core and
- * the core over them (with spans when tracing is on), and the evidence key that signs usage exports.
+ * Opens the instance's state: the database (migrated), the event wake-ups, the store, the inventory service
+ * beside the core and the core over them (with spans when tracing is on), and the evidence key that signs
+ * usage exports.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -13,6 +14,9 @@ import { createInventoryClient } from '../grpc/inventory-client.js';
 import { traceCore } from '../observability/trace-core.js';
 import { traceDatabase } from '../observability/trace-database.js';
 import { activeTracer } from '../observability/tracing.js';
+import { createRedisWakeups } from '../redis/redis-wakeups.js';
+import type { Database } from '../store/database.js';
+import { type EventWakeups, notifyWakeups } from '../store/event-wakeups.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { openDatabase } from '../store/open.js';
 import { createSqlStore } from '../store/sql-store.js';
@@ -30,7 +34,8 @@ export async function openCore(config: Config, logger: Logger, registry: Depreca
   });
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
   const db = traceDatabase(opened, tracer);
-  const store = createSqlStore(db, createEventPolicy({ vatRate: config.VAT_RATE }));
+  const wakeups = eventWakeups(config, db, logger);
+  const store = createSqlStore(db, createEventPolicy({ vatRate: config.VAT_RATE }), wakeups);
   // The inventory service stands beside the core; order placement reaches it through the gRPC client:
   // in-process by default (the router transport), remote with INVENTORY_URL.
   const inventory = createInventoryService(store);
@@ -57,5 +62,20 @@ export async function openCore(config: Config, logger: Logger, registry: Depreca
   // The key that signs usage exports: configured, or generated on the first start and kept in the database;
   // its public half is published at /contracts/evidence-key.
   const evidenceKey = publicKeyPem(await evidenceSigningKey(db, config.EVIDENCE_SIGNING_KEY));
-  return { db, store, core: traceCore(untracedCore, tracer), inventory, inventoryClient, evidenceKey, tracer };
+  return { db, wakeups, store, core: traceCore(untracedCore, tracer), inventory, inventoryClient, evidenceKey, tracer };
+}
+
+/**
+ * How committed events wake the feeds: over Redis pub/sub with REDIS_URL and a PostgreSQL server (no LISTEN
+ * connection then), else by NOTIFY. The embedded database is one process, whose notifications never leave
+ * it: Redis would only add a round trip and a dependency, so it keeps them.
+ */
+function eventWakeups(config: Config, db: Database, logger: Logger): EventWakeups {
+  if (!config.REDIS_URL || db.kind !== 'postgres') return notifyWakeups(db);
+  return createRedisWakeups({
+    url: config.REDIS_URL,
+    channel: db.channel(config.EVENTS_REDIS_CHANNEL),
+    logger,
+    pollMs: config.EVENT_FEED_POLL_MS,
+  });
 }

@@ -6,9 +6,9 @@ import { createStockWatch } from '../core/stock-watch.js';
 import type { EventFeed } from '../store/event-feed.js';
 
 /**
- * The instance's streams over its one event feed (one LISTEN per process, shared with the webhook
- * dispatcher): GraphQL subscriptions and WatchStock, and the signal that ends them all when the drain
- * starts, so that they do not hold it.
+ * The instance's streams over its one event feed (one listener of wake-ups per process, shared with the
+ * webhook dispatcher): GraphQL subscriptions and WatchStock, and the signal that ends them all when the
+ * drain starts, so that they do not hold it.
  */
 export function openStreams(feed: EventFeed, store: Store, core: Core, config: Config) {
   const draining = new AbortController();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createRateLimiter, type RateLimiter } from '../redis/rate-limiter.js';
 import type { Database } from '../store/database.js';
+import type { EventWakeups } from '../store/event-wakeups.js';
 import type { HttpAppDeps } from './public-app.js';
 
 /** The rate limiter of the rate budgets, when RATE_LIMIT_ENABLED. */
@@ -21,6 +22,7 @@ export function publicAppSettings(
   config: Config,
   db: Database,
   rateLimiter: RateLimiter | undefined,
+  wakeups: Pick<EventWakeups, 'degraded'>,
 ): Pick<HttpAppDeps, 'publicBaseUrl' | 'graphql' | 'healthChecks' | 'degradations' | 'rateBudget'> {
   return {
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
@@ -43,6 +45,7 @@ export function publicAppSettings(
         rateLimiter?.mode() === 'degraded'
           ? 'Redis (REDIS_URL) is unreachable: rate budgets are kept per instance until it returns'
           : undefined,
+      eventWakeups: () => wakeups.degraded(),
     },
     ...(rateLimiter
       ? {

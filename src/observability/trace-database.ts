@@ -32,7 +32,8 @@ export function traceDatabase(db: Database, tracer: Tracer | undefined): Databas
   return {
     ...db,
     query: traced(db),
-    transaction: (work) => db.transaction((tx) => work({ query: traced(tx) })),
+    transaction: (work) =>
+      db.transaction((tx) => work({ query: traced(tx), afterCommit: (callback) => tx.afterCommit(callback) })),
   };
 }
 

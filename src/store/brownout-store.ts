@@ -50,7 +50,7 @@ export function brownoutStore(db: Database, events: Outbox): BrownoutStore {
         const stored = windowOf(rows[0] as Record<string, unknown>);
         const owners = ownersOf(await recentCallerKeys(tx, window.item, noticeSinceDay(window.scheduledAt)));
         const userIds = owners.map((owner) => owner.userId);
-        await writeNoticeEvents(tx, events.channel, events.brownoutScheduled(stored, userIds), owners, mail);
+        await writeNoticeEvents(tx, events.wakeups, events.brownoutScheduled(stored, userIds), owners, mail);
         return { window: stored };
       });
     },

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgresDate from 'postgres-date';
 import { DomainError } from '../core/errors.js';
+import { commitHooks } from './commit-hooks.js';
 import { listenOnServer } from './pg-listener.js';
 import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 
@@ -10,10 +11,16 @@ export interface Queryable {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
 }
 
+/** The statements of one open transaction. */
+export interface Transaction extends Queryable {
+  /** Calls `callback` once the transaction committed (never when it rolls back); it must not throw. */
+  afterCommit(callback: () => void): void;
+}
+
 /** A PostgreSQL database, embedded or on a server, with the same JavaScript types either way. */
 export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a script of several statements (migrations). */
   exec(script: string): Promise<void>;
   close(): Promise<void>;
@@ -71,10 +78,13 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
     async query(sql, params) {
       return (await db.query(sql, params)).rows as never;
     },
-    transaction(work) {
-      return db.transaction((tx) =>
-        work({ query: async (sql, params) => (await tx.query(sql, params)).rows as never }),
+    async transaction(work) {
+      const hooks = commitHooks();
+      const result = await db.transaction((tx) =>
+        work({ query: async (sql, params) => (await tx.query(sql, params)).rows as never, afterCommit: hooks.add }),
       );
+      hooks.committed();
+      return result;
     },
     async exec(script) {
       await db.exec(script);
@@ -121,6 +131,46 @@ const rowsOf = <Row>(result: { rows: Row[] }) => result.rows;
 const rethrowUnavailable = (error: unknown): never => {
   throw asUnavailable(error);
 };
+
+/**
+ * Runs `work` in one transaction on a client of the pool, then its after-commit callbacks; a lost
+ * connection becomes DATABASE_UNAVAILABLE.
+ */
+async function poolTransaction<T>(pool: pg.Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw asUnavailable(error);
+  }
+  // A checked-out client has no listener of the pool's: without this one, a server restart while the
+  // client is out raises an unhandled 'error' event that ends the process. The failure itself reaches
+  // the pending query as a rejection; the broken client is destroyed on release below.
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
+  const hooks = commitHooks();
+  let result: T;
+  try {
+    await client.query('BEGIN');
+    result = await work({
+      query: async (sql, params) => (await client.query(sql, params)).rows,
+      afterCommit: hooks.add,
+    });
+    await client.query('COMMIT');
+  } catch (error) {
+    if (!lost && !isUnavailable(error)) await client.query('ROLLBACK').catch(() => undefined);
+    if (isUnavailable(error)) lost ??= error as Error;
+    throw asUnavailable(error);
+  } finally {
+    client.off('error', onError);
+    client.release(lost);
+  }
+  hooks.committed();
+  return result;
+}
 
 /** Options of a server connection. */
 export interface PgDatabaseOptions {
@@ -176,35 +226,7 @@ export async function createPgDatabase(
         return unnamed(sql, params);
       });
     },
-    async transaction(work) {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw asUnavailable(error);
-      }
-      // A checked-out client has no listener of the pool's: without this one, a server restart while the
-      // client is out raises an unhandled 'error' event that ends the process. The failure itself reaches
-      // the pending query as a rejection; the broken client is destroyed on release below.
-      let lost: Error | undefined;
-      const onError = (error: Error) => {
-        lost = error;
-      };
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        const result = await work({ query: async (sql, params) => (await client.query(sql, params)).rows });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        if (!lost && !isUnavailable(error)) await client.query('ROLLBACK').catch(() => undefined);
-        if (isUnavailable(error)) lost ??= error as Error;
-        throw asUnavailable(error);
-      } finally {
-        client.off('error', onError);
-        client.release(lost);
-      }
-    },
+    transaction: (work) => poolTransaction(pool, work),
     async exec(script) {
       try {
         await pool.query(script);

@@ -1,11 +1,15 @@
 import { type EventFilter, matchesFilter, type StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
-import type { Database } from './database.js';
-import { EVENTS_CHANNEL } from './event-store.js';
+import type { EventWakeups } from './event-wakeups.js';
 
-/** How often the feed looks at the table without a notification (a lost one, or a late-finishing transaction). */
-const DEFAULT_POLL_MS = 2000;
+/**
+ * How often the feed looks at the table without a wake-up (a lost one, Redis away, or a late-finishing
+ * transaction): the bound on how late such an event reaches subscribers (EVENT_FEED_POLL_MS).
+ */
+export const DEFAULT_EVENT_POLL_MS = 2000;
 const BATCH = 200;
+/** The first look again at events held back behind an older running transaction (doubling up to the poll). */
+const HELD_BACK_FIRST_LOOK_MS = 25;
 /** Events a subscriber may have unread before it is ended as too slow (it can resume from the events list). */
 const DEFAULT_MAX_QUEUED = 1000;
 
@@ -64,47 +68,45 @@ async function* drain(
 }
 
 /**
- * One LISTEN and one reader per process: a notification (or the poll) wakes the reader, which reads the
- * rows after its position once and hands each to the subscribers whose filter it passes. The notification
- * only says "look"; the table is the truth, so every instance sees the same events in the same order.
- * The reader follows the table even with no subscriber (one indexed read per commit), so a subscription
- * starts where the feed stands, without a gap.
+ * The feed's reader: reads the rows after its position on each `look` (one read at a time; a look during a
+ * read reads again after it) and hands each event to `deliver`. While committed events are held back behind
+ * an older running transaction, it looks again by itself, soon (after 25 ms, doubling up to the poll
+ * interval): the end of that transaction wakes no one when it wrote no event.
  */
-export async function createEventFeed(
-  db: Database,
-  events: EventStore,
-  { pollMs = DEFAULT_POLL_MS, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions = {},
-): Promise<EventFeed> {
-  const subscribers = new Set<Subscriber>();
-  const closing = new AbortController();
-  let position: EventPosition = await events.head();
+function createReader(events: EventStore, start: EventPosition, deliver: (event: StoredEvent) => void, pollMs: number) {
+  let position = start;
   let reading: Promise<void> | undefined;
   let again = false;
-
-  const deliver = (event: StoredEvent) => {
-    for (const subscriber of subscribers) {
-      if (!matchesFilter(event, subscriber.filter)) continue;
-      if (subscriber.queue.length >= maxQueued) subscriber.overflowed = true;
-      else subscriber.queue.push(event);
-      subscriber.wake?.();
-    }
-  };
-  const readNew = async () => {
+  let closed = false;
+  let soon: NodeJS.Timeout | undefined;
+  let soonMs = HELD_BACK_FIRST_LOOK_MS;
+  const readNew = async (): Promise<boolean> => {
     for (;;) {
       const batch = await events.after(position, {}, BATCH);
       position = batch.next;
       for (const event of batch.events) deliver(event);
-      if (batch.events.length < BATCH) return;
+      if (batch.events.length < BATCH) return batch.heldBack;
     }
   };
+  const lookSoonIf = (heldBack: boolean) => {
+    if (!heldBack) soonMs = HELD_BACK_FIRST_LOOK_MS;
+    if (!heldBack || soon) return;
+    soon = setTimeout(() => {
+      soon = undefined;
+      look();
+    }, soonMs);
+    soon.unref();
+    soonMs = Math.min(soonMs * 2, pollMs);
+  };
   const look = () => {
-    if (closing.signal.aborted) return;
+    if (closed) return;
     if (reading) {
       again = true;
       return;
     }
     reading = readNew()
-      .catch(() => undefined) // the database is away: the next notification or poll tries again
+      .then(lookSoonIf)
+      .catch(() => undefined) // the database is away: the next wake-up or poll tries again
       .finally(() => {
         reading = undefined;
         if (again) {
@@ -113,8 +115,42 @@ export async function createEventFeed(
         }
       });
   };
-  const stopListening = await db.listen(db.channel(EVENTS_CHANNEL), look);
-  const poll = setInterval(look, pollMs);
+  return {
+    look,
+    async close() {
+      closed = true;
+      clearTimeout(soon);
+      await reading;
+    },
+  };
+}
+
+/**
+ * One listener of wake-ups (a LISTEN, or a Redis subscription) and one reader per process: a wake-up (or the
+ * poll) wakes the reader, which reads the rows after its position once and hands each to the subscribers
+ * whose filter it passes. The wake-up only says "look"; the table is the truth, so every instance sees the
+ * same events in the same order.
+ * The reader follows the table even with no subscriber (one indexed read per commit), so a subscription
+ * starts where the feed stands, without a gap.
+ */
+export async function createEventFeed(
+  wakeups: Pick<EventWakeups, 'listen'>,
+  events: EventStore,
+  { pollMs = DEFAULT_EVENT_POLL_MS, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions = {},
+): Promise<EventFeed> {
+  const subscribers = new Set<Subscriber>();
+  const closing = new AbortController();
+  const deliver = (event: StoredEvent) => {
+    for (const subscriber of subscribers) {
+      if (!matchesFilter(event, subscriber.filter)) continue;
+      if (subscriber.queue.length >= maxQueued) subscriber.overflowed = true;
+      else subscriber.queue.push(event);
+      subscriber.wake?.();
+    }
+  };
+  const reader = createReader(events, await events.head(), deliver, pollMs);
+  const stopListening = await wakeups.listen(reader.look);
+  const poll = setInterval(reader.look, pollMs);
   poll.unref();
 
   // Registered at once (not at the first read of the iterator), so that a reader can subscribe, then read
@@ -134,7 +170,7 @@ export async function createEventFeed(
       closing.abort();
       clearInterval(poll);
       await stopListening();
-      await reading;
+      await reader.close();
     },
   };
 }

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EventFilter, EventType, NewEvent, StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
-import type { Database, Queryable } from './database.js';
-
-/** The notification channel of committed events (scoped per schema by `Database.channel`). */
-export const EVENTS_CHANNEL = 'order_api_events';
+import type { Database, Transaction } from './database.js';
+import type { EventWakeups } from './event-wakeups.js';
 
 interface EventRow {
   seq: number;
@@ -35,12 +33,12 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const newEventId = (): string => `evt_${Array.from(randomBytes(26), (byte) => ALPHABET[byte & 31]).join('')}`;
 
 /**
- * Writes events in the caller's transaction and notifies the readers of every instance: PostgreSQL
- * delivers a NOTIFY sent in a transaction only when it commits, and never when it rolls back.
+ * Writes events in the caller's transaction and announces them: the feeds of every instance are woken
+ * once it commits, never if it rolls back (`EventWakeups`).
  */
 export async function appendEvents(
-  tx: Queryable,
-  channel: string,
+  tx: Transaction,
+  wakeups: Pick<EventWakeups, 'announce'>,
   events: readonly NewEvent[],
 ): Promise<StoredEvent[]> {
   const stored: StoredEvent[] = [];
@@ -51,7 +49,7 @@ export async function appendEvents(
     );
     stored.push(toEvent(rows[0] as EventRow));
   }
-  if (stored.length > 0) await tx.query('SELECT pg_notify($1, $2)', [channel, String(stored.at(-1)?.seq)]);
+  if (stored.length > 0) await wakeups.announce(tx);
   return stored;
 }
 
@@ -85,18 +83,20 @@ export function eventStore(db: Database): EventStore {
   return {
     async after(position, filter, limit) {
       const xmin = await horizon();
-      const { where, params } = filterSql(filter, 5);
-      const rows = await db.query<EventRow>(
-        `SELECT ${COLUMNS} FROM events
-          WHERE (tx_id, seq) > ($1::text::xid8, $2) AND tx_id < $3::text::xid8${where}
-          ORDER BY tx_id, seq LIMIT $4`,
-        [String(position.txId), position.seq, String(xmin), limit, ...params],
+      const { where, params } = filterSql(filter, 4);
+      // One row more than asked, past the horizon too: a committed row there is held back, not lost.
+      const found = await db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE (tx_id, seq) > ($1::text::xid8, $2)${where}
+          ORDER BY tx_id, seq LIMIT $3`,
+        [String(position.txId), position.seq, limit + 1, ...params],
       );
+      const below = found.filter((row) => row.tx_id < xmin);
+      const rows = below.slice(0, limit);
       const last = rows.at(-1);
       let next: EventPosition = last ? { txId: last.tx_id, seq: last.seq } : position;
       // Fewer than asked: every matching event of the finished transactions was read, so skip to the horizon.
       if (rows.length < limit && xmin - 1 > next.txId) next = { txId: xmin - 1, seq: LAST_SEQ };
-      return { events: rows.map(toEvent), next };
+      return { events: rows.map(toEvent), next, heldBack: below.length < found.length };
     },
     async head() {
       return { txId: (await horizon()) - 1, seq: LAST_SEQ };

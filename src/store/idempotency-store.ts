@@ -1,5 +1,5 @@
 import type { IdempotencyClaim, Store } from '../core/ports/index.js';
-import type { Database, Queryable } from './database.js';
+import type { Database, Transaction } from './database.js';
 import { releaseWithEvents } from './inventory-store.js';
 import type { Outbox } from './outbox.js';
 
@@ -7,7 +7,7 @@ import type { Outbox } from './outbox.js';
  * Releases the stock a dropped claim held, unless its order was written after all; returns the ids of
  * the orders that were written (the work finished but its claim never completed).
  */
-async function releaseOrphaned(tx: Queryable, events: Outbox, heldOrderIds: unknown[]): Promise<number[]> {
+async function releaseOrphaned(tx: Transaction, events: Outbox, heldOrderIds: unknown[]): Promise<number[]> {
   const written: number[] = [];
   for (const orderId of heldOrderIds) {
     if (orderId === null || orderId === undefined) continue;

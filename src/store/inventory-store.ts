@@ -1,7 +1,7 @@
 import { MAX_STOCK } from '../core/inventory.js';
 import type { Reservation } from '../core/model.js';
 import type { ReserveOutcome, Store } from '../core/ports/index.js';
-import type { Database, Queryable } from './database.js';
+import type { Database, Queryable, Transaction } from './database.js';
 import { type Outbox, writeEvents } from './outbox.js';
 import { toReservation, toStock } from './rows.js';
 
@@ -20,18 +20,18 @@ export async function releaseHeld(tx: Queryable, orderId: number, sku?: string):
 }
 
 /** Writes the `stock.changed` events of SKUs whose units changed in this transaction. */
-export async function writeStockEvents(tx: Queryable, events: Outbox, skus: readonly string[]): Promise<void> {
+export async function writeStockEvents(tx: Transaction, events: Outbox, skus: readonly string[]): Promise<void> {
   if (skus.length === 0) return;
   const rows = await tx.query('SELECT * FROM stock WHERE sku = ANY ($1::text[]) ORDER BY sku', [[...new Set(skus)]]);
   await writeEvents(
     tx,
-    events.channel,
+    events.wakeups,
     rows.flatMap((row) => events.stockChanged(toStock(row))),
   );
 }
 
 /** Releases like releaseHeld, and writes the stock events of what it gave back. */
-export async function releaseWithEvents(tx: Queryable, events: Outbox, orderId: number, sku?: string) {
+export async function releaseWithEvents(tx: Transaction, events: Outbox, orderId: number, sku?: string) {
   const released = await releaseHeld(tx, orderId, sku);
   await writeStockEvents(
     tx,
@@ -79,7 +79,7 @@ export function inventoryStore(db: Database, events: Outbox): Store['inventory']
           `INSERT INTO reservations (order_id, sku, quantity, state, expires_at) VALUES ($1, $2, $3, 'HELD', $4) RETURNING *`,
           [orderId, sku, quantity, expiresAt],
         );
-        await writeEvents(tx, events.channel, events.stockChanged(toStock(updated[0] as Record<string, unknown>)));
+        await writeEvents(tx, events.wakeups, events.stockChanged(toStock(updated[0] as Record<string, unknown>)));
         beforeCommit?.();
         return {
           kind: 'reserved',
@@ -113,7 +113,7 @@ export function inventoryStore(db: Database, events: Outbox): Store['inventory']
           [sku, delta],
         );
         if (rows[0]) {
-          await writeEvents(tx, events.channel, events.stockChanged(toStock(rows[0])));
+          await writeEvents(tx, events.wakeups, events.stockChanged(toStock(rows[0])));
           beforeCommit?.();
         }
         return rows[0] ? toStock(rows[0]) : ('below-reserved' as const);
@@ -124,7 +124,7 @@ export function inventoryStore(db: Database, events: Outbox): Store['inventory']
 }
 
 /** Releases HELD reservations whose order never appeared before `now`. */
-async function expireHeld(tx: Queryable, events: Outbox, now: Date): Promise<number> {
+async function expireHeld(tx: Transaction, events: Outbox, now: Date): Promise<number> {
   const stale = await tx.query(
     `SELECT DISTINCT order_id FROM reservations WHERE state = 'HELD' AND expires_at IS NOT NULL AND expires_at < $1`,
     [now],

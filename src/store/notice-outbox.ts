@@ -5,8 +5,8 @@
  */
 import type { NewEvent } from '../core/events.js';
 import type { ComposeMail } from '../core/ports/mail.js';
-import type { Queryable } from './database.js';
-import { type CallerKey, writeEvents } from './outbox.js';
+import type { Transaction } from './database.js';
+import { type CallerKey, type Outbox, writeEvents } from './outbox.js';
 
 /** A user a notice goes to. */
 export type NoticeOwner = Pick<CallerKey, 'userId' | 'email'>;
@@ -24,13 +24,13 @@ export function ownersOf(keys: ReadonlyArray<NoticeOwner>): NoticeOwner[] {
  * transaction. Returns each owner's event id.
  */
 export async function writeNoticeEvents(
-  tx: Queryable,
-  channel: string,
+  tx: Transaction,
+  wakeups: Outbox['wakeups'],
   events: readonly NewEvent[],
   owners: readonly NoticeOwner[],
   mail?: ComposeMail,
 ): Promise<Map<number, string>> {
-  const written = await writeEvents(tx, channel, events);
+  const written = await writeEvents(tx, wakeups, events);
   const eventOf = new Map(owners.map((owner, index) => [owner.userId, written[index]?.id as string]));
   const mails = mail
     ? owners.flatMap(({ userId, email }) => {

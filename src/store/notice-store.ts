@@ -5,7 +5,7 @@ import { readDeliveries } from './notice-deliveries.js';
 import { ownersOf, writeNoticeEvents } from './notice-outbox.js';
 import { type CallerKey, type Outbox, recentCallerKeys } from './outbox.js';
 
-type NoticeOutbox = Pick<Outbox, 'channel' | 'deprecationAnnounced'>;
+type NoticeOutbox = Pick<Outbox, 'wakeups' | 'deprecationAnnounced'>;
 
 /** The named keys with their owners, in the order named, and the ids that name no key. */
 async function namedKeys(tx: Queryable, ids: number[]): Promise<{ keys: CallerKey[]; unknownKeys: number[] }> {
@@ -42,7 +42,7 @@ export async function addNotices(
     const userIds = owners.map((owner) => owner.userId);
     const eventOf = await writeNoticeEvents(
       tx,
-      events.channel,
+      events.wakeups,
       events.deprecationAnnounced(request.item, request.announcement, userIds),
       owners,
       request.mail,

@@ -1,6 +1,6 @@
 import type { Order } from '../core/model.js';
 import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
-import type { Database, Queryable } from './database.js';
+import type { Database, Queryable, Transaction } from './database.js';
 import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { pageSql } from './keyset.js';
 import { orderColumns, orderConditions } from './order-query.js';
@@ -62,7 +62,7 @@ export function orderStore(db: Database, events: Outbox): Store['orders'] {
       return db
         .transaction(async (tx) => {
           const placed = await insertOrder(tx, order);
-          await writeEvents(tx, events.channel, events.orderPlaced(placed));
+          await writeEvents(tx, events.wakeups, events.orderPlaced(placed));
           return placed;
         })
         .catch((error: unknown) => {
@@ -145,7 +145,7 @@ async function insertOrder(tx: Queryable, order: NewOrder): Promise<Order> {
 }
 
 /** Applies a change: the order row (at its version), its shipment, its cancellation, its reservations. */
-async function changeOrder(tx: Queryable, events: Outbox, change: OrderChange): Promise<Order | 'stale'> {
+async function changeOrder(tx: Transaction, events: Outbox, change: OrderChange): Promise<Order | 'stale'> {
   const updated = await tx.query(
     `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
             updated_at = date_trunc('milliseconds', now()), version = version + 1
@@ -186,7 +186,7 @@ async function changeOrder(tx: Queryable, events: Outbox, change: OrderChange): 
     );
   }
   const order = (await loadOrder(tx, change.orderId)) as Order;
-  await writeEvents(tx, events.channel, events.orderChanged(order, change));
+  await writeEvents(tx, events.wakeups, events.orderChanged(order, change));
   return order;
 }
 
@@ -194,7 +194,7 @@ class DraftTaken extends Error {}
 
 /** Sets a shipment's carrier data; the order's `order.updated` event names the shipment. */
 async function updateShipment(
-  tx: Queryable,
+  tx: Transaction,
   events: Outbox,
   orderId: number,
   fields: { carrier: string | null; trackingNumber: string | null },
@@ -204,6 +204,6 @@ async function updateShipment(
     [orderId, fields.carrier, fields.trackingNumber],
   );
   if (!rows[0]) return undefined;
-  await writeEvents(tx, events.channel, events.shipmentChanged((await loadOrder(tx, orderId)) as Order));
+  await writeEvents(tx, events.wakeups, events.shipmentChanged((await loadOrder(tx, orderId)) as Order));
   return toShipment(rows[0]);
 }

@@ -1,16 +1,21 @@
 import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
 import type { NewEvent, StoredEvent } from '../core/events.js';
-import type { Database, Queryable } from './database.js';
-import { appendEvents, EVENTS_CHANNEL } from './event-store.js';
+import type { Database, Queryable, Transaction } from './database.js';
+import { appendEvents } from './event-store.js';
+import { type EventWakeups, notifyWakeups } from './event-wakeups.js';
 
 /**
  * Writes events in the caller's transaction and queues one delivery per matching enabled endpoint in the
  * same transaction: an endpoint takes an event of one of its types when it belongs to an admin, or to the
  * event's owner. A crash after commit loses nothing; the dispatcher finds the queued rows.
  */
-export async function writeEvents(tx: Queryable, channel: string, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+export async function writeEvents(
+  tx: Transaction,
+  wakeups: Outbox['wakeups'],
+  events: readonly NewEvent[],
+): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const stored = await appendEvents(tx, channel, events);
+  const stored = await appendEvents(tx, wakeups, events);
   await tx.query(
     `INSERT INTO webhook_deliveries (endpoint_id, event_id)
      SELECT w.id, e.id FROM events e JOIN webhook_endpoints w
@@ -44,11 +49,11 @@ export async function recentCallerKeys(tx: Queryable, item: string, sinceDay: st
   return rows.map((row) => ({ apiKeyId: Number(row.api_key_id), userId: Number(row.user_id), email: row.email }));
 }
 
-/** The core's event policy with the notification channel of this database: what the writing stores need. */
-export type Outbox = EventPolicy & { channel: string };
+/** The core's event policy with the instance's event wake-ups: what the writing stores need. */
+export type Outbox = EventPolicy & { wakeups: Pick<EventWakeups, 'announce'> };
 
-/** The outbox of a database with the default policy (tools and tests that do not write orders). */
+/** The outbox of a database with the default policy and NOTIFY wake-ups (tools and tests that do not write orders). */
 export const sqlOutbox = (db: Database): Outbox => ({
   ...createEventPolicy({ vatRate: 0.1 }),
-  channel: db.channel(EVENTS_CHANNEL),
+  wakeups: notifyWakeups(db),
 });

@@ -3,7 +3,8 @@ import type { Store } from '../core/ports/index.js';
 import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
-import { EVENTS_CHANNEL, eventStore } from './event-store.js';
+import { eventStore } from './event-store.js';
+import { type EventWakeups, notifyWakeups } from './event-wakeups.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
 import { noticeMailStore } from './notice-mail-store.js';
@@ -14,12 +15,17 @@ import { userStore } from './user-store.js';
 import { webhookStore } from './webhook-store.js';
 
 /**
- * The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). `events` is the
+ * The PostgreSQL implementation of the core's store port (PGlite or a server: same SQL). `policy` is the
  * core's event policy, applied inside each writing transaction (the composition root passes the
- * configured VAT rate; 0.1, the default rate, otherwise).
+ * configured VAT rate; 0.1, the default rate, otherwise); `wakeups` announce the events written
+ * (PostgreSQL NOTIFY unless the composition root passes Redis's).
  */
-export function createSqlStore(db: Database, policy: EventPolicy = createEventPolicy({ vatRate: 0.1 })): Store {
-  const events = { ...policy, channel: db.channel(EVENTS_CHANNEL) };
+export function createSqlStore(
+  db: Database,
+  policy: EventPolicy = createEventPolicy({ vatRate: 0.1 }),
+  wakeups: Pick<EventWakeups, 'announce'> = notifyWakeups(db),
+): Store {
+  const events = { ...policy, wakeups };
   return {
     settings: {
       async get(key) {
@@ -44,7 +50,7 @@ export function createSqlStore(db: Database, policy: EventPolicy = createEventPo
     idempotency: idempotencyStore(db, events),
     brownouts: brownoutStore(db, events),
     events: eventStore(db),
-    webhooks: webhookStore(db),
+    webhooks: webhookStore(db, wakeups),
     noticeMails: noticeMailStore(db),
   };
 }

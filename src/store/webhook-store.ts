@@ -1,8 +1,7 @@
 import type { EventType, StoredEvent } from '../core/events.js';
 import type { DisabledReason, WebhookAttempt, WebhookEndpoint, WebhookStore } from '../core/ports/webhooks.js';
 import type { Database } from './database.js';
-import { EVENTS_CHANNEL } from './event-store.js';
-import { writeEvents } from './outbox.js';
+import { type Outbox, writeEvents } from './outbox.js';
 
 const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint => ({
   id: row.id as number,
@@ -50,9 +49,9 @@ const NOW = `date_trunc('milliseconds', now())`;
 const OWNERS_NEWEST_KEY = `SELECT k.id FROM api_keys k WHERE k.user_id = w.user_id
   ORDER BY (k.revoked_at IS NULL AND k.replaced_by IS NULL) DESC, k.id DESC LIMIT 1`;
 
-/** Webhook endpoints, deliveries and attempts in PostgreSQL. */
-export function webhookStore(db: Database): WebhookStore {
-  return { ...endpointStore(db), ...deliveryStore(db) };
+/** Webhook endpoints, deliveries and attempts in PostgreSQL (`wakeups` announce the event of an endpoint disabled). */
+export function webhookStore(db: Database, wakeups: Outbox['wakeups']): WebhookStore {
+  return { ...endpointStore(db), ...deliveryStore(db, wakeups) };
 }
 
 /** The endpoints and their log. */
@@ -134,7 +133,7 @@ function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record'> 
 }
 
 /** The queue of deliveries: claims and the outcome of attempts. */
-function deliveryStore(db: Database): Pick<WebhookStore, 'claimDue' | 'record'> {
+function deliveryStore(db: Database, wakeups: Outbox['wakeups']): Pick<WebhookStore, 'claimDue' | 'record'> {
   return {
     claimDue(limit, leaseMs) {
       return db.transaction(async (tx) => {
@@ -202,7 +201,7 @@ function deliveryStore(db: Database): Pick<WebhookStore, 'claimDue' | 'record'> 
         await tx.query(`UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = $1 AND state = 'pending'`, [
           delivery.endpoint.id,
         ]);
-        await writeEvents(tx, db.channel(EVENTS_CHANNEL), [attempt.disable.event]);
+        await writeEvents(tx, wakeups, [attempt.disable.event]);
       });
     },
   };

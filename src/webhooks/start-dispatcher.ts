@@ -10,8 +10,8 @@ import type { UsageRecorder } from '../core/usage-recorder.js';
 import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
 import { versionMounts } from '../http/version-mounts.js';
 import { startMailDispatcher } from '../mail/start-mail-dispatcher.js';
-import type { Database } from '../store/database.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
+import type { EventWakeups } from '../store/event-wakeups.js';
 import { createWebhookDispatcher } from './dispatcher.js';
 import { createWebhookSender } from './http-sender.js';
 
@@ -85,12 +85,18 @@ async function deliveryDeprecations(usage: DeliveryUsage, config: Config) {
 }
 
 /**
- * One event feed per process (one LISTEN), and the webhook dispatcher and (with SMTP_URL) the notice mail
- * dispatcher woken by it; streams subscribe to it too.
+ * One event feed per process (one listener of wake-ups: a LISTEN, or a Redis subscription), and the webhook
+ * dispatcher and (with SMTP_URL) the notice mail dispatcher woken by it; streams subscribe to it too.
  */
-export async function startEvents(db: Database, store: Store, config: Config, logger: Logger, usage: DeliveryUsage) {
+export async function startEvents(
+  wakeups: EventWakeups,
+  store: Store,
+  config: Config,
+  logger: Logger,
+  usage: DeliveryUsage,
+) {
   const deprecations = await deliveryDeprecations(usage, config);
-  const feed = await createEventFeed(db, store.events);
+  const feed = await createEventFeed(wakeups, store.events, { pollMs: config.EVENT_FEED_POLL_MS });
   const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations);
   const mail = startMailDispatcher(store.noticeMails, feed, config, logger);
   return {

@@ -7,13 +7,13 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient } from 'graphql-sse';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
 import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
+import { noteChanged, subscribeToOrder } from '../support/order-subscription.js';
 import { requires } from '../support/requires.js';
 import { SPAWNED_ADMIN_KEY, type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 import { until } from '../support/until.js';
@@ -140,42 +140,12 @@ describe('event delivery proofs', () => {
         ...database.env,
       });
       const other = await startServer(config, pino({ level: 'silent' }));
-      const client = createClient({
-        url: `${other.httpUrl}/graphql`,
-        headers: { authorization: `Bearer ${SPAWNED_ADMIN_KEY}` },
-        retryAttempts: 0,
-      });
+      const subscription = await subscribeToOrder(other.httpUrl, SPAWNED_ADMIN_KEY, order.body.id);
       try {
-        const seen = new Promise<unknown>((resolve, reject) => {
-          client.subscribe(
-            {
-              query: 'subscription ($id: ID) { orderUpdated(id: $id) { type changes order { id note } } }',
-              variables: { id: String(order.body.id) },
-            },
-            {
-              // The order's creation may still be on its way to this instance: wait for the change.
-              next: (result) => {
-                if ((result.data as { orderUpdated?: { type: string } })?.orderUpdated?.type === 'order.updated')
-                  resolve(result);
-              },
-              error: reject,
-              complete: () => reject(new Error('completed without an event')),
-            },
-          );
-        });
-        await new Promise((resolve) => setTimeout(resolve, 200)); // the subscription is open
         expect((await call(`/v1/orders/${order.body.id}`, 'PATCH', { note: 'via B' })).status).toBe(200);
-        expect(await seen).toEqual({
-          data: {
-            orderUpdated: {
-              type: 'order.updated',
-              changes: ['note'],
-              order: { id: String(order.body.id), note: 'via B' },
-            },
-          },
-        });
+        expect(await subscription.updated).toEqual(noteChanged(order.body.id, 'via B'));
       } finally {
-        client.dispose();
+        subscription.close();
         await other.close();
       }
     },

@@ -1,16 +1,46 @@
 /**
  * The outbox's feed: an event reaches a subscriber when the transaction that wrote it commits, never when
- * it rolls back, in an order no late commit can break (PostgreSQL), filtered by owner. The poll fallback
- * is set to a minute here, so a delivery within the test proves the notification path.
- * Runs on PGlite, and on PostgreSQL 15 with TEST_DATABASE_URL.
+ * it rolls back, in an order no late commit can break (PostgreSQL) nor hold up for long, filtered by owner —
+ * woken by NOTIFY, and by Redis pub/sub with REDIS_TEST_URL. The poll fallback is set to a minute here, so a
+ * delivery within the test proves the wake-up path. Runs on PGlite, and on PostgreSQL 15 with TEST_DATABASE_URL.
  */
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, StoredEvent } from '../../src/core/events.js';
+import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed, type EventFeed } from '../../src/store/event-feed.js';
-import { appendEvents, EVENTS_CHANNEL } from '../../src/store/event-store.js';
+import { appendEvents } from '../../src/store/event-store.js';
+import { type EventWakeups, notifyWakeups } from '../../src/store/event-wakeups.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';
+import { requires } from '../support/requires.js';
+
+const redisUrl = process.env.REDIS_TEST_URL;
+const wakeupKinds: Array<[string, (database: TestDatabase) => EventWakeups]> = [
+  ['NOTIFY', (database) => notifyWakeups(database.db)],
+];
+if (requires(redisUrl, 'the event feed woken over Redis', 'set REDIS_TEST_URL')) {
+  wakeupKinds.push([
+    'Redis',
+    () =>
+      createRedisWakeups({
+        url: redisUrl as string,
+        channel: `test-events-${randomBytes(6).toString('hex')}`,
+        logger: pino({ level: 'silent' }),
+        pollMs: 60_000,
+      }),
+  ]);
+}
 
 let database: TestDatabase;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => {
+  await database.close();
+});
+
+let wakeups: EventWakeups;
 let feed: EventFeed;
 
 const stockEvent = (sku: string, ownerUserId: number | null = null): NewEvent => ({
@@ -19,8 +49,7 @@ const stockEvent = (sku: string, ownerUserId: number | null = null): NewEvent =>
   subject: `sku:${sku}`,
   data: { object: { sku } },
 });
-const append = (events: NewEvent[]) =>
-  database.db.transaction((tx) => appendEvents(tx, database.db.channel(EVENTS_CHANNEL), events));
+const append = (events: NewEvent[]) => database.db.transaction((tx) => appendEvents(tx, wakeups, events));
 
 /** Collects what a subscription yields until `count` events arrived (or the subscription ends). */
 function collect(filter: Parameters<EventFeed['subscribe']>[0], count: number) {
@@ -35,22 +64,22 @@ function collect(filter: Parameters<EventFeed['subscribe']>[0], count: number) {
   return { received, done, stop: () => controller.abort() };
 }
 
-beforeAll(async () => {
-  database = await openTestDatabase();
-  feed = await createEventFeed(database.db, database.store.events, { pollMs: 60_000 });
-});
-afterAll(async () => {
-  await feed.close();
-  await database.close();
-});
+describe.each(wakeupKinds)('the event feed woken by %s', (_kind, openWakeups) => {
+  beforeAll(async () => {
+    wakeups = openWakeups(database);
+    feed = await createEventFeed(wakeups, database.store.events, { pollMs: 60_000 });
+  });
+  afterAll(async () => {
+    await feed.close();
+    await wakeups.close();
+  });
 
-describe('the event feed', () => {
   it('delivers committed events in order and never a rolled-back one', async () => {
     const reader = collect({}, 3);
     await append([stockEvent('A')]);
     await expect(
       database.db.transaction(async (tx) => {
-        await appendEvents(tx, database.db.channel(EVENTS_CHANNEL), [stockEvent('ROLLED-BACK')]);
+        await appendEvents(tx, wakeups, [stockEvent('ROLLED-BACK')]);
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
@@ -73,7 +102,7 @@ describe('the event feed', () => {
     const reader = collect({}, 2);
     let releaseOlder: () => void = () => undefined;
     const older = database.db.transaction(async (tx) => {
-      await appendEvents(tx, database.db.channel(EVENTS_CHANNEL), [stockEvent('OLDER')]);
+      await appendEvents(tx, wakeups, [stockEvent('OLDER')]);
       await new Promise<void>((resolve) => (releaseOlder = resolve));
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -85,4 +114,26 @@ describe('the event feed', () => {
     await reader.done;
     expect(reader.received.map((event) => event.subject)).toEqual(['sku:OLDER', 'sku:NEWER']);
   });
+
+  it.skipIf(!testDatabaseUrl)(
+    'delivers a commit held back by a transaction that wrote no event once it ends',
+    async () => {
+      // That transaction's end wakes no one: the feed looks again by itself while events are held back.
+      const reader = collect({}, 1);
+      let releaseOlder: () => void = () => undefined;
+      const older = database.db.transaction(async (tx) => {
+        await tx.query('SELECT pg_current_xact_id()'); // takes a transaction id, as a write does
+        await new Promise<void>((resolve) => (releaseOlder = resolve));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await append([stockEvent('BEHIND')]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(reader.received).toEqual([]);
+      releaseOlder();
+      await older;
+      const late = new Promise((resolve) => setTimeout(() => resolve('not within 3 s'), 3000).unref());
+      expect(await Promise.race([reader.done.then(() => 'delivered'), late])).toBe('delivered');
+      expect(reader.received.map((event) => event.subject)).toEqual(['sku:BEHIND']);
+    },
+  );
 });

@@ -59,7 +59,7 @@ function queue(addresses: string[]): Promise<void> {
     owners.map((owner) => owner.userId),
   );
   return db.transaction(async (tx) => {
-    await writeNoticeEvents(tx, outbox.channel, events, owners, (eventId) => ({ subject: 'notice', text: eventId }));
+    await writeNoticeEvents(tx, outbox.wakeups, events, owners, (eventId) => ({ subject: 'notice', text: eventId }));
   });
 }
 

@@ -14,13 +14,14 @@ export interface EventStore {
   /**
    * Committed events after `position` that pass the filter, in commit-safe order, at most `limit`, and
    * the position to read from next. Only events of transactions older than every running one are read,
-   * so no event can later appear before the returned position.
+   * so no event can later appear before the returned position; `heldBack` tells that committed events
+   * wait behind such a running transaction (read again soon: its end wakes no reader).
    */
   after(
     position: EventPosition,
     filter: EventFilter,
     limit: number,
-  ): Promise<{ events: StoredEvent[]; next: EventPosition }>;
+  ): Promise<{ events: StoredEvent[]; next: EventPosition; heldBack: boolean }>;
   /** The position before every event a transaction running or started from now writes: where a new stream starts. */
   head(): Promise<EventPosition>;
   /**

@@ -1,0 +1,123 @@
+/**
+ * Event wake-ups over Redis pub/sub (src/redis/redis-wakeups.ts): one message per transaction that wrote
+ * events, sent once it committed and never for a rollback; while Redis is away writes go on, the outage is
+ * logged once and reported, and when Redis returns the feed looks at once for what it missed (its poll is
+ * set to a minute here, so what arrives in the test came by a wake-up). Needs REDIS_TEST_URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { NewEvent, StoredEvent } from '../../src/core/events.js';
+import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
+import { createEventFeed } from '../../src/store/event-feed.js';
+import { appendEvents } from '../../src/store/event-store.js';
+import type { EventWakeups } from '../../src/store/event-wakeups.js';
+import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { requires } from '../support/requires.js';
+import { openTcpProxy } from '../support/tcp-proxy.js';
+import { until } from '../support/until.js';
+
+const redisUrl = process.env.REDIS_TEST_URL;
+const stockEvent = (sku: string): NewEvent => ({
+  type: 'stock.changed',
+  ownerUserId: null,
+  subject: `sku:${sku}`,
+  data: { object: { sku } },
+});
+
+describe.runIf(requires(redisUrl, 'event wake-ups over Redis', 'set REDIS_TEST_URL'))(
+  'event wake-ups over Redis',
+  () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await openTestDatabase();
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    /** Wake-ups on a channel of the test's own, through `url`, logging into `logs`; closed when the test ends. */
+    function open(url: string, logs: Array<{ level: number; msg: string }> = []) {
+      const channel = `test-events-${randomBytes(6).toString('hex')}`;
+      const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+      const wakeups = createRedisWakeups({ url, channel, logger, pollMs: 60_000 });
+      onTestFinished(() => wakeups.close());
+      return { channel, wakeups };
+    }
+
+    /** The messages on `channel`, counted by a connection of the test's own. */
+    async function messagesOn(channel: string): Promise<string[]> {
+      const client = new Redis(redisUrl as string);
+      onTestFinished(() => void client.disconnect());
+      const messages: string[] = [];
+      client.on('message', (on: string, message: string) => on === channel && messages.push(message));
+      await client.subscribe(channel);
+      return messages;
+    }
+
+    const write = (wakeups: EventWakeups, ...skus: string[]) =>
+      database.db.transaction((tx) => appendEvents(tx, wakeups, skus.map(stockEvent)));
+
+    it('publishes one wake-up per transaction, once it committed, and none for a rollback', async () => {
+      const { channel, wakeups } = open(redisUrl as string);
+      const messages = await messagesOn(channel);
+      await until(() => (wakeups.degraded() === undefined ? true : undefined));
+      await database.db.transaction(async (tx) => {
+        await appendEvents(tx, wakeups, [stockEvent('FIRST')]);
+        await appendEvents(tx, wakeups, [stockEvent('SECOND')]);
+        await sleep(150);
+        expect(messages).toEqual([]); // not before the commit
+      });
+      await until(() => (messages.length > 0 ? true : undefined));
+      await expect(
+        database.db.transaction(async (tx) => {
+          await appendEvents(tx, wakeups, [stockEvent('ROLLED-BACK')]);
+          throw new Error('the change failed');
+        }),
+      ).rejects.toThrow('the change failed');
+      await sleep(150);
+      expect(messages).toEqual(['']); // a wake-up carries no event
+    });
+
+    it('keeps writing while Redis is away, says so once, and catches up when it returns', async () => {
+      const proxy = await openTcpProxy(redisUrl as string);
+      onTestFinished(() => proxy.cut());
+      const logs: Array<{ level: number; msg: string }> = [];
+      const { wakeups } = open(proxy.url, logs);
+      const feed = await createEventFeed(wakeups, database.store.events, { pollMs: 60_000 });
+      onTestFinished(() => feed.close());
+      const received: StoredEvent[] = [];
+      const stop = new AbortController();
+      onTestFinished(() => stop.abort());
+      void (async () => {
+        for await (const event of feed.subscribe({}, stop.signal)) received.push(event);
+      })();
+      const arrived = (sku: string) => until(() => received.find((event) => event.subject === `sku:${sku}`));
+      await until(() => (wakeups.degraded() === undefined ? true : undefined));
+      await write(wakeups, 'BEFORE');
+      await arrived('BEFORE');
+
+      await proxy.cut();
+      await until(() => wakeups.degraded());
+      expect(wakeups.degraded()).toMatch(
+        /^Redis \(REDIS_URL\) is unreachable: event wake-ups wait for the feed's poll/,
+      );
+      await write(wakeups, 'DURING'); // the write succeeds; its wake-up is lost
+      await sleep(300);
+      expect(received.map((event) => event.subject)).toEqual(['sku:BEFORE']);
+
+      await proxy.restore();
+      await arrived('DURING'); // woken by the reconnection, a minute before the poll
+      await until(() => (wakeups.degraded() === undefined ? true : undefined));
+      await write(wakeups, 'AFTER');
+      await arrived('AFTER');
+      expect(received.map((event) => event.subject)).toEqual(['sku:BEFORE', 'sku:DURING', 'sku:AFTER']);
+      expect(logs.map((entry) => entry.msg)).toEqual([
+        'Redis unreachable: event wake-ups wait for the poll until it returns',
+        'Redis is back: event wake-ups travel over it again',
+      ]);
+    });
+  },
+);

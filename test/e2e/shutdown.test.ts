@@ -74,13 +74,14 @@ describe.each(GRPC_HOSTS)(
       expect(before.filter((outcome) => outcome.error !== undefined)).toEqual([]);
       expect(before.filter((outcome) => (outcome.status ?? 0) >= 500)).toEqual([]);
       // After it, a request is answered or finds the port closed. A new connection that raced the closing
-      // listener (queued in the kernel, never accepted, nothing read) is reset by the kernel instead.
+      // listener (queued in the kernel, never accepted, nothing read) is reset by the kernel instead, and a
+      // request written on a kept-alive connection in the instant the drain closed it idle finds it closed
+      // (UND_ERR_SOCKET: the race RFC 9112 §9.3.1 has clients retry; an order carries its Idempotency-Key).
       const after = outcomes.filter((outcome) => outcome.startedAt >= signalledAt);
-      expect(
-        after.filter(
-          (outcome) => outcome.error !== undefined && !['ECONNREFUSED', 'ECONNRESET'].includes(outcome.error),
-        ),
-      ).toEqual([]);
+      const closedUnderIt = ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'];
+      expect(after.filter((outcome) => outcome.error !== undefined && !closedUnderIt.includes(outcome.error))).toEqual(
+        [],
+      );
       // The kept-alive connections were told to close: the answers given during the drain said so.
       expect(
         after.some((outcome) => outcome.connectionClose),

@@ -15,12 +15,13 @@ const LEASE_PER_TIMEOUT = 6;
  * The server stops it on drain.
  */
 export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, config: Config, logger: Logger) {
+  const send = createWebhookSender({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  });
   const dispatcher = createWebhookDispatcher({
     store,
-    send: createWebhookSender({
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    }),
+    send,
     leaseMs: LEASE_PER_TIMEOUT * config.WEBHOOK_TIMEOUT_MS,
     schedule: config.WEBHOOK_RETRY_SECONDS,
     pollMs: config.WEBHOOK_POLL_MS,
@@ -35,6 +36,7 @@ export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, con
     async stop() {
       stopWaking.abort();
       await Promise.all([waking, dispatcher.stop()]);
+      send.close();
     },
   };
 }

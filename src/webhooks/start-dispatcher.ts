@@ -41,15 +41,19 @@ export function startWebhookDispatcher(store: WebhookStore, feed: EventFeed, con
   };
 }
 
-/** One event feed per process (one LISTEN), and the webhook dispatcher woken by it; streams subscribe to it too. */
+/**
+ * One event feed per process (one LISTEN), and the webhook dispatcher woken by it, unless
+ * `WEBHOOK_DISPATCH=false` (an instance that only serves; other instances deliver what it queues); streams
+ * subscribe to the feed either way.
+ */
 export async function startEvents(db: Database, store: Store, config: Config, logger: Logger) {
   const feed = await createEventFeed(db, store.events);
-  const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger);
+  const dispatcher = config.WEBHOOK_DISPATCH ? startWebhookDispatcher(store.webhooks, feed, config, logger) : undefined;
   return {
     feed,
     /** Stops the dispatcher (after its attempts in flight), then the feed. */
     async stop() {
-      await dispatcher.stop();
+      await dispatcher?.stop();
       await feed.close();
     },
   };

@@ -3,8 +3,9 @@
  * instance sees a change made through another (PostgreSQL), a server killed with SIGKILL in the middle of
  * a delivery loses nothing (the next process delivers the same `webhook-id`; PostgreSQL too), a receiver that never
  * answers or answers an endless body costs one bounded, logged attempt while a healthy endpoint still gets
- * its events, and while a receiver hangs for the whole default 10 s time-out, a healthy endpoint gets each
- * event within a second. Every REST answer is checked against contracts/openapi.yaml.
+ * its events, while a receiver hangs for the whole default 10 s time-out a healthy endpoint gets each
+ * event within a second, and an instance with `WEBHOOK_DISPATCH=false` queues deliveries that an instance
+ * with the default settings sends. Every REST answer is checked against contracts/openapi.yaml.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -245,6 +246,39 @@ describe('event delivery proofs', () => {
     } finally {
       await server.cleanUp();
       await hangDatabase.remove();
+    }
+  });
+
+  it('queues deliveries on an instance with WEBHOOK_DISPATCH=false, for an instance that dispatches', async () => {
+    const ownDatabase = serverDatabase('event-proofs-dispatch');
+    let server = await spawnServer(ownDatabase, { ...ENV, WEBHOOK_DISPATCH: 'false' });
+    try {
+      await orderFixtures(server.httpUrl);
+      const hook = await endpoint('/queued', server.httpUrl);
+      const placed = await placeOrder(server.httpUrl);
+      expect(placed.status).toBe(201);
+      // The instance's poll (WEBHOOK_POLL_MS, 1 s) and its wake-up on commit would have sent it by now.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(deliveredTo('/queued')).toEqual([]);
+      expect(
+        (await call(`/v1/webhook-endpoints/${hook}/deliveries`, 'GET', undefined, server.httpUrl)).body,
+      ).toMatchObject({
+        items: [],
+      });
+      // One process per PGlite data directory: the serving instance stops, a dispatching one takes its place.
+      server.child.kill('SIGTERM');
+      await server.exited;
+      server = await spawnServer(ownDatabase, ENV);
+      const [delivery] = await untilWithin(() =>
+        deliveredTo('/queued').length > 0 ? deliveredTo('/queued') : undefined,
+      );
+      const [order] = (await call<{ items: Array<{ id: number }> }>('/v1/orders', 'GET', undefined, server.httpUrl))
+        .body.items;
+      expect(order?.id).toBe(placed.body.id);
+      expect(delivery?.headers['webhook-id']).toMatch(/^evt_/);
+    } finally {
+      await server.cleanUp();
+      await ownDatabase.remove();
     }
   });
 });

@@ -30,13 +30,14 @@ export function startWebhookDispatcher(
   logger: Logger,
   deprecations?: DeprecationsOfDelivery,
 ) {
+  const send = createWebhookSender({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  });
   const dispatcher = createWebhookDispatcher({
     deprecations,
     store,
-    send: createWebhookSender({
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    }),
+    send,
     leaseMs: LEASE_PER_TIMEOUT * config.WEBHOOK_TIMEOUT_MS,
     schedule: config.WEBHOOK_RETRY_SECONDS,
     pollMs: config.WEBHOOK_POLL_MS,
@@ -51,6 +52,7 @@ export function startWebhookDispatcher(
     async stop() {
       stopWaking.abort();
       await Promise.all([waking, dispatcher.stop()]);
+      send.close();
     },
   };
 }
@@ -97,13 +99,16 @@ export async function startEvents(
 ) {
   const deprecations = await deliveryDeprecations(usage, config);
   const feed = await createEventFeed(wakeups, store.events, { pollMs: config.EVENT_FEED_POLL_MS });
-  const dispatcher = startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations);
+  // WEBHOOK_DISPATCH=false: an instance that only serves; other instances deliver what it queues.
+  const dispatcher = config.WEBHOOK_DISPATCH
+    ? startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations)
+    : undefined;
   const mail = startMailDispatcher(store.noticeMails, feed, config, logger);
   return {
     feed,
     /** Stops the dispatchers (after their attempts in flight), then the feed. */
     async stop() {
-      await Promise.all([dispatcher.stop(), mail?.stop()]);
+      await Promise.all([dispatcher?.stop(), mail?.stop()]);
       await feed.close();
     },
   };

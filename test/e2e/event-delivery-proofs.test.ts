@@ -1,9 +1,11 @@
 /**
  * The event proofs that need more than one server or a hostile receiver: a `graphql-sse` subscriber on one
  * instance sees a change made through another (PostgreSQL), a server killed with SIGKILL in the middle of
- * a delivery loses nothing (the next process delivers the same `webhook-id`; PostgreSQL too), and a receiver that never
+ * a delivery loses nothing (the next process delivers the same `webhook-id`; PostgreSQL too), a receiver that never
  * answers or answers an endless body costs one bounded, logged attempt while a healthy endpoint still gets
- * its events. Every REST answer is checked against contracts/openapi.yaml.
+ * its events, while a receiver hangs for the whole default 10 s time-out a healthy endpoint gets each
+ * event within a second, and an instance with `WEBHOOK_DISPATCH=false` queues deliveries that an instance
+ * with the default settings sends. Every REST answer is checked against contracts/openapi.yaml.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,7 +43,7 @@ let database: ServerDatabase;
 let current: SpawnedServer;
 let receiver: Server;
 let receiverUrl: string;
-const received: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
+const received: Array<{ path: string; headers: IncomingHttpHeaders; at: number }> = [];
 /** Paths whose next request is held open (never answered); each entry is told when one arrives. */
 const stallNext = new Map<string, () => void>();
 let hugeOutcome: string | undefined;
@@ -56,12 +58,14 @@ async function call<T = Record<string, unknown>>(path: string, method = 'GET', b
 }
 
 const deliveredTo = (path: string) => received.filter((r) => r.path === path);
-const endpoint = async (path: string) =>
+const endpoint = async (path: string, base = current.httpUrl) =>
   (
-    await call<{ id: number }>('/v1/webhook-endpoints', 'POST', {
-      url: `${receiverUrl}${path}`,
-      events: ['order.created'],
-    })
+    await call<{ id: number }>(
+      '/v1/webhook-endpoints',
+      'POST',
+      { url: `${receiverUrl}${path}`, events: ['order.created'] },
+      base,
+    )
   ).body.id;
 const attempts = async (endpointId: number) =>
   (await call<{ items: Attempt[] }>(`/v1/webhook-endpoints/${endpointId}/deliveries`)).body.items;
@@ -86,19 +90,28 @@ function answerHuge(response: ServerResponse) {
 
 let productId: number;
 let userId: number;
-const placeOrder = () => call<{ id: number }>('/v1/orders', 'POST', { userId, items: [{ productId, quantity: 1 }] });
+const placeOrder = (base = current.httpUrl) =>
+  call<{ id: number }>('/v1/orders', 'POST', { userId, items: [{ productId, quantity: 1 }] }, base);
+
+/** Creates the product and the customer that `placeOrder` uses, on the server at `base`. */
+async function orderFixtures(base = current.httpUrl) {
+  const product = { name: 'Proof', sku: 'PROOF-1', price: 5, stock: 99 };
+  productId = (await call<{ id: number }>('/v1/products', 'POST', product, base)).body.id;
+  const user = { name: 'pia', email: 'pia@proofs.example.com', address: { zipCode: '1', line1: 'Main St' } };
+  userId = (await call<{ id: number }>('/v1/users', 'POST', user, base)).body.id;
+}
 
 beforeAll(async () => {
   receiver = createServer((request, response) => {
     const path = request.url ?? '/';
     request.resume();
     request.on('end', () => {
-      received.push({ path, headers: request.headers });
+      received.push({ path, headers: request.headers, at: Date.now() });
       const stalled = stallNext.get(path);
       if (stalled) {
         stallNext.delete(path);
         stalled();
-      } else if (path === '/hang') {
+      } else if (path.startsWith('/hang')) {
         // never answers
       } else if (path === '/huge') answerHuge(response);
       else response.end();
@@ -108,16 +121,7 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   database = serverDatabase('event-proofs');
   current = await spawnServer(database, ENV);
-  productId = (
-    await call<{ id: number }>('/v1/products', 'POST', { name: 'Proof', sku: 'PROOF-1', price: 5, stock: 99 })
-  ).body.id;
-  userId = (
-    await call<{ id: number }>('/v1/users', 'POST', {
-      name: 'pia',
-      email: 'pia@proofs.example.com',
-      address: { zipCode: '1', line1: 'Main St' },
-    })
-  ).body.id;
+  await orderFixtures();
 });
 afterAll(async () => {
   await current?.cleanUp();
@@ -188,5 +192,63 @@ describe('event delivery proofs', () => {
     expect(cut).toMatchObject({ status: 500, error: 'answered 500', nextRetryAt: expect.any(String) });
     expect(cut?.durationMs).toBeLessThan(TIMEOUT_MS);
     expect(hugeOutcome).toMatch(/^cut after \d+ MiB$/);
+  });
+
+  it('gives a healthy endpoint each event within a second while a receiver hangs through a 10 s time-out', async () => {
+    // A server of its own with the default time-out: an attempt that hangs holds its slot for 10 s.
+    const hangDatabase = serverDatabase('event-proofs-hang');
+    const server = await spawnServer(hangDatabase, { ...ENV, WEBHOOK_TIMEOUT_MS: '10000' });
+    try {
+      await orderFixtures(server.httpUrl);
+      await endpoint('/hang-long', server.httpUrl);
+      await endpoint('/healthy-long', server.httpUrl);
+      const waits: number[] = [];
+      for (let n = 1; n <= 4; n++) {
+        const placed = await placeOrder(server.httpUrl);
+        expect(placed.status).toBe(201);
+        const answered = Date.now();
+        const arrival = await untilWithin(() => deliveredTo('/healthy-long')[n - 1]);
+        waits.push(arrival.at - answered);
+      }
+      expect(Math.max(...waits)).toBeLessThan(1000);
+      // Every order's attempt on the hanging receiver started, each without waiting for the one before it.
+      expect(deliveredTo('/hang-long')).toHaveLength(4);
+    } finally {
+      await server.cleanUp();
+      await hangDatabase.remove();
+    }
+  });
+
+  it('queues deliveries on an instance with WEBHOOK_DISPATCH=false, for an instance that dispatches', async () => {
+    const ownDatabase = serverDatabase('event-proofs-dispatch');
+    let server = await spawnServer(ownDatabase, { ...ENV, WEBHOOK_DISPATCH: 'false' });
+    try {
+      await orderFixtures(server.httpUrl);
+      const hook = await endpoint('/queued', server.httpUrl);
+      const placed = await placeOrder(server.httpUrl);
+      expect(placed.status).toBe(201);
+      // The instance's poll (WEBHOOK_POLL_MS, 1 s) and its wake-up on commit would have sent it by now.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(deliveredTo('/queued')).toEqual([]);
+      expect(
+        (await call(`/v1/webhook-endpoints/${hook}/deliveries`, 'GET', undefined, server.httpUrl)).body,
+      ).toMatchObject({
+        items: [],
+      });
+      // One process per PGlite data directory: the serving instance stops, a dispatching one takes its place.
+      server.child.kill('SIGTERM');
+      await server.exited;
+      server = await spawnServer(ownDatabase, ENV);
+      const [delivery] = await untilWithin(() =>
+        deliveredTo('/queued').length > 0 ? deliveredTo('/queued') : undefined,
+      );
+      const [order] = (await call<{ items: Array<{ id: number }> }>('/v1/orders', 'GET', undefined, server.httpUrl))
+        .body.items;
+      expect(order?.id).toBe(placed.body.id);
+      expect(delivery?.headers['webhook-id']).toMatch(/^evt_/);
+    } finally {
+      await server.cleanUp();
+      await ownDatabase.remove();
+    }
   });
 });

@@ -87,7 +87,20 @@ export interface WebhookStore {
   attempts(endpointId: number, query: { beforeId?: number; limit: number }): Promise<WebhookAttempt[]>;
   /** Queues an event for an endpoint again (a redelivery). */
   queue(endpointId: number, eventId: string): Promise<void>;
-  /** Claims due deliveries (FOR UPDATE SKIP LOCKED) and leases them for `leaseMs`. */
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Claims up to `limit` due deliveries (FOR UPDATE SKIP LOCKED) and leases them for `leaseMs`; with `room`,
+   * at most `room.perEndpoint` of one endpoint, less those `room.busy` says this instance has in flight.
+   */
+  claimDue(limit: number, leaseMs: number, room?: ClaimRoom): Promise<ClaimedDelivery[]>;
+  /** Records one attempt's outcome in one transaction. */
   record(attempt: AttemptRecord): Promise<void>;
+  /** Records the outcomes of several attempts, in as few statements as their kind allows. */
+  recordAll(attempts: readonly AttemptRecord[]): Promise<void>;
+}
+
+/** How many deliveries of one endpoint a claim may take. */
+export interface ClaimRoom {
+  perEndpoint: number;
+  /** Attempts in flight by endpoint id. */
+  busy: ReadonlyMap<number, number>;
 }

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../core/events.js';
+import type { AttemptRecord, ClaimedDelivery, ClaimRoom, WebhookEndpoint } from '../core/ports/webhooks.js';
+import type { AttemptResult } from '../core/webhook-delivery.js';
+import { createWebhookDispatcher } from './dispatcher.js';
+import type { WebhookMessage } from './http-sender.js';
+
+const at = new Date('2026-11-26T10:00:00Z');
+
+const endpoint = (id: number): WebhookEndpoint => ({
+  id,
+  userId: 1,
+  apiKeyId: null,
+  allOwners: true,
+  url: `https://hooks.example.com/${id}`,
+  events: ['order.created'],
+  description: null,
+  disabledReason: null,
+  previousSecretExpiresAt: null,
+  failingSince: null,
+  createdAt: at,
+  updatedAt: at,
+});
+
+const event = (n: number): StoredEvent => ({
+  seq: n,
+  id: `evt_${n}`,
+  type: 'order.created',
+  createdAt: at,
+  ownerUserId: 1,
+  subject: `order:${n}`,
+  data: { object: { id: n } } as unknown as StoredEvent['data'],
+});
+
+/** The queue in memory, claimed as the SQL store claims it: oldest first, within each endpoint's room. */
+function memoryQueue() {
+  const pending: ClaimedDelivery[] = [];
+  const leased = new Set<number>();
+  const batches: AttemptRecord[][] = [];
+  let claims = 0;
+  let nextId = 1;
+  return {
+    batches,
+    claims: () => claims,
+    add(endpointId: number, eventNumber: number) {
+      pending.push({
+        id: nextId++,
+        attempts: 0,
+        endpoint: endpoint(endpointId),
+        secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+        event: event(eventNumber),
+      });
+    },
+    store: {
+      async claimDue(limit: number, _leaseMs: number, room?: ClaimRoom) {
+        claims++;
+        const taken = new Map(room?.busy ?? []);
+        const claimed: ClaimedDelivery[] = [];
+        for (const delivery of pending) {
+          const count = taken.get(delivery.endpoint.id) ?? 0;
+          if (claimed.length === limit || leased.has(delivery.id)) continue;
+          if (room && count >= room.perEndpoint) continue;
+          taken.set(delivery.endpoint.id, count + 1);
+          leased.add(delivery.id);
+          claimed.push(delivery);
+        }
+        return claimed;
+      },
+      async recordAll(attempts: readonly AttemptRecord[]) {
+        batches.push([...attempts]);
+        for (const attempt of attempts) pending.splice(pending.indexOf(attempt.delivery), 1);
+      },
+      async record(attempt: AttemptRecord) {
+        await this.recordAll([attempt]);
+      },
+    },
+  };
+}
+
+/** A sender whose attempts to `hanging` endpoints never end until `release`; the others answer at once. */
+function fakeSender(hanging: string[] = []) {
+  const sent: WebhookMessage[] = [];
+  const held: Array<() => void> = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const send = async (message: WebhookMessage): Promise<AttemptResult> => {
+    sent.push(message);
+    inFlight++;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    if (hanging.some((url) => message.url.endsWith(url))) await new Promise<void>((resolve) => held.push(resolve));
+    else await new Promise((resolve) => setTimeout(resolve, 1));
+    inFlight--;
+    return { status: 204, durationMs: 1, error: null };
+  };
+  const release = () => {
+    for (const go of held.splice(0)) go();
+  };
+  return { send, sent, mostInFlight: () => mostInFlight, release };
+}
+
+function dispatcherOver(
+  queue: ReturnType<typeof memoryQueue>,
+  send: ReturnType<typeof fakeSender>['send'],
+  options = {},
+) {
+  return createWebhookDispatcher({
+    store: queue.store as never,
+    send,
+    schedule: [5],
+    pollMs: 60_000, // no poll within a test: whatever is sent was claimed as slots freed
+    leaseMs: 60_000,
+    onError: (error) => {
+      throw error;
+    },
+    now: () => at,
+    ...options,
+  });
+}
+
+const delivered = (sender: ReturnType<typeof fakeSender>, path: string) =>
+  sender.sent.filter((message) => message.url.endsWith(path)).map((message) => message.id);
+
+describe('webhook dispatcher', () => {
+  it('keeps at most `concurrency` attempts in flight, claiming more as slots free', async () => {
+    const queue = memoryQueue();
+    for (let n = 1; n <= 10; n++) queue.add(n % 2, n);
+    const sender = fakeSender();
+    const dispatcher = dispatcherOver(queue, sender.send, { concurrency: 3, perEndpoint: 3 });
+    await dispatcher.wake();
+    expect(sender.sent).toHaveLength(10);
+    expect(sender.mostInFlight()).toBe(3);
+    expect(queue.batches.flat()).toHaveLength(10);
+  });
+
+  it('goes on delivering to a healthy endpoint while an attempt to another hangs', async () => {
+    const queue = memoryQueue();
+    queue.add(1, 1); // to /1, which hangs
+    queue.add(2, 1);
+    const sender = fakeSender(['/1']);
+    const dispatcher = dispatcherOver(queue, sender.send, { concurrency: 4 });
+    void dispatcher.wake();
+    for (let n = 2; n <= 5; n++) {
+      queue.add(1, n);
+      queue.add(2, n);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      void dispatcher.wake();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(delivered(sender, '/2')).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
+    sender.release();
+    await dispatcher.stop();
+  });
+
+  it('gives one endpoint at most `perEndpoint` slots, so that a hanging one does not take them all', async () => {
+    const queue = memoryQueue();
+    for (let n = 1; n <= 10; n++) queue.add(1, n); // a backlog for the endpoint that hangs, queued first
+    queue.add(2, 11);
+    const sender = fakeSender(['/1']);
+    const dispatcher = dispatcherOver(queue, sender.send, { concurrency: 4, perEndpoint: 2 });
+    void dispatcher.wake();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(delivered(sender, '/1')).toEqual(['evt_1', 'evt_2']);
+    expect(delivered(sender, '/2')).toEqual(['evt_11']);
+    sender.release(); // the two attempts end: two more of the backlog go out, as the slots free
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(delivered(sender, '/1')).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
+    sender.release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    sender.release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    sender.release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    sender.release();
+    await dispatcher.stop();
+    expect(delivered(sender, '/1')).toHaveLength(10);
+  });
+
+  it('records outcomes that end together in one batch, and serializes an event once for all its endpoints', async () => {
+    const queue = memoryQueue();
+    for (const endpointId of [1, 2, 3]) queue.add(endpointId, 1);
+    const sender = fakeSender();
+    const dispatcher = dispatcherOver(queue, sender.send);
+    await dispatcher.wake();
+    expect(queue.batches.map((batch) => batch.length)).toEqual([3]);
+    expect(queue.batches[0]?.map((record) => record.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(new Set(sender.sent.map((message) => message.body)).size).toBe(1);
+    expect(JSON.parse(sender.sent[0]?.body ?? '')).toEqual({
+      id: 'evt_1',
+      type: 'order.created',
+      createdAt: at.toISOString(),
+      data: { object: { id: 1 } },
+    });
+  });
+
+  it('stops after the attempts in flight, and claims nothing more', async () => {
+    const queue = memoryQueue();
+    queue.add(1, 1);
+    const sender = fakeSender(['/1']);
+    const dispatcher = dispatcherOver(queue, sender.send);
+    void dispatcher.wake();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    let stopped = false;
+    const stopping = dispatcher.stop().then(() => {
+      stopped = true;
+    });
+    queue.add(2, 2);
+    await dispatcher.wake();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(stopped).toBe(false);
+    sender.release();
+    await stopping;
+    expect(queue.batches.flat().map((record) => record.delivery.event.id)).toEqual(['evt_1']);
+    expect(delivered(sender, '/2')).toEqual([]);
+  });
+});

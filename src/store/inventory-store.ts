@@ -42,10 +42,16 @@ export async function releaseWithEvents(tx: Transaction, events: Outbox, orderId
 }
 
 /** A keyset page of stock in SKU order. */
-async function stocksAfter(db: Database, afterSku: string, limit: number) {
-  const rows = await db.query('SELECT * FROM stock WHERE sku > $1 ORDER BY sku LIMIT $2', [afterSku, limit]);
-  return rows.map(toStock);
+async function watchedStocks(db: Database, afterSku: string | null, sku: string | null, limit: number) {
+  const rows = await db.query(WATCHED_STOCK, [afterSku, sku, limit]);
+  return rows.map((row) => ({ stock: toStock(row), lastChangeSeq: Number(row.last_change_seq) }));
 }
+
+/** Stock rows with the last `stock.changed` seq of each (one statement: one snapshot; events_by_subject). */
+const WATCHED_STOCK = `
+  SELECT s.*, COALESCE((SELECT max(e.seq) FROM events e WHERE e.subject = 'sku:' || s.sku), 0) AS last_change_seq
+    FROM stock s WHERE ($1::text IS NULL OR s.sku > $1) AND ($2::text IS NULL OR s.sku = $2)
+   ORDER BY s.sku LIMIT $3`;
 
 /** Stock and reservations in PostgreSQL; a reservation locks its stock row so concurrent ones queue. */
 export function inventoryStore(db: Database, events: Outbox): Store['inventory'] {
@@ -54,7 +60,8 @@ export function inventoryStore(db: Database, events: Outbox): Store['inventory']
       const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
       return rows[0] && toStock(rows[0]);
     },
-    stocks: (afterSku, limit) => stocksAfter(db, afterSku, limit),
+    watchedStock: async (sku) => (await watchedStocks(db, null, sku, 1))[0],
+    watchedStocks: (afterSku, limit) => watchedStocks(db, afterSku, null, limit),
     reserve(orderId, sku, quantity, expiresAt, beforeCommit): Promise<ReserveOutcome> {
       return db.transaction(async (tx) => {
         // Lock the stock row first: concurrent reservations of one SKU queue here, so the check below

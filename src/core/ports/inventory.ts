@@ -7,11 +7,23 @@ export type ReserveOutcome =
   | { kind: 'insufficient'; stock: Stock }
   | { kind: 'mismatch'; reservation: Reservation };
 
+/**
+ * A stock read together with the `seq` of the last `stock.changed` event of its SKU that the same snapshot
+ * sees (0: none): the changes that stock already shows. One SKU's changes take their event `seq` while
+ * holding its stock row, so their `seq` order is their commit order.
+ */
+export interface WatchedStock {
+  stock: Stock;
+  lastChangeSeq: number;
+}
+
 /** Stock and reservations; each change is atomic. */
 export interface InventoryStore {
   stock(sku: string): Promise<Stock | undefined>;
-  /** Up to `limit` SKUs' stock in SKU order, those after `afterSku` (a keyset page; '' starts). */
-  stocks(afterSku: string, limit: number): Promise<Stock[]>;
+  /** The stock of `sku` as a watch starts from it (one statement, one snapshot). */
+  watchedStock(sku: string): Promise<WatchedStock | undefined>;
+  /** Up to `limit` SKUs' stock in SKU order, those after `afterSku` (a keyset page; '' starts), as `watchedStock`. */
+  watchedStocks(afterSku: string, limit: number): Promise<WatchedStock[]>;
   /** `beforeCommit` may throw to roll the reservation back (a caller whose deadline passed). */
   reserve(
     orderId: number,

@@ -8,8 +8,10 @@ import type { EventWakeups } from './event-wakeups.js';
  */
 export const DEFAULT_EVENT_POLL_MS = 2000;
 const BATCH = 200;
-/** The first look again at events held back behind an older running transaction (doubling up to the poll). */
+/** The first look again at events held back behind an older running transaction (doubling up to 500 ms). */
 const HELD_BACK_FIRST_LOOK_MS = 25;
+/** The longest wait between those looks: a long poll interval must not delay what is only held back. */
+const HELD_BACK_LAST_LOOK_MS = 500;
 /** Events a subscriber may have unread before it is ended as too slow (it can resume from the events list). */
 const DEFAULT_MAX_QUEUED = 1000;
 
@@ -70,7 +72,7 @@ async function* drain(
 /**
  * The feed's reader: reads the rows after its position on each `look` (one read at a time; a look during a
  * read reads again after it) and hands each event to `deliver`. While committed events are held back behind
- * an older running transaction, it looks again by itself, soon (after 25 ms, doubling up to the poll
+ * an older running transaction, it looks again by itself, soon (after 25 ms, doubling up to 500 ms or the poll
  * interval): the end of that transaction wakes no one when it wrote no event.
  */
 function createReader(events: EventStore, start: EventPosition, deliver: (event: StoredEvent) => void, pollMs: number) {
@@ -96,7 +98,7 @@ function createReader(events: EventStore, start: EventPosition, deliver: (event:
       look();
     }, soonMs);
     soon.unref();
-    soonMs = Math.min(soonMs * 2, pollMs);
+    soonMs = Math.min(soonMs * 2, HELD_BACK_LAST_LOOK_MS, pollMs);
   };
   const look = () => {
     if (closed) return;

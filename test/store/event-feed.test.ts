@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { NewEvent, StoredEvent } from '../../src/core/events.js';
 import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed, type EventFeed } from '../../src/store/event-feed.js';
@@ -101,6 +101,8 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, openWakeups) =>
     // Needs two sessions at once: PostgreSQL only (PGlite has one).
     const reader = collect({}, 2);
     let releaseOlder: () => void = () => undefined;
+    // Released even when an assertion below fails: an open transaction holds back every feed on the server.
+    onTestFinished(() => releaseOlder());
     const older = database.db.transaction(async (tx) => {
       await appendEvents(tx, wakeups, [stockEvent('OLDER')]);
       await new Promise<void>((resolve) => (releaseOlder = resolve));
@@ -121,6 +123,7 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, openWakeups) =>
       // That transaction's end wakes no one: the feed looks again by itself while events are held back.
       const reader = collect({}, 1);
       let releaseOlder: () => void = () => undefined;
+      onTestFinished(() => releaseOlder());
       const older = database.db.transaction(async (tx) => {
         await tx.query('SELECT pg_current_xact_id()'); // takes a transaction id, as a write does
         await new Promise<void>((resolve) => (releaseOlder = resolve));

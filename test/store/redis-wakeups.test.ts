@@ -85,8 +85,12 @@ describe.runIf(requires(redisUrl, 'event wake-ups over Redis', 'set REDIS_TEST_U
       const proxy = await openTcpProxy(redisUrl as string);
       onTestFinished(() => proxy.cut());
       const logs: Array<{ level: number; msg: string }> = [];
-      const { wakeups } = open(proxy.url, logs);
+      const { channel, wakeups } = open(proxy.url, logs);
       const feed = await createEventFeed(wakeups, database.store.events, { pollMs: 60_000 });
+      // The feed's subscription is live once Redis counts it: a wake-up published before would be lost.
+      const redis = new Redis(redisUrl as string);
+      onTestFinished(() => void redis.quit());
+      await until(async () => ((await redis.pubsub('NUMSUB', channel))[1] === 1 ? true : undefined));
       onTestFinished(() => feed.close());
       const received: StoredEvent[] = [];
       const stop = new AbortController();

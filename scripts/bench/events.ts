@@ -1,177 +1,230 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { pino } from 'pino';
+import { BENCH_APPLICATION, cpuTally } from './cpu.js';
+import { type Call, deliveryLatency } from './events-latency.js';
 import { type Measured, wrk } from './load.js';
-import { type importBuild, scratchDataSet } from './scratch.js';
+import { drainDeliveries, startReceiver } from './receiver.js';
+import { scratchDataSet } from './scratch.js';
+import { startBuilt, stopBuilt } from './startup.js';
 
-type Build = Awaited<ReturnType<typeof importBuild>>;
 type Sides = { baseline: Measured; ours: Measured };
 
-/** How the events section runs: the build, the load settings and run.ts's alternation. */
+/** How the events section runs: the load settings and run.ts's alternation. */
 export interface EventsBench {
   url: string;
-  build: Build;
   quick: boolean;
   seconds: number;
   connections: number;
-  compare: (baseline: () => Promise<Measured>, ours: () => Promise<Measured>) => Promise<Sides>;
+  compare: (baseline: () => Promise<Measured>, ours: () => Promise<Measured>, rounds?: number) => Promise<Sides>;
   warm: (...runs: Array<() => Promise<Measured>>) => Promise<void>;
 }
 
-/** The endpoints subscribed to `order.created` during the write row's "outbox on" side. */
+/** The endpoints subscribed to `order.created` during the write rows' "endpoints enabled" side. */
 const ENDPOINTS = 3;
-/** Orders a second during the delivery latency run: steady and moderate, far below the write row's rate. */
-const RATE = 20;
-
 /**
- * A node:http receiver answering 204 to every delivery; for those sent to `/latency`, the arrival time of
- * each order's first `order.created` (by order id), on this process's clock and on the wall clock.
+ * The tables the write rows grow, analyzed after each row's warm-up as autovacuum would have by then. The
+ * bench machine's PostgreSQL runs without autovacuum (a CI setting), so nothing else does: a foreign-key
+ * check of a delivery row, planned by a connection while `events` was nearly empty (a sequential scan,
+ * right for a page or two), stays with that connection and reads the whole table for every row it checks.
  */
-async function startReceiver() {
-  const arrivals = new Map<string, { at: number; wallClock: number; createdAt: string }>();
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const at = performance.now();
-      if (request.url === '/latency') {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const id = String(event.data?.object?.id);
-        if (!arrivals.has(id)) arrivals.set(id, { at, wallClock: Date.now(), createdAt: event.createdAt });
-      }
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, arrivals, close: () => new Promise((resolve) => server.close(resolve)) };
-}
+const ANALYZE = 'ANALYZE events, webhook_deliveries, webhook_attempts, orders, order_items, reservations, stock';
 
-/** The value below which `share` of the sorted `values` lie. */
-const percentile = (sorted: number[], share: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? Number.NaN;
+/** CPU seconds by process and the orders placed, summed over one side's runs. */
+type Tally = { cpu: Record<string, number>; orders: number };
+const newTally = (): Tally => ({ cpu: {}, orders: 0 });
+
+/** Microseconds of CPU per unit (order or delivery) of each process, and in all. */
+function per(cpu: Record<string, number>, units: number): Record<string, number> {
+  const micros = Object.fromEntries(Object.entries(cpu).map(([name, s]) => [name, (1e6 * s) / units]));
+  return { ...micros, all: Object.values(micros).reduce((sum, value) => sum + value, 0) };
+}
+const list = (values: Record<string, number>) =>
+  Object.entries(values)
+    .map(([name, value]) => `${name} ${value.toFixed(0)}`)
+    .join(', ');
 
 /**
- * The events rows, on a data set of their own (the write row adds orders, which the read rows must not
- * see), served with `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` so that endpoints on loopback are accepted:
- * `POST /v1/orders` with 3 enabled endpoints subscribed to `order.created` against the same server with
- * them disabled (events are written on both sides; only the delivery rows and their delivery differ), and
- * the delivery latency from the 201's arrival to the receiver's at a steady rate.
+ * The events rows, on a data set of their own (the write rows add orders, which the read rows must not
+ * see). Each server is the built one in a process of its own (as `npm start` runs it, with
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` so that endpoints on loopback are accepted), the receiver another
+ * (./receiver.ts), wrk a third; CPU time is read from /proc for the servers, the receiver and the
+ * database's backends (when PostgreSQL runs on this machine). Both rows post `POST /v1/orders` with 3
+ * endpoints subscribed to `order.created` against the same server with them disabled (events are written
+ * on both sides; the delivery rows and their delivery differ):
+ *
+ * 1. the outbox on the write path: an instance with `WEBHOOK_DISPATCH=false` queues the deliveries in the
+ *    order's transaction and sends none (a dispatcher instance sends them, elsewhere in a deployment; here
+ *    after the row, and its drain gives the CPU a delivery costs);
+ * 2. the same instance delivering while it serves the load (the default), its backlog drained after each run.
+ *
+ * Then the delivery latency at a steady rate, through a dispatcher instance and within one instance.
  */
 export async function benchEvents(bench: EventsBench) {
   const scratch = await scratchDataSet(bench.url, 'bench_events');
-  const server = await bench.build.startServer(
-    bench.build.loadConfig(scratch.settings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })),
-    pino({ level: 'warn' }),
-  );
-  const pool = new pg.Pool({ connectionString: bench.url, max: 2, options: `-c search_path=${scratch.schema}` });
+  const settings = scratch.settings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
   const receiver = await startReceiver();
+  const pool = new pg.Pool({
+    connectionString: bench.url,
+    max: 2,
+    options: `-c search_path=${scratch.schema}`,
+    application_name: BENCH_APPLICATION,
+  });
   const headers = { authorization: `Bearer ${scratch.adminKey}`, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, body: unknown) => {
-    const response = await fetch(`${server.httpUrl}${path}`, { method, headers, body: JSON.stringify(body) });
+  const call: Call = async (base, method, path, body) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as { id: string | number };
+    return response.status === 204 ? { id: '' } : ((await response.json()) as { id: string | number });
   };
-  const endpoint = (path: string) =>
-    call('POST', '/v1/webhook-endpoints', { url: `${receiver.base}${path}`, events: ['order.created'] });
+  const api = await startBuilt({ ...settings, WEBHOOK_DISPATCH: 'false' });
+  // The dispatcher instance starts now (its start-up is not a delivery's cost) and is held (SIGSTOP) until
+  // the first row has queued its deliveries.
+  const dispatcher = await startBuilt(settings);
+  const dispatcherPid = dispatcher.child.pid as number;
+  process.kill(dispatcherPid, 'SIGSTOP');
+  let held = true;
   const notes: string[] = [];
   try {
-    const loadEndpoints = await Promise.all(Array.from({ length: ENDPOINTS }, (_, n) => endpoint(`/load-${n}`)));
-    const enable = (on: boolean) =>
-      Promise.all(loadEndpoints.map(({ id }) => call('PATCH', `/v1/webhook-endpoints/${id}`, { disabled: !on })));
-    let drainMs = 0;
-    /** Waits until no delivery is pending, so that one side's backlog does not load the other's run. */
-    const drain = async () => {
-      const started = performance.now();
-      for (;;) {
-        const { rows } = await pool.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'",
-        );
-        if (rows[0]?.n === 0 || performance.now() - started > 120_000) break;
-        await sleep(50);
-      }
-      drainMs = Math.max(drainMs, performance.now() - started);
-    };
-    const write = () =>
-      wrk(server.httpUrl, { path: 'new-order', headers }, { seconds: bench.seconds, connections: bench.connections });
-    const off = async () => {
-      await enable(false);
-      return write();
-    };
-    const on = async () => {
-      await enable(true);
-      const measured = await write();
-      await drain();
-      return measured;
-    };
-    await write(); // the first load warms the server up, in a quick run too
-    await bench.warm(off, on);
-    const row = {
-      label: `REST POST /v1/orders, ${ENDPOINTS} webhook endpoints`,
-      baseline: 'the same endpoints disabled',
-      measured: await bench.compare(off, on),
-      target: 0.95,
-    };
-    notes.push(
-      `events: after an "outbox on" run, ${ENDPOINTS} endpoints' deliveries drained within ${Math.round(drainMs)} ms`,
+    const hooks = await Promise.all(
+      Array.from({ length: ENDPOINTS }, (_, n) =>
+        call(api.url, 'POST', '/v1/webhook-endpoints', {
+          url: `${receiver.base}/load-${n}`,
+          events: ['order.created'],
+        }),
+      ),
     );
-    await enable(false);
-    await drain();
-    notes.push(await deliveryLatency(bench.quick ? 2 : 10, receiver, call, endpoint));
-    return { rows: [row], notes };
+    const enable = (base: string, on: boolean) =>
+      Promise.all(hooks.map(({ id }) => call(base, 'PATCH', `/v1/webhook-endpoints/${id}`, { disabled: !on })));
+    const row = writeRow(bench, { pool, receiver, enable, authorization: headers.authorization });
+
+    const queued = await row(api, false);
+    await enable(api.url, false);
+    notes.push(
+      await drainNote(dispatcherPid, receiver, pool, () => {
+        process.kill(dispatcherPid, 'SIGCONT');
+        held = false;
+      }),
+    );
+    notes.push(
+      await deliveryLatency('API instance → dispatcher instance', bench.quick ? 2 : 10, api.url, receiver, call),
+    );
+    await stopBuilt(api.child);
+
+    const delivered = await row(dispatcher, true);
+    const seen = await receiver.arrivals();
+    notes.push(`events: the receiver took ${seen.requests} deliveries over ${seen.connections} connections in all`);
+    notes.push(await deliveryLatency('within one instance', bench.quick ? 2 : 10, dispatcher.url, receiver, call));
+    return { rows: [queued.row, delivered.row], notes: [...queued.notes, ...delivered.notes, ...notes] };
   } finally {
-    await server.close();
+    if (held) process.kill(dispatcherPid, 'SIGCONT'); // a held process would not act on SIGTERM
+    if (api.child.exitCode === null) await stopBuilt(api.child);
+    await stopBuilt(dispatcher.child);
     await receiver.close();
     await pool.end();
     await scratch.drop();
   }
 }
 
-/**
- * Places `RATE` orders a second for `seconds` (each its own request, not waiting for the previous one) with
- * one endpoint on the receiver's `/latency`, and returns the line of the delivery latency: from the 201's
- * arrival at the client to the delivery's arrival at the receiver, both on this process's clock. An order
- * the server refuses is counted in the line, not timed.
- */
-async function deliveryLatency(
-  seconds: number,
-  receiver: Awaited<ReturnType<typeof startReceiver>>,
-  call: (method: string, path: string, body: unknown) => Promise<{ id: string | number }>,
-  endpoint: (path: string) => Promise<{ id: string | number }>,
+/** The write row on one server: endpoints disabled against enabled, with the CPU each side costs per order. */
+function writeRow(
+  bench: EventsBench,
+  {
+    pool,
+    receiver,
+    enable,
+    authorization,
+  }: {
+    pool: pg.Pool;
+    receiver: Awaited<ReturnType<typeof startReceiver>>;
+    enable: (base: string, on: boolean) => Promise<unknown>;
+    authorization: string;
+  },
 ) {
-  await endpoint('/latency');
-  const committed = new Map<string, number>();
-  /** Orders the server refused (a 504 when the machine is too loaded to place one in 2 s), counted, not timed. */
-  const failures: string[] = [];
-  const placed: Promise<void>[] = [];
-  const count = seconds * RATE;
-  const started = performance.now();
-  for (let n = 0; n < count; n++) {
-    const wait = started + (n * 1000) / RATE - performance.now();
-    if (wait > 0) await sleep(wait);
-    const body = { userId: 1 + (n % 1000), items: [{ productId: 1 + (n % 50), quantity: 1 }] };
-    placed.push(
-      call('POST', '/v1/orders', body).then(
-        ({ id }) => void committed.set(String(id), performance.now()),
-        (error: Error) => void failures.push(error.message.slice(0, 120)),
-      ),
-    );
-  }
-  await Promise.all(placed);
-  const deadline = performance.now() + 30_000;
-  while (receiver.arrivals.size < committed.size && performance.now() < deadline) await sleep(20);
-  const fromCommit: number[] = [];
-  const fromCreatedAt: number[] = [];
-  for (const [id, at] of committed) {
-    const arrival = receiver.arrivals.get(id);
-    if (!arrival) continue;
-    fromCommit.push(arrival.at - at);
-    fromCreatedAt.push(arrival.wallClock - Date.parse(arrival.createdAt));
-  }
-  fromCommit.sort((a, b) => a - b);
-  fromCreatedAt.sort((a, b) => a - b);
-  const ms = (value: number) => value.toFixed(1);
-  return `events: delivery latency at ${RATE} orders/s for ${seconds} s, ${committed.size} of ${count} placed${failures.length > 0 ? ` (first refusal: ${failures[0]})` : ''}, ${fromCommit.length} of them delivered: 201 → receiver p50 ${ms(percentile(fromCommit, 0.5))} ms, p99 ${ms(percentile(fromCommit, 0.99))} ms; event createdAt → receiver p50 ${ms(percentile(fromCreatedAt, 0.5))} ms, p99 ${ms(percentile(fromCreatedAt, 0.99))} ms`;
+  return async (server: Awaited<ReturnType<typeof startBuilt>>, dispatching: boolean) => {
+    const tallies = { off: newTally(), on: newTally() };
+    let drainMs = 0;
+    /** A delivering side's throughput over the load alone, its backlog left out. */
+    let loadOnly: number[] = [];
+    /**
+     * A run of one side, its CPU added to the side's tally. A delivering side's backlog is drained within
+     * its run (so that it does not load the next), and counts: its throughput is the orders it placed and
+     * delivered a second, over the load and the drain.
+     */
+    const counted = (side: 'off' | 'on', run: () => Promise<Measured>) => async () => {
+      const tally = await cpuTally({ server: server.child.pid as number, receiver: receiver.pid }, pool);
+      await enable(server.url, side === 'on');
+      const measured = await run();
+      const drained = side === 'on' && dispatching ? await drainDeliveries(pool) : 0;
+      drainMs = Math.max(drainMs, drained);
+      for (const [name, seconds] of Object.entries(await tally.since()))
+        tallies[side].cpu[name] = (tallies[side].cpu[name] ?? 0) + seconds;
+      tallies[side].orders += measured.rps * bench.seconds;
+      if (!(side === 'on' && dispatching)) return measured;
+      loadOnly.push(measured.rps);
+      return { ...measured, rps: (measured.rps * bench.seconds) / (bench.seconds + drained / 1000) };
+    };
+    const write = () =>
+      wrk(
+        server.url,
+        { path: 'new-order', headers: { authorization } },
+        { seconds: bench.seconds, connections: bench.connections },
+      );
+    const off = counted('off', write);
+    const on = counted('on', write);
+    await write(); // the first load warms the server up, in a quick run too
+    await bench.warm(off, on);
+    await pool.query(ANALYZE);
+    tallies.off = newTally();
+    tallies.on = newTally();
+    loadOnly = [];
+    const measured = await bench.compare(off, on, dispatching ? 1 : 2);
+    const loadRatio = loadOnly.reduce((sum, rps) => sum + rps, 0) / loadOnly.length / measured.baseline.rps;
+    const offCpu = per(tallies.off.cpu, tallies.off.orders);
+    const onCpu = per(tallies.on.cpu, tallies.on.orders);
+    const extra = ((onCpu.all ?? 0) - (offCpu.all ?? 0)) / ENDPOINTS;
+    const bound = (offCpu.all ?? 0) / (onCpu.all ?? Number.NaN);
+    const what = dispatching ? 'delivered by the same instance' : 'deliveries queued (WEBHOOK_DISPATCH=false)';
+    const cpu = `CPU µs per order with the endpoints disabled: ${list(offCpu)}; enabled: ${list(onCpu)}`;
+    const notes = [`events (${what}): ${cpu}; ${extra.toFixed(0)} µs more per delivery`];
+    if (dispatching)
+      notes.push(
+        `events (${what}): over the load alone, before up to ${Math.round(drainMs)} ms of deliveries left after a ${bench.seconds} s run were drained, enabled ÷ disabled = ${loadRatio.toFixed(2)}`,
+      );
+    const row = {
+      label: `REST POST /v1/orders, ${ENDPOINTS} webhook endpoints, ${dispatching ? `${what} (orders placed and delivered a second)` : what}`,
+      baseline: 'the same endpoints disabled',
+      measured,
+      target: 0.95,
+      ...(dispatching
+        ? {
+            ceiling: `the server, the receiver and PostgreSQL share this machine's 2 cores, and the ${ENDPOINTS} deliveries add ${(100 * ((onCpu.all ?? 0) / (offCpu.all ?? 1) - 1)).toFixed(0)} % to an order's CPU (${cpu}): where CPU alone limits, the ratio is at most ${bound.toFixed(2)}`,
+          }
+        : {}),
+    };
+    return { row, notes };
+  };
+}
+
+/**
+ * Measures the held dispatcher instance `pid`, released by `release`, sending the deliveries queued so far
+ * (the first row's enabled runs), and returns the line of its rate and CPU per delivery (it, the receiver,
+ * PostgreSQL).
+ */
+async function drainNote(
+  pid: number,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  pool: pg.Pool,
+  release: () => void,
+) {
+  const { rows } = await pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'",
+  );
+  const pending = rows[0]?.n ?? 0;
+  const tally = await cpuTally({ dispatcher: pid, receiver: receiver.pid }, pool);
+  release();
+  const ms = await drainDeliveries(pool);
+  const cpu = per(await tally.since(), pending);
+  return `events: a dispatcher instance (the default settings, no other load) sent the ${pending} queued deliveries in ${(ms / 1000).toFixed(1)} s (${((1000 * pending) / ms).toFixed(0)} a second); CPU µs per delivery: ${list(cpu)}`;
 }

@@ -3,7 +3,9 @@
  * target and writes a CPU profile of the load window only (not the dataset load or the shutdown), so that
  * `npx tsx scripts/bench/profile.ts <target>` records where the time goes. Targets: rest-id, rest-page,
  * graphql-page, graphql-typename, grpc-getstock, bare-id, bare-page, bare-grpc-getstock (connect-node with
- * the same SQL and nothing else). The profile is written to
+ * the same SQL and nothing else), rest-write (`POST /v1/orders` as the events bench places them) and
+ * rest-write-hooks (the same with 3 webhook endpoints on a receiver process of its own, ./receiver.ts; the
+ * window lasts until their deliveries are drained, so that it holds all their cost). The profile is written to
  * `PROFILE_DIR` (default `profiles/`) as `<target>.cpuprofile`; open it in Chrome DevTools or speedscope.
  * It also prints the process's CPU time per request (the server, or the bare baseline, and the profiler).
  */
@@ -17,6 +19,7 @@ import { pino } from 'pino';
 import { GetStockRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { baselinePool, startBareRest, startConnectNodeInventory } from './baselines.js';
 import { h2load, wrk } from './load.js';
+import { withWebhookEndpoints } from './receiver.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 
 // The server as it ships (tsc's output in dist/), as `npm run bench` measures it; or `DIST`, a copy of
@@ -36,8 +39,13 @@ const seconds = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const scratch = await scratchDataSet(url, 'prof');
-const server = await startServer(loadConfig(scratch.settings()), pino({ level: 'warn' }));
+const server = await startServer(
+  loadConfig(scratch.settings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })),
+  pino({ level: 'warn' }),
+);
 const headers = { authorization: `Bearer ${scratch.adminKey}` };
+const hooksPool = target === 'rest-write-hooks' ? baselinePool(url, scratch.schema) : undefined;
+const hooks = hooksPool ? await withWebhookEndpoints(server.httpUrl, headers, 3, hooksPool) : undefined;
 const query =
   '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
 const bareRest = target === 'bare-id' || target === 'bare-page';
@@ -59,6 +67,12 @@ try {
         { path: '/graphql', headers, body: JSON.stringify({ query: '{ __typename }' }) },
         { seconds, connections },
       ),
+    'rest-write': () => wrk(server.httpUrl, { path: 'new-order', headers }, { seconds, connections }),
+    'rest-write-hooks': async () => {
+      const measured = await wrk(server.httpUrl, { path: 'new-order', headers }, { seconds, connections });
+      await hooks?.drained();
+      return measured;
+    },
     'grpc-getstock': () => h2load(server.grpcUrl, 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
     'bare-grpc-getstock': () => h2load(bareGrpc?.url ?? '', 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
   });
@@ -110,6 +124,8 @@ try {
   }
 } finally {
   bare?.close();
+  await hooks?.close();
+  await hooksPool?.end();
   await bareGrpc?.close();
   await pool?.end();
   await server.close();

@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cpuSeconds } from './cpu.js';
 import type { Measured } from './load.js';
 import { startBuilt, stopBuilt } from './startup.js';
 
@@ -23,15 +22,6 @@ async function startOtlpSink() {
     received,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
-}
-
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-
-/** The CPU time (user + system) a process has used so far, in seconds, from /proc. */
-function cpuSeconds(pid: number): number {
-  // Fields after the command name, which is in parentheses; utime and stime are the 12th and 13th of them.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
 /** One of the three servers of the tracing rows. */

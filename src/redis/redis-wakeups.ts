@@ -31,7 +31,14 @@ function wakeupTarget(publisher: Redis, subscriber: Redis, onFailure: (error: Er
   };
   const subscribeClient = {
     on: (event: 'message', listener: (channel: string, message: string) => void) => subscriber.on(event, listener),
-    subscribe: (channel: string) => reported(subscriber.subscribe(channel)),
+    // A SUBSCRIBE that fails (a connection timing out on a busy start) is not retried by ioredis, which
+    // re-subscribes after a reconnection only what had succeeded: try again until it holds.
+    subscribe: function subscribe(channel: string): Promise<unknown> {
+      return subscriber.subscribe(channel).catch((error: Error) => {
+        onFailure(error);
+        if (subscriber.status !== 'end') setTimeout(() => void subscribe(channel), 500).unref();
+      });
+    },
     unsubscribe: (channel: string) => reported(subscriber.unsubscribe(channel)),
   };
   return createRedisEventTarget<CustomEvent>({

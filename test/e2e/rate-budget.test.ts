@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
 import { requires } from '../support/requires.js';
 import { startTestServer } from '../support/server.js';
+import { openTcpProxy } from '../support/tcp-proxy.js';
 
 /**
  * The rate budget (docs/operating.md, "Rate budget"): one budget per caller that REST requests and GraphQL
@@ -244,20 +244,9 @@ describe.runIf(requires(redisUrl, 'rate budgets shared through Redis', 'set REDI
     });
 
     it('keeps answering when Redis goes away, and says it is degraded', async () => {
-      const target = new URL(redisUrl as string);
-      const sockets = new Set<net.Socket>();
-      const proxy = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 6379), target.hostname);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('error', () => undefined);
-          socket.on('close', () => sockets.delete(socket));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-      const { port } = proxy.address() as net.AddressInfo;
-      const server = await start({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_ANONYMOUS: '1000' });
+      const proxy = await openTcpProxy(redisUrl as string);
+      onTestFinished(() => proxy.cut());
+      const server = await start({ REDIS_URL: proxy.url, RATE_LIMIT_ANONYMOUS: '1000' });
       const metrics = async () =>
         (await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text())
           .split('\n')
@@ -265,10 +254,7 @@ describe.runIf(requires(redisUrl, 'rate budgets shared through Redis', 'set REDI
       await expect.poll(async () => (await fetch(`${server.httpUrl}/v1/products`)).status).toBe(200);
       expect(await metrics()).toBe('rate_limit_store_degraded 0');
 
-      await new Promise<void>((resolve) => {
-        proxy.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
+      await proxy.cut();
       for (let read = 0; read < 5; read++) {
         const answer = await checkedFetch(server.httpUrl, '/v1/products');
         expect(answer.status).toBe(200);

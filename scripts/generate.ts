@@ -5,6 +5,7 @@
  *   generated/graphql/operations.ts            types of the committed operation documents
  *   generated/graphql/persisted-operations.json the persisted-operation manifest, keyed by SHA-256
  *   generated/graphql/persisted-operation-ids.ts operation name -> manifest key, for the project's own clients
+ *   generated/graphql/input-rules.json         the `@constraint` rules of every argument, as JSON Schema
  *   generated/proto/…                          protobuf-es messages and service descriptors (buf + protoc-gen-es)
  *   generated/contracts/openapi.json           the REST contract as the server publishes it in JSON
  *   generated/deprecations.json                the deprecation registry of all three contracts (+ watched.yaml)
@@ -20,10 +21,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { addTypenameToDocument } from '@apollo/client/utilities';
 import { generate as runGraphqlCodegen } from '@graphql-codegen/cli';
-import { parse, print } from 'graphql';
+import { buildSchema, parse, print } from 'graphql';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse as parseYaml } from 'yaml';
 import { buildRegistry } from './deprecations/build-registry.js';
+import { graphqlInputRules } from './rules/graphql-rules.js';
 
 // `--root <dir>` compiles another checkout's contracts (the stale-check test uses a scratch copy).
 const rootFlag = process.argv.indexOf('--root');
@@ -136,6 +138,12 @@ async function graphqlOutputs(out: Outputs): Promise<void> {
   for (const file of files) out.set(file.filename, banner + file.content);
 }
 
+/** The input rules of the GraphQL contract, per argument, as the JSON Schema its validator compiles. */
+function graphqlRuleOutputs(out: Outputs): void {
+  const schema = buildSchema(readFileSync(path.join(contractsDir, 'schema.graphql'), 'utf8'));
+  out.set('graphql/input-rules.json', `${JSON.stringify(graphqlInputRules(schema), null, 2)}\n`);
+}
+
 /** The deprecation registry; a contract whose deprecations are wrong is not generated. */
 function registryOutputs(out: Outputs): void {
   const { registry, problems } = buildRegistry(contractsDir);
@@ -192,6 +200,7 @@ async function main(): Promise<void> {
   await openapiOutputs(out);
   persistedOutputs(out);
   await graphqlOutputs(out);
+  graphqlRuleOutputs(out);
   protoOutputs(out);
   registryOutputs(out);
 

@@ -15,7 +15,7 @@ export type AddressInput = {
 
 /** The lines of a new draft. */
 export type CreateOrderDraftInput = {
-  /** The lines, 1 to 100. */
+  /** The lines, 1 to 100; lines of the same product are merged. */
   items: Array<OrderLineInput>;
   /** Admins only: the user to draft for (required for admins). */
   userId?: string | number | null | undefined;
@@ -41,7 +41,7 @@ export type CreateOrderInput = {
 export type CreateUserInput = {
   /** The default shipping address. */
   address?: AddressInput | null | undefined;
-  /** The user's e-mail address, at most 254 characters; unique. */
+  /** The user's e-mail address (RFC 5321), at most 254 characters; unique. */
   email: string;
   /** Whether the user agrees to marketing messages; default false. */
   marketingAgreed?: boolean | null | undefined;
@@ -66,13 +66,13 @@ export type OrderFilter = {
   from?: string | null | undefined;
   /** Only orders with (`true`) or without (`false`) a coupon. */
   hasCoupon?: boolean | null | undefined;
-  /** Only these orders. */
+  /** Only these orders: 1 to 1000 distinct ids. */
   ids?: Array<string | number> | null | undefined;
-  /** Orders whose amount is at least this much. */
+  /** Orders whose amount is at least this much (inclusive). */
   minAmount?: number | null | undefined;
-  /** Case-insensitive text in an item's product name or the order's note; at most 200 characters. */
+  /** Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. */
   q?: string | null | undefined;
-  /** Orders in any of these states. */
+  /** Orders in any of these states; 1 to 100 values, a value given twice counts once. */
   status?: Array<OrderStatus> | null | undefined;
   /** Orders created at or before this instant; a date includes that whole day (UTC). */
   to?: string | null | undefined;

@@ -64,7 +64,7 @@ export type Cancellation = {
 
 /** The lines of a new draft. */
 export type CreateOrderDraftInput = {
-  /** The lines, 1 to 100. */
+  /** The lines, 1 to 100; lines of the same product are merged. */
   items: Array<OrderLineInput>;
   /** Admins only: the user to draft for (required for admins). */
   userId?: InputMaybe<Scalars['ID']['input']>;
@@ -88,15 +88,15 @@ export type CreateOrderInput = {
 
 /** A new product. */
 export type CreateProductInput = {
-  /** A picture of the product; at most 2000 characters. */
+  /** A picture of the product: an absolute URI, at most 2000 characters. */
   imageUrl?: InputMaybe<Scalars['String']['input']>;
-  /** The product's name; at most 200 characters. */
+  /** The product's name, 1 to 200 characters. */
   name: Scalars['String']['input'];
-  /** The unit price, VAT included, with at most two decimals; at most 1000000. */
+  /** The unit price, VAT included, from 0 to 1000000 with at most two decimals (whole cents). */
   price: Scalars['Float']['input'];
-  /** The stock-keeping unit; unique; at most 64 characters. */
+  /** The stock-keeping unit: unique; letters, digits, `.`, `_`, `-`, starting with a letter or digit; at most 64 characters. */
   sku: Scalars['String']['input'];
-  /** The initial on-hand quantity; default 0; at most 1000000. */
+  /** The initial on-hand quantity, 0 to 1000000; default 0. */
   stock?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -104,7 +104,7 @@ export type CreateProductInput = {
 export type CreateUserInput = {
   /** The default shipping address. */
   address?: InputMaybe<AddressInput>;
-  /** The user's e-mail address, at most 254 characters; unique. */
+  /** The user's e-mail address (RFC 5321), at most 254 characters; unique. */
   email: Scalars['String']['input'];
   /** Whether the user agrees to marketing messages; default false. */
   marketingAgreed?: InputMaybe<Scalars['Boolean']['input']>;
@@ -453,13 +453,13 @@ export type OrderFilter = {
   from?: InputMaybe<Scalars['String']['input']>;
   /** Only orders with (`true`) or without (`false`) a coupon. */
   hasCoupon?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Only these orders. */
+  /** Only these orders: 1 to 1000 distinct ids. */
   ids?: InputMaybe<Array<Scalars['ID']['input']>>;
-  /** Orders whose amount is at least this much. */
+  /** Orders whose amount is at least this much (inclusive). */
   minAmount?: InputMaybe<Scalars['Float']['input']>;
-  /** Case-insensitive text in an item's product name or the order's note; at most 200 characters. */
+  /** Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. */
   q?: InputMaybe<Scalars['String']['input']>;
-  /** Orders in any of these states. */
+  /** Orders in any of these states; 1 to 100 values, a value given twice counts once. */
   status?: InputMaybe<Array<OrderStatus>>;
   /** Orders created at or before this instant; a date includes that whole day (UTC). */
   to?: InputMaybe<Scalars['String']['input']>;
@@ -664,7 +664,7 @@ export type ReplaceOrderInput = {
 export type ReplaceUserInput = {
   /** The default shipping address. */
   address?: InputMaybe<AddressInput>;
-  /** The user's e-mail address, at most 254 characters; unique. */
+  /** The user's e-mail address (RFC 5321), at most 254 characters; unique. */
   email: Scalars['String']['input'];
   /** Whether the user agrees to marketing messages; false when absent. */
   marketingAgreed?: InputMaybe<Scalars['Boolean']['input']>;
@@ -751,9 +751,9 @@ export type UpdateOrderInput = {
 
 /** Changes to a shipment's carrier data; `null` clears a field. */
 export type UpdateShipmentInput = {
-  /** The carrier; at most 100 characters. */
+  /** The carrier, 1 to 100 characters. */
   carrier?: InputMaybe<Scalars['String']['input']>;
-  /** The carrier's tracking number; at most 100 characters. */
+  /** The carrier's tracking number, 1 to 100 characters. */
   trackingNumber?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -761,7 +761,7 @@ export type UpdateShipmentInput = {
 export type UpdateUserInput = {
   /** The default shipping address. */
   address?: InputMaybe<AddressInput>;
-  /** The user's e-mail address, at most 254 characters; unique. */
+  /** The user's e-mail address (RFC 5321), at most 254 characters; unique. */
   email?: InputMaybe<Scalars['String']['input']>;
   /** Whether the user agrees to marketing messages. */
   marketingAgreed?: InputMaybe<Scalars['Boolean']['input']>;
@@ -996,6 +996,22 @@ export type ResolversParentTypes = ResolversObject<{
   UserConnection: ConnectionParent<UserParent>;
   UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
 }>;
+
+export type ConstraintDirectiveArgs = {
+  format?: Maybe<Scalars['String']['input']>;
+  max?: Maybe<Scalars['Float']['input']>;
+  maxItems?: Maybe<Scalars['Int']['input']>;
+  maxLength?: Maybe<Scalars['Int']['input']>;
+  min?: Maybe<Scalars['Float']['input']>;
+  minItems?: Maybe<Scalars['Int']['input']>;
+  minLength?: Maybe<Scalars['Int']['input']>;
+  minProperties?: Maybe<Scalars['Int']['input']>;
+  multipleOf?: Maybe<Scalars['Float']['input']>;
+  pattern?: Maybe<Scalars['String']['input']>;
+  uniqueItems?: Maybe<Scalars['Boolean']['input']>;
+};
+
+export type ConstraintDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ConstraintDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ScopeDirectiveArgs = {
   name: Scalars['String']['input'];
@@ -1262,5 +1278,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
 }>;
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{
+  constraint?: ConstraintDirectiveResolver<any, any, ContextType>;
   scope?: ScopeDirectiveResolver<any, any, ContextType>;
 }>;

@@ -1,8 +1,8 @@
-import { checkOrderLines } from './bounds.js';
 import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError } from './errors.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { OrderDraft } from './model.js';
+import { sumMinor } from './money.js';
 import { type OrderLine, priceLines } from './order-placement.js';
 import type { Store } from './ports/index.js';
 
@@ -30,18 +30,13 @@ export function createDraftService({
      */
     create: idempotency.useCase('drafts.create', async (caller: Caller, input: DraftInput): Promise<OrderDraft> => {
       const userId = actingFor(caller, input.userId, { admin: 'makes a draft', customer: 'make drafts' });
-      checkOrderLines(input.items);
       if (!(await store.users.get(userId))) {
         throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`, [
           { in: 'body', name: '/userId', message: 'names no user' },
         ]);
       }
       const items = await priceLines(store, input.items);
-      return store.drafts.insert(
-        userId,
-        items,
-        items.reduce((sum, line) => sum + line.amount, 0),
-      );
+      return store.drafts.insert(userId, items, sumMinor(items.map((line) => line.amount)));
     }),
 
     /** One draft of the caller (any for admins). */

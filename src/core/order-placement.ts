@@ -1,8 +1,8 @@
-import { checkOrderLines, checkOrderText } from './bounds.js';
 import { actingFor, type Caller, canSee } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
 import type { ClaimHold, IdempotencyService, IdempotentCreate } from './idempotency.js';
 import type { Address, Order } from './model.js';
+import { sumMinor, timesMinor } from './money.js';
 import type { CallOptions, InventoryPort, NewOrder, Store } from './ports/index.js';
 
 /** The ports order placement (and the order service around it) uses. */
@@ -68,8 +68,6 @@ export function createPlaceOrder({ store, inventory, idempotency, requestTimeout
     if ((input.items === undefined) === (input.draftId === undefined)) {
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
-    checkOrderLines(input.items);
-    checkOrderText(input);
     const userId = actingFor(caller, input.userId, { admin: 'places an order', customer: 'place orders' });
     // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
     if (claim.heldOrderId !== undefined) {
@@ -93,7 +91,7 @@ export function createPlaceOrder({ store, inventory, idempotency, requestTimeout
         id: orderId,
         userId,
         items,
-        amount: items.reduce((sum, line) => sum + line.amount, 0),
+        amount: sumMinor(items.map((line) => line.amount)),
         shippingAddress,
         note: input.note ?? null,
         couponCode: input.couponCode ?? null,
@@ -165,7 +163,13 @@ export async function priceLines(
   return [...merged].map(([productId, quantity]) => {
     const product = products.get(productId);
     if (!product) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${productId}.`);
-    return { productId, sku: product.sku, quantity, unitPrice: product.price, amount: product.price * quantity };
+    return {
+      productId,
+      sku: product.sku,
+      quantity,
+      unitPrice: product.price,
+      amount: timesMinor(product.price, quantity),
+    };
   });
 }
 

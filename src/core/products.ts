@@ -1,4 +1,3 @@
-import { checkLength, checkProductInput, MAX_LENGTH } from './bounds.js';
 import { type Caller, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
@@ -64,7 +63,6 @@ export function createProductService({ store, cursors, idempotency }: ProductSer
     /** Creates a product with its initial stock (admins only); idempotent per key. */
     create: idempotency.useCase('products.create', async (caller: Caller, input: ProductInput): Promise<Product> => {
       requireAdmin(caller, 'create products');
-      checkProductInput(input);
       const created = await store.products.insert(
         { name: input.name, sku: input.sku, price: input.price, imageUrl: input.imageUrl ?? null },
         input.stock ?? 0,
@@ -91,7 +89,6 @@ export function createProductService({ store, cursors, idempotency }: ProductSer
           { in: 'body', name: '/score', message: 'must be an integer from 1 to 5' },
         ]);
       }
-      checkLength(input.comment, MAX_LENGTH.ratingComment, '/comment');
       return store.ratings.put(productId, caller.userId, input.score, input.comment ?? null);
     },
 

@@ -1,4 +1,3 @@
-import { checkUserText } from './bounds.js';
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
@@ -123,9 +122,8 @@ async function visibleUserIn(store: Pick<Store, 'users'>, caller: Caller, id: nu
   return user;
 }
 
-/** The user's next fields under a merge patch, once the patch is within its bounds. */
+/** The user's next fields under a merge patch. */
 function merged(user: User, patch: UserPatch): UserFields {
-  checkUserText(patch);
   const { name, email, phone, address, nickname, marketingAgreed } = user;
   return mergePatch<UserFields>({ name, email, phone, address, nickname, marketingAgreed }, patch);
 }
@@ -136,9 +134,8 @@ function userKeys(user: User, keys: ReturnType<typeof parseSort>): Array<string 
   );
 }
 
-/** A user's fields from a full input, once it is within its bounds. */
+/** A user's fields from a full input. */
 function fieldsOf(input: UserInput): UserFields {
-  checkUserText(input);
   return {
     name: input.name,
     email: input.email,

@@ -3,6 +3,7 @@
  * client would, so it obeys every rule. Not part of the core; the composition root passes it to bootstrap.
  */
 import type { Caller, Core } from '../core/index.js';
+import { minor } from '../core/money.js';
 import type { OrderStatus } from '../core/order-state.js';
 
 const address = (zipCode: string, line1: string, line2: string | null = null) => ({ zipCode, line1, line2 });
@@ -23,7 +24,7 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
     address: address('06236', '88 Teheran-ro'),
   });
   const products = [];
-  for (const [name, sku, price, stock, imageUrl] of [
+  for (const [name, sku, priceMinor, stock, imageUrl] of [
     ['Ceramic pour-over dripper', 'DRIP-CER-01', 2_900, 40, 'https://images.example.com/dripper.jpg'],
     ['Hand grinder, steel burr', 'GRND-STL-02', 8_900, 15, 'https://images.example.com/grinder.jpg'],
     ['Paper filters, 100 pack', 'FILT-100', 650, 500, null],
@@ -32,7 +33,7 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
     // The product of the contracts' examples (id 6, SKU KB-ERGO-01), so that they work against the demo.
     ['Ergonomic Keyboard', 'KB-ERGO-01', 4_950, 40, 'https://img.example.com/kb-ergo-01.png'],
   ] as const) {
-    products.push((await core.products.create(admin, { name, sku, price, stock, imageUrl })).result);
+    products.push((await core.products.create(admin, { name, sku, price: minor(priceMinor), stock, imageUrl })).result);
   }
   const [dripper, grinder, filters, kettle, beans, keyboard] = products as [
     (typeof products)[0],

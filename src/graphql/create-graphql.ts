@@ -20,8 +20,9 @@ import { httpStatusOf } from '../http/http-status.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withBrownouts } from './brownouts.js';
 import { createLoaders, type GraphQLContext } from './context.js';
+import { fieldsTakingArguments, readInputRules, withInputRules } from './input-rules.js';
 import { maskError } from './mask-error.js';
-import { useRejectNulCharacters } from './reject-bad-input.js';
+import { useRejectDeepVariables } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { declaredScopes, withScopes } from './scopes.js';
 import type { SubscriptionSettings } from './subscriptions.js';
@@ -86,18 +87,20 @@ export async function createGraphQL({
   subscriptions,
   restBase,
 }: GraphQLDeps) {
-  const { typeDefs, manifest } = await readSchemaAndManifest(projectRoot);
+  const { typeDefs, manifest, inputRules } = await readSchemaAndManifest(projectRoot);
+  // The scope of a field is checked before its brownout, and both before its input rules: a key without
+  // the scope learns nothing more.
+  const checked = withInputRules(resolvers as never, inputRules, fieldsTakingArguments(typeDefs));
   const schema = createSchema<Context>({
     typeDefs,
-    // The scope of a field is checked before its brownout: a key without it learns nothing more.
     resolvers: withTimeout(
-      withScopes(withBrownouts(resolvers as never, registry, core.brownouts), declaredScopes(typeDefs)),
+      withScopes(withBrownouts(checked, registry, core.brownouts), declaredScopes(typeDefs)),
     ) as never,
   });
 
   const plugins: Array<Plugin<Context>> = [
     useLimits(settings) as Plugin<Context>,
-    useRejectNulCharacters() as Plugin<Context>,
+    useRejectDeepVariables() as Plugin<Context>,
     usePersisted<Context>(manifest, settings.persistedOnly),
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
@@ -152,13 +155,14 @@ export async function createGraphQL({
   return yoga;
 }
 
-/** The schema's SDL and the persisted operations' manifest of a checkout. */
+/** The schema's SDL, the persisted operations' manifest and the generated input rules of a checkout. */
 async function readSchemaAndManifest(projectRoot: string) {
-  const [typeDefs, manifestText] = await Promise.all([
+  const [typeDefs, manifestText, inputRules] = await Promise.all([
     readFile(path.join(projectRoot, 'contracts/schema.graphql'), 'utf8'),
     readFile(path.join(projectRoot, 'generated/graphql/persisted-operations.json'), 'utf8'),
+    readInputRules(projectRoot),
   ]);
-  return { typeDefs, manifest: JSON.parse(manifestText) as Record<string, string> };
+  return { typeDefs, manifest: JSON.parse(manifestText) as Record<string, string>, inputRules };
 }
 
 async function authenticate(core: Core, header: string | null): Promise<Caller | null> {

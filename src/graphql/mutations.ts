@@ -89,7 +89,7 @@ export const mutationResolvers: MutationResolvers = {
     const request = {
       name: input.name,
       sku: input.sku,
-      price: toMinor(input.price, 'price'),
+      price: toMinor(input.price),
       ...(given(input.imageUrl) ? { imageUrl: input.imageUrl } : {}),
       ...(given(input.stock) ? { stock: input.stock } : {}),
     };

@@ -71,7 +71,7 @@ export const resolvers: Resolvers = {
     async orders(_, args, context) {
       const page = await context.core.orders.listHeads(callerOf(context), {
         ...pageArgs(args),
-        filters: orderFilters(filterOf(args.filter), 'query'),
+        filters: orderFilters(filterOf(args.filter)),
       });
       return page.items;
     },
@@ -80,7 +80,7 @@ export const resolvers: Resolvers = {
         context.core.orders.listHeads(callerOf(context), {
           ...pageArgs(args),
           withTotal,
-          filters: orderFilters(filterOf(args.filter), 'query'),
+          filters: orderFilters(filterOf(args.filter)),
         }),
       ),
     me: (_, __, context) => context.core.users.get(callerOf(context), callerOf(context).userId),

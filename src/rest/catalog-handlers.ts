@@ -16,7 +16,7 @@ export function createCatalogHandlers(core: Core) {
       const input = {
         name: body.name,
         sku: body.sku,
-        price: toMinor(body.price, '/price'),
+        price: toMinor(body.price),
         ...(body.imageUrl !== undefined ? { imageUrl: body.imageUrl } : {}),
         ...(body.stock !== undefined ? { stock: body.stock } : {}),
       };

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import type { ScopeDeclaration } from '../core/scope-catalog.js';
 import { scopeDeclaration } from '../core/scopes.js';
+import { withContractRules } from '../http/input-rules.js';
 import { type VersionMounts, versionMounts } from '../http/version-mounts.js';
 import { createRouter, type RouteMatch } from './router.js';
 
@@ -116,11 +116,8 @@ async function compiledBackend(definition: Record<string, unknown>): Promise<Ope
     // Query, path and header values are coerced by openapi-backend itself; bodies are checked as sent.
     // `verbose`: an error carries the value that failed, so that a problem can name an unknown enum value.
     ajvOpts: { allErrors: true, strict: false, verbose: true },
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv as never);
-      ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
-      return ajv;
-    },
+    // The contract's formats, `multipleOf` as decimals, lengths in characters (src/http/input-rules.ts).
+    customizeAjv: (ajv) => withContractRules(ajv),
   });
   await api.init();
   return api;

@@ -59,14 +59,9 @@ export function createOrderHandlers(core: Core, mapper: OrderMapper = v1OrderMap
   });
 
   /** The query form and the search body name the same conditions; both become one core list call. */
-  const searchList = async (
-    request: RestRequest,
-    conditions: OrderConditions,
-    from: 'query' | 'body',
-    paging: ListInput,
-  ) => {
+  const searchList = async (request: RestRequest, conditions: OrderConditions, paging: ListInput) => {
     const page = await core.orders.list(callerOf(request), {
-      filters: orderFilters(conditions, from),
+      filters: orderFilters(conditions),
       ...paging,
       ...(mapper.cursorVersion ? { cursorVersion: mapper.cursorVersion } : {}),
     });
@@ -79,14 +74,14 @@ export function createOrderHandlers(core: Core, mapper: OrderMapper = v1OrderMap
   return {
     async listOrders(request) {
       // orderFilters reads only the condition parameters; paging ones go to listInput.
-      return searchList(request, request.query, 'query', listInput(request.query));
+      return searchList(request, request.query, listInput(request.query));
     },
 
     async searchOrders(request) {
       const body = (request.body ?? {}) as Schemas['OrderSearch'];
       // The pipeline has put the body's `include` there already when `fields` implies a part.
       if (body.include && request.query.include === undefined) request.query.include = body.include.join(',');
-      return searchList(request, body as OrderConditions, 'body', searchPaging(body));
+      return searchList(request, body as OrderConditions, searchPaging(body));
     },
 
     async createOrder(request) {

@@ -16,18 +16,10 @@ import type { Core } from '../core/index.js';
 import { requireScope } from '../core/scopes.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import type { ChainStep } from '../http/chain.js';
+import { type AjvError, rejectNulCharacters, validationError } from '../http/input-rules.js';
 import { catalogProblem } from '../http/problem.js';
 import type { RestContract } from './contract.js';
-import {
-  type AjvError,
-  acceptable,
-  PRODUCED,
-  readBody,
-  readQuery,
-  rejectNulCharacters,
-  splitUrl,
-  validationError,
-} from './request-parsing.js';
+import { acceptable, PRODUCED, readBody, readQuery, splitUrl } from './request-parsing.js';
 import type { Handler } from './respond.js';
 import { partialRequest } from './validated-request.js';
 
@@ -127,7 +119,7 @@ export function readRequestBody(contract: RestContract): Step {
   return function readJsonBody(c, next) {
     const { requestBody } = contract.operation(c.get('operation').operationId);
     if (!requestBody) {
-      rejectNulCharacters(c.get('query'), undefined);
+      rejectNulCharacters({ query: c.get('query') });
       return next();
     }
     return readThenHandOn(c, next, requestBody as { content?: Record<string, unknown> });
@@ -142,7 +134,7 @@ async function readThenHandOn(
 ): Promise<Response | undefined> {
   const body = await readBody(c, requestBody);
   if (body instanceof Response) return body;
-  rejectNulCharacters(c.get('query'), body);
+  rejectNulCharacters({ query: c.get('query'), body });
   c.set('body', body);
   await next();
   return undefined;

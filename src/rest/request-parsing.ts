@@ -1,12 +1,12 @@
 /**
  * Reading a REST request: its URL, `Accept`, query and body, each refused with the catalog's code when it
- * breaks a rule of the API (docs/decisions.md §3), and ajv's violations turned into the problem's errors.
+ * breaks a rule of the API (docs/decisions.md §3).
  */
 
 import type { Context } from 'hono';
 import Negotiator from 'negotiator';
-import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
-import { findNulCharacter, INPUT_DEPTH_MESSAGE, NUL_CHARACTER_MESSAGE, nestsDeeperThan } from '../core/text.js';
+import { DomainError, type Violation } from '../core/errors.js';
+import { INPUT_DEPTH_MESSAGE, nestsDeeperThan } from '../core/text.js';
 import { catalogProblem } from '../http/problem.js';
 import type { RestContract } from './contract.js';
 
@@ -15,15 +15,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** What this API produces. */
 export const PRODUCED = ['application/json', 'application/problem+json'];
-
-export interface AjvError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-  /** The value that failed (ajv's `verbose`, which contract.ts turns on). */
-  data?: unknown;
-}
 
 /**
  * The path (as sent, not decoded) and query string of a request URL. The router matches the raw path and
@@ -148,63 +139,4 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number
     chunks.push(value);
   }
   return Buffer.concat(chunks, length);
-}
-
-/** Refuses U+0000 in any query value or body string, naming where it is (PostgreSQL cannot store it). */
-export function rejectNulCharacters(query: Record<string, string>, body: unknown): void {
-  const inQuery = findNulCharacter(query);
-  const inBody = inQuery === undefined ? findNulCharacter(body) : undefined;
-  if (inQuery === undefined && inBody === undefined) return;
-  const violation: Violation =
-    inQuery !== undefined
-      ? { in: 'query', name: inQuery.slice(1), message: NUL_CHARACTER_MESSAGE }
-      : { in: 'body', name: inBody ?? '', message: NUL_CHARACTER_MESSAGE };
-  throw new DomainError(
-    'VALIDATION_FAILED',
-    `The request is invalid: ${violation.in} ${violation.name || '(body)'} ${NUL_CHARACTER_MESSAGE}.`,
-    [violation],
-  );
-}
-
-/** Turns ajv's errors into the problem's `errors[]` and picks the code that describes them. */
-export function validationError(errors: AjvError[]): DomainError {
-  const violations: Violation[] = [];
-  const seen = new Set<string>();
-  let unknownFields = 0;
-  for (const error of errors) {
-    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
-    const [, part = '', ...rest] = error.instancePath.split('/');
-    const where: Violation['in'] =
-      part === 'query' ? 'query' : part === 'headers' ? 'header' : part === 'path' ? 'path' : 'body';
-    let name = where === 'body' ? (rest.length ? `/${rest.join('/')}` : '') : (rest[0] ?? '');
-    let message = error.message ?? 'is invalid';
-    if (error.keyword === 'additionalProperties') {
-      const extra = String(error.params.additionalProperty);
-      name = where === 'body' ? `${name}/${extra}` : extra;
-      message = where === 'body' ? 'is not a member of this schema' : 'is not a parameter of this operation';
-      if (where === 'body') unknownFields++;
-    } else if (error.keyword === 'required') {
-      const missing = String(error.params.missingProperty);
-      name = where === 'body' ? `${name}/${missing}` : missing;
-      message = 'is required';
-    } else if (error.keyword === 'enum') {
-      const allowed = (error.params.allowedValues as unknown[]).join(', ');
-      message =
-        error.data === undefined
-          ? `must be one of ${allowed}`
-          : `${JSON.stringify(error.data)} is not one of ${allowed}`;
-    } else if (error.keyword === 'type' && where === 'query' && error.params.type === 'array') {
-      // A list parameter is split (or wrapped) before validation: only an empty value is not an array.
-      message = 'must name at least one value';
-    }
-    const key = `${where} ${name} ${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    violations.push({ in: where, name, message });
-  }
-  if (violations.length === 0) violations.push({ in: 'body', name: '', message: 'is required' });
-  const code: ErrorCode =
-    unknownFields > 0 && unknownFields === violations.length ? 'UNKNOWN_FIELD' : 'VALIDATION_FAILED';
-  const summary = violations.map((v) => `${v.in} ${v.name || '(body)'} ${v.message}`).join('; ');
-  return new DomainError(code, `The request is invalid: ${summary}.`, violations);
 }

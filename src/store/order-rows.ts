@@ -1,4 +1,5 @@
 import type { Address, Cancellation, Order, OrderHead, OrderItem, Shipment } from '../core/model.js';
+import { minor } from '../core/money.js';
 import type { OrderStatus } from '../core/order-state.js';
 import type { Queryable } from './database.js';
 
@@ -31,7 +32,7 @@ export function toOrderHead(row: OrderRow): OrderHead {
   return {
     id: row.id,
     userId: row.user_id,
-    amount: row.amount_minor,
+    amount: minor(row.amount_minor),
     status: row.status,
     shippingAddress: row.shipping_address,
     note: row.note,
@@ -55,8 +56,8 @@ export async function itemsOf(db: Queryable, orderIds: readonly number[]): Promi
     productId: item.product_id,
     sku: item.sku,
     quantity: item.quantity,
-    unitPrice: item.unit_price_minor,
-    amount: item.amount_minor,
+    unitPrice: minor(item.unit_price_minor),
+    amount: minor(item.amount_minor),
   }));
 }
 
@@ -95,7 +96,7 @@ export function toCancellation(row: Record<string, unknown>): Cancellation {
     id: row.id as number,
     orderId: row.order_id as number,
     reason: row.reason as string | null,
-    refundAmount: row.refund_minor as number,
+    refundAmount: minor(row.refund_minor as number),
     createdAt: row.created_at as Date,
   };
 }

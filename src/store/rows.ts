@@ -1,4 +1,5 @@
 import type { ApiKey, OrderDraft, Product, Rating, Reservation, Stock, User } from '../core/model.js';
+import { minor } from '../core/money.js';
 import { type Scope, scopesOfRole } from '../core/scope-catalog.js';
 
 /** Whether a statement failed on a unique index (an e-mail or SKU in use). */
@@ -52,7 +53,7 @@ export const toProduct = (row: Record<string, unknown>): Product => ({
   name: row.name as string,
   imageUrl: row.image_url as string | null,
   sku: row.sku as string,
-  price: row.price_minor as number,
+  price: minor(row.price_minor as number),
   rating: (row.rating as number | null) ?? null,
   ratingCount: row.rating_count as number,
   createdAt: row.created_at as Date,
@@ -77,7 +78,7 @@ export const toDraft = (row: Record<string, unknown>): OrderDraft => ({
   id: row.id as number,
   userId: row.user_id as number,
   items: row.items as OrderDraft['items'],
-  amount: row.amount_minor as number,
+  amount: minor(row.amount_minor as number),
   status: row.status as OrderDraft['status'],
   orderId: row.order_id as number | null,
   createdAt: row.created_at as Date,

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 import { serverDatabase } from '../support/database.js';
@@ -33,8 +34,9 @@ beforeAll(async () => {
   });
   const { core } = server;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-PAGE', price: 1200, stock: 50 }))
-    .result;
+  const product = (
+    await core.products.create(admin, { name: 'Beans', sku: 'BEAN-PAGE', price: minor(1200), stock: 50 })
+  ).result;
   for (const name of ['ann', 'bo'] as const) {
     const user = (
       await core.users.create(admin, {

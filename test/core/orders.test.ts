@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
@@ -247,7 +248,7 @@ describe('listing orders', () => {
   it('filters by coupon, amount and status', async () => {
     const withCoupon = await core.orders.list(carol, { filters: { hasCoupon: true }, withTotal: true });
     expect(withCoupon.totalCount).toBe(5);
-    const large = await core.orders.list(carol, { filters: { minAmount: 2_000 }, withTotal: true });
+    const large = await core.orders.list(carol, { filters: { minAmount: minor(2_000) }, withTotal: true });
     expect(large.totalCount).toBe(6);
     const paid = await core.orders.list(carol, { filters: { status: ['PAID'] }, withTotal: true });
     expect(paid.totalCount).toBe(0);

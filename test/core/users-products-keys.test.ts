@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import { scopesOfRole } from '../../src/core/scope-catalog.js';
 import { seedDemo } from '../../src/demo/seed-demo.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
@@ -74,11 +75,12 @@ describe('users', () => {
 describe('products and ratings', () => {
   it('are created by admins with stock; a taken SKU is a conflict', async () => {
     const customer = await makeCustomer(core, admin);
-    expect(await code(core.products.create(customer, { name: 'X', sku: 'X-1', price: 1 }))).toBe('FORBIDDEN');
-    const product = (await core.products.create(admin, { name: 'Mug', sku: 'MUG-1', price: 990, stock: 7 })).result;
+    expect(await code(core.products.create(customer, { name: 'X', sku: 'X-1', price: minor(1) }))).toBe('FORBIDDEN');
+    const product = (await core.products.create(admin, { name: 'Mug', sku: 'MUG-1', price: minor(990), stock: 7 }))
+      .result;
     expect(product).toMatchObject({ rating: null, ratingCount: 0, price: 990 });
     expect(await core.inventory.stock('MUG-1')).toEqual({ sku: 'MUG-1', onHand: 7, reserved: 0 });
-    expect(await code(core.products.create(admin, { name: 'Mug 2', sku: 'MUG-1', price: 1 }))).toBe('SKU_TAKEN');
+    expect(await code(core.products.create(admin, { name: 'Mug 2', sku: 'MUG-1', price: minor(1) }))).toBe('SKU_TAKEN');
   });
 
   it('are rated once per user: a second rating replaces the first', async () => {

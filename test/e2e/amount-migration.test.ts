@@ -5,6 +5,7 @@ import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { amountMigrationFixture } from '../support/amount-migration-fixture.js';
 import { expectContract, see } from '../support/contract.js';
@@ -39,8 +40,9 @@ beforeAll(async () => {
   });
   const { core } = server;
   const admin = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-MIGRATE', price: 1210, stock: 50 }))
-    .result;
+  const product = (
+    await core.products.create(admin, { name: 'Beans', sku: 'BEAN-MIGRATE', price: minor(1210), stock: 50 })
+  ).result;
   ({ id: productId, sku } = product);
   for (const name of ['reader', 'mover', 'trimmer', 'stocker'] as const) {
     const user = (

@@ -3,6 +3,7 @@ import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistedOperationIds } from '../../generated/graphql/persisted-operation-ids.js';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
@@ -41,8 +42,9 @@ beforeAll(async () => {
   });
   const { core } = server;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-SELF', price: 1200, stock: 50 }))
-    .result;
+  const product = (
+    await core.products.create(admin, { name: 'Beans', sku: 'BEAN-SELF', price: minor(1200), stock: 50 })
+  ).result;
   productId = product.id;
   const userOf = async (name: string) =>
     (

@@ -5,6 +5,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';
@@ -59,8 +60,9 @@ beforeAll(async () => {
   second = testDatabaseUrl ? await start() : first;
   const { core } = first;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-SCENARIO', price: 1200, stock: 50 }))
-    .result;
+  const product = (
+    await core.products.create(admin, { name: 'Beans', sku: 'BEAN-SCENARIO', price: minor(1200), stock: 50 })
+  ).result;
   sku = product.sku;
   const specs = [
     ['web', 'Ann Web', 'shop-web/3.2.1'],

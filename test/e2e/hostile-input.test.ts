@@ -153,8 +153,6 @@ describe('GraphQL', () => {
       { s: ['LOST'] },
     ],
     ['a missing variable', 'query($id: ID!) { order(id: $id) { id } }', {}],
-    ['a NUL character in a literal', '{ orders(filter: { from: "a\\u0000" }) { id } }', undefined],
-    ['a NUL character in a variable', 'query($n: String) { orders(filter: { from: $n }) { id } }', { n: '\u0000' }],
   ])('answers %s with 400 BAD_USER_INPUT', async (_, query, variables) => {
     const answer = await graphql(query, variables);
     expect(answer.status).toBe(400);
@@ -162,15 +160,26 @@ describe('GraphQL', () => {
     await expectHealthy();
   });
 
-  it('names the argument or variable that holds a NUL character', async () => {
-    expect(
-      (await graphql('{ orders(filter: { from: "\\u0000" }) { id } }')).body.errors?.[0]?.extensions,
-    ).toMatchObject({ field: 'orders.filter.from' });
-    expect(
-      (await graphql('query($f: OrderFilter) { orders(filter: $f) { id } }', { f: { from: '\u0000' } })).body
-        .errors?.[0]?.extensions,
-    ).toMatchObject({ field: '$f.from' });
-  });
+  // Issue 41: U+0000 is refused as REST refuses it, the same code naming the same member, however sent.
+  it.each([
+    ['in a literal', '{ orders(filter: { from: "a\\u0000" }) { id } }', undefined],
+    ['in a variable', 'query($n: String) { orders(filter: { from: $n }) { id } }', { n: 'a\u0000' }],
+    ['in an input object variable', 'query($f: OrderFilter) { orders(filter: $f) { id } }', { f: { from: 'a\u0000' } }],
+  ])(
+    'answers a NUL character %s with VALIDATION_FAILED naming the member as REST does',
+    async (_, query, variables) => {
+      const rest = await checkedFetch(server.httpUrl, '/v1/orders?from=a%00', { headers: json });
+      expect(rest.status).toBe(400);
+      const answer = await graphql(query, variables);
+      expect(answer.codes).toEqual(['VALIDATION_FAILED']);
+      const extensions = answer.body.errors?.[0]?.extensions as { violations?: unknown } | undefined;
+      expect(extensions?.violations).toEqual((rest.body as { errors: unknown }).errors);
+      expect(extensions?.violations).toEqual([
+        { in: 'query', name: 'from', message: 'must not contain a NUL character (U+0000)' },
+      ]);
+      await expectHealthy();
+    },
+  );
 
   it.each([
     ['filter.userId "abc"', '{ orders(filter: { userId: "abc" }) { id } }', 'VALIDATION_FAILED'],

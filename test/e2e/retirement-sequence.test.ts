@@ -13,6 +13,7 @@ import { runGate } from '../../scripts/breaking/gate.js';
 import { historyOf, releaseFromDirectory } from '../../scripts/breaking/release-history.js';
 import type { Retirement } from '../../scripts/breaking/retirement.js';
 import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
@@ -49,8 +50,9 @@ beforeAll(async () => {
   });
   const { core } = server;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
-  const product = (await core.products.create(admin, { name: 'Beans', sku: 'BEAN-RETIRE', price: 1200, stock: 50 }))
-    .result;
+  const product = (
+    await core.products.create(admin, { name: 'Beans', sku: 'BEAN-RETIRE', price: minor(1200), stock: 50 })
+  ).result;
   sku = product.sku;
   for (const name of ['web', 'ios'] as const) {
     const user = (

@@ -1,5 +1,6 @@
 /** The outbox: an event is written in the transaction of its change, so neither commits without the other. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minor } from '../../src/core/money.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;
@@ -12,7 +13,7 @@ const newOrder = (id: number, userId: number) => ({
   id,
   userId,
   items: [],
-  amount: 1000,
+  amount: minor(1000),
   shippingAddress: { zipCode: '1', line1: 'x', line2: null },
   note: null,
   couponCode: null,

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address, Product, User } from '../../src/core/model.js';
+import { type Minor, minor } from '../../src/core/money.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -16,13 +17,13 @@ let sequence = 0;
 const address: Address = { zipCode: '04524', line1: '1 Road', line2: null };
 const unique = () => `${Date.now().toString(36)}-${++sequence}`;
 
-async function newProduct(stock = 10, price = 1_000): Promise<Product> {
+async function newProduct(stock = 10, price = minor(1_000)): Promise<Product> {
   const product = await store.products.insert({ name: 'Lamp', imageUrl: null, sku: `SKU-${unique()}`, price }, stock);
   if (product === 'sku-taken') throw new Error('sku taken');
   return product;
 }
 
-async function newOrder(product: Product, amount: number) {
+async function newOrder(product: Product, amount: Minor) {
   const id = await store.orders.allocateId();
   const order = await store.orders.insert({
     id,
@@ -56,7 +57,7 @@ afterAll(() => database?.close());
 describe('the SQL store', () => {
   it('refuses a second product with the same SKU and creates its stock record', async () => {
     const product = await newProduct(7);
-    expect(await store.products.insert({ name: 'Other', imageUrl: null, sku: product.sku, price: 1 }, 1)).toBe(
+    expect(await store.products.insert({ name: 'Other', imageUrl: null, sku: product.sku, price: minor(1) }, 1)).toBe(
       'sku-taken',
     );
     expect(await store.inventory.stock(product.sku)).toEqual({ sku: product.sku, onHand: 7, reserved: 0 });
@@ -104,7 +105,7 @@ describe('the SQL store', () => {
 
   it('writes an order only at the version it was read at', async () => {
     const product = await newProduct();
-    const order = await newOrder(product, 500);
+    const order = await newOrder(product, minor(500));
     const change = {
       orderId: order.id,
       status: order.status,
@@ -122,7 +123,7 @@ describe('the SQL store', () => {
     const product = await newProduct(100);
     const placed: number[] = [];
     // Seven orders, amounts with ties: the id breaks them.
-    for (const amount of [300, 100, 300, 200, 300, 100, 200]) placed.push((await newOrder(product, amount)).id);
+    for (const amount of [300, 100, 300, 200, 300, 100, 200]) placed.push((await newOrder(product, minor(amount))).id);
     const filters = { userId: user.id, ids: placed };
     // One direction throughout (a row comparison in SQL) and mixed directions (the OR expansion).
     for (const idDescending of [true, false]) {
@@ -148,7 +149,7 @@ describe('the SQL store', () => {
 
   it('reads the items of several orders in one call, each under its own order', async () => {
     const product = await newProduct(100);
-    const [a, b] = [await newOrder(product, 111), await newOrder(product, 222)];
+    const [a, b] = [await newOrder(product, minor(111)), await newOrder(product, minor(222))];
     const items = await store.orders.items([a.id, b.id]);
     expect(items.map((item) => [item.orderId, item.amount])).toEqual([
       [a.id, 111],

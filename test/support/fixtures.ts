@@ -1,4 +1,5 @@
 import type { Caller, Core } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
 import type { Store } from '../../src/core/ports/index.js';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 
@@ -31,7 +32,7 @@ export async function makeCustomer(core: Core, admin: Caller, name = 'Customer')
 
 /** A product with stock; `price` in minor units. */
 export async function makeProduct(core: Core, admin: Caller, price = 1_000, stock = 100, name = 'Widget') {
-  return (await core.products.create(admin, { name, sku: `SKU-${unique()}`, price, stock })).result;
+  return (await core.products.create(admin, { name, sku: `SKU-${unique()}`, price: minor(price), stock })).result;
 }
 
 /** The catalog code a core call failed with, or `resolved`. */

@@ -43,7 +43,10 @@ export function parseSort(input: string | undefined, allowed: readonly string[],
   for (const part of (input ?? fallback).split(',')) {
     const descending = part.startsWith('-');
     const field = descending ? part.slice(1) : part;
-    if (!allowed.includes(field) || keys.some((key) => key.field === field)) {
+    // A key named again cannot change the order its first mention set: it is read once (the contracts'
+    // patterns allow repeats, `createdAt,-createdAt` sorts by `createdAt`).
+    if (keys.some((key) => key.field === field)) continue;
+    if (!allowed.includes(field)) {
       throw new DomainError('VALIDATION_FAILED', `sort key "${part}" is not allowed here; use ${allowed.join(', ')}.`, [
         { in: 'query', name: 'sort', message: `must be a comma-separated list of ${allowed.join(', ')}` },
       ]);

@@ -26,6 +26,7 @@ import { useRejectDeepVariables } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { declaredScopes, withScopes } from './scopes.js';
 import type { SubscriptionSettings } from './subscriptions.js';
+import { useCostLimit } from './use-cost-limit.js';
 import { useDeprecationSignals } from './use-deprecation-signals.js';
 import { useIntrospectionSwitch } from './use-introspection-switch.js';
 import { useLimits } from './use-limits.js';
@@ -100,6 +101,7 @@ export async function createGraphQL({
 
   const plugins: Array<Plugin<Context>> = [
     useLimits(settings) as Plugin<Context>,
+    useCostLimit(settings.maxCost) as Plugin<Context>,
     useRejectDeepVariables() as Plugin<Context>,
     usePersisted<Context>(manifest, settings.persistedOnly),
     useTimeBudget() as Plugin<Context>,

@@ -5,6 +5,7 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
 } from 'graphql';
+import { MAX_PAGE_SIZE } from '../core/paging.js';
 
 /** The cost model of the cost limit (graphql-armor's defaults): what the rate budget charges too. */
 const OBJECT_COST = 2;
@@ -12,14 +13,16 @@ const SCALAR_COST = 1;
 const DEPTH_FACTOR = 1.5;
 
 /**
- * The calculated cost of the operation a request runs, by the same model as the cost limit: 2 per object
- * field, 1 per scalar, ×1.5 per nesting level, a list field multiplied by its `first`/`last` (a literal or
- * a variable, where the cost limit reads literals only). Fragments count where they are spread.
+ * The calculated cost of the operation a request runs (graphql-armor's model): 2 per object field, 1 per
+ * scalar, ×1.5 per nesting level, a list field multiplied by its `first`/`last`, whether a literal or a
+ * variable, and as the list is served: cut to `maxListSize` (a page holds at most 100, so `first: 2000`
+ * costs what `first: 100` costs). Fragments count where they are spread.
  */
 export function operationCost(
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
+  maxListSize = MAX_PAGE_SIZE,
 ): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   let operation: OperationDefinitionNode | undefined;
@@ -41,7 +44,7 @@ export function operationCost(
           : argument.value.kind === Kind.VARIABLE
             ? Number(variables?.[argument.value.name.value])
             : Number.NaN;
-      return Number.isFinite(value) && value > 1 ? value : 1;
+      return Number.isFinite(value) && value > 1 ? Math.min(value, maxListSize) : 1;
     }
     return 1;
   };

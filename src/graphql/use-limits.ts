@@ -1,6 +1,6 @@
 /**
- * The document limits (graphql-armor), checked before execution: depth, cost, aliases, tokens and
- * directives. Each refusal carries its own code of the catalog; the token limit is checked while parsing.
+ * The document limits (graphql-armor), checked before execution: depth, aliases, tokens and directives
+ * (the cost: ./use-cost-limit.ts). Each refusal carries its own code of the catalog; the token limit is checked while parsing.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
@@ -21,7 +21,8 @@ const MAX_DIRECTIVES = 50;
 export function useLimits(limits: DocumentLimits) {
   return EnvelopArmorPlugin({
     maxDepth: { n: limits.maxDepth, propagateOnRejection: false, onReject: reject('DEPTH_LIMIT') },
-    costLimit: { maxCost: limits.maxCost, propagateOnRejection: false, onReject: reject('COST_LIMIT') },
+    // The cost limit needs the variables: ./use-cost-limit.ts checks it just before execution.
+    costLimit: { enabled: false },
     maxAliases: { n: limits.maxAliases, propagateOnRejection: false, onReject: reject('ALIAS_LIMIT') },
     maxTokens: { n: limits.maxTokens, propagateOnRejection: false, onReject: reject('TOKEN_LIMIT') },
     maxDirectives: { n: MAX_DIRECTIVES, propagateOnRejection: false, onReject: reject('DIRECTIVE_LIMIT') },

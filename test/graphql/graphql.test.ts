@@ -250,6 +250,35 @@ describe('limits, refused before execution', () => {
     expect(await refusal(costly)).toBe('COST_LIMIT');
   });
 
+  // Issue 41: the cost limit read only literals, and counted a `first` the server cuts to 100 at its face.
+  it('refuses the same costly document when `first` arrives as a variable', async () => {
+    const costly = `query($n: Int) { orders(first: $n) { id amount status note couponCode createdAt updatedAt
+      items { id sku quantity unitPrice amount product { id name sku price rating ratingCount imageUrl } }
+      user { id name email phone nickname createdAt address { zipCode line1 line2 } }
+      shipment { id status carrier trackingNumber shippedAt deliveredAt }
+      cancellation { id reason refundAmount createdAt } } }`;
+    // The document validates once and is cached: its cost still follows its variables, both ways.
+    expect((await run(costly, { key: adminKey, variables: { n: 2 } })).body.errors).toBeUndefined();
+    statements = 0;
+    const result = await run(costly, { key: adminKey, variables: { n: 100 } });
+    expect(result.body.errors?.[0]?.extensions?.code).toBe('COST_LIMIT');
+    expect(result.body.data ?? null).toBeNull();
+    expect(statements, 'no resolver ran').toBeLessThanOrEqual(1);
+    expect(result.status).toBe(400);
+    expect((await run(costly, { key: adminKey, variables: { n: 2 } })).body.errors).toBeUndefined();
+  });
+
+  it.each([
+    ['a literal', '{ orders(first: 2000) { id user { name } } }', undefined],
+    ['a variable', 'query($n: Int) { orders(first: $n) { id user { name } } }', { n: 2000 }],
+  ])('cuts `first` above 100 to 100 and charges what 100 costs, given as %s', async (_, query, variables) => {
+    const result = await run(query, { key: adminKey, ...(variables ? { variables } : {}) });
+    expect(result.body.errors).toBeUndefined();
+    expect(result.body.data?.orders).toHaveLength(100);
+    const hundred = await run('{ orders(first: 100) { id user { name } } }', { key: adminKey });
+    expect(result.body.data?.orders).toEqual(hundred.body.data?.orders);
+  });
+
   it('refuses more than 15 aliases', async () => {
     const aliases = Array.from({ length: 16 }, (_, index) => `a${index}: me { id }`).join(' ');
     expect(await refusal(`{ ${aliases} }`)).toBe('ALIAS_LIMIT');

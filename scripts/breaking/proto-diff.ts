@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -25,9 +25,15 @@ function breakingConfig(root: string): string {
   return JSON.stringify({ version: 'v2', breaking: config.breaking });
 }
 
-/** Copies a contracts directory's public proto (inventory/) into `target`, each package prefixed when batching. */
-function copyProto(source: string, target: string, prefix: string): void {
+/**
+ * Copies a contracts directory's public proto (inventory/) into `target`, each package prefixed when
+ * batching, and the protovalidate rules it imports (buf/validate/) into `imports`, shared by the batch.
+ */
+function copyProto(source: string, target: string, prefix: string, imports: string): void {
   cpSync(path.join(source, 'inventory'), target, { recursive: true });
+  const rules = path.join(source, 'buf');
+  if (existsSync(rules) && !existsSync(path.join(imports, 'buf')))
+    cpSync(rules, path.join(imports, 'buf'), { recursive: true });
   if (!prefix) return;
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
@@ -66,8 +72,8 @@ export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
   try {
     pairs.forEach((pair, index) => {
       const prefix = batch ? `c${index}` : '';
-      copyProto(pair.baseDir, path.join(scratch, 'base', prefix, 'inventory'), prefix);
-      copyProto(pair.headDir, path.join(scratch, 'head', prefix, 'inventory'), prefix);
+      copyProto(pair.baseDir, path.join(scratch, 'base', prefix, 'inventory'), prefix, path.join(scratch, 'base'));
+      copyProto(pair.headDir, path.join(scratch, 'head', prefix, 'inventory'), prefix, path.join(scratch, 'head'));
     });
     let output = '';
     try {

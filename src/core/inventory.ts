@@ -11,19 +11,6 @@ export const MAX_STOCK = 2_147_483_647;
 /** The inventory rules: reserve, release, adjust and report stock per SKU. */
 export type InventoryService = ReturnType<typeof createInventoryService>;
 
-const parseOrderId = (orderId: string): number => {
-  if (!/^[1-9]\d{0,15}$/.test(orderId)) {
-    throw new DomainError('VALIDATION_FAILED', 'order_id must be a positive integer as a decimal string.');
-  }
-  return Number(orderId);
-};
-
-const requireSku = (sku: string): string => {
-  if (sku.trim() === '') throw new DomainError('VALIDATION_FAILED', 'sku is required.');
-  if (sku.includes('\u0000')) throw new DomainError('VALIDATION_FAILED', 'sku must not contain a NUL character.');
-  return sku;
-};
-
 /** Per-call options of an inventory write: the caller's deadline (epoch milliseconds) and abort signal. */
 export interface WriteOptions {
   deadline?: number;
@@ -48,6 +35,12 @@ const deadlineGuard =
 
 /** Creates the inventory service over the store; `now` is injectable for expiry tests. */
 export function createInventoryService(store: Pick<Store, 'inventory'>, now: () => Date = () => new Date()) {
+  async function stockOf(sku: string): Promise<Stock> {
+    const stock = await store.inventory.stock(sku);
+    if (!stock) throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
+    return stock;
+  }
+
   return {
     /** Holds stock for one order line; idempotent per (order, SKU) for the same quantity. */
     async reserve(
@@ -56,11 +49,7 @@ export function createInventoryService(store: Pick<Store, 'inventory'>, now: () 
       quantity: number,
       options?: WriteOptions,
     ): Promise<{ reservation: Reservation; stock: Stock; replayed: boolean }> {
-      const id = parseOrderId(orderId);
-      requireSku(sku);
-      if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_STOCK) {
-        throw new DomainError('VALIDATION_FAILED', 'quantity must be a positive integer.');
-      }
+      const id = Number(orderId);
       const expiresAt = new Date(now().getTime() + RESERVATION_TTL_MS);
       const outcome = await store.inventory.reserve(id, sku, quantity, expiresAt, deadlineGuard(options));
       switch (outcome.kind) {
@@ -83,8 +72,7 @@ export function createInventoryService(store: Pick<Store, 'inventory'>, now: () 
 
     /** Gives back what an order holds (one SKU or all); releasing twice is not an error. */
     async release(orderId: string, sku?: string): Promise<Reservation[]> {
-      const id = parseOrderId(orderId);
-      const released = await store.inventory.release(id, sku || undefined);
+      const released = await store.inventory.release(Number(orderId), sku || undefined);
       if (released.length === 0) {
         throw new DomainError(
           'RESERVATION_NOT_FOUND',
@@ -95,21 +83,18 @@ export function createInventoryService(store: Pick<Store, 'inventory'>, now: () 
     },
 
     /** Reports the stock of one SKU. */
-    async stock(sku: string): Promise<Stock> {
-      const stock = await store.inventory.stock(requireSku(sku));
-      if (!stock) throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
-      return stock;
-    },
+    stock: stockOf,
 
-    /** Applies a signed change to the on-hand quantity. */
+    /** Applies a signed change to the on-hand quantity; a change of 0 writes nothing and reports the stock. */
     async adjust(sku: string, delta: number, options?: WriteOptions): Promise<Stock> {
-      requireSku(sku);
-      if (!Number.isInteger(delta) || delta === 0)
-        throw new DomainError('VALIDATION_FAILED', 'delta must be a non-zero integer.');
+      if (delta === 0) return stockOf(sku);
       const result = await store.inventory.adjust(sku, delta, deadlineGuard(options));
       if (result === 'unknown-sku') throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
       if (result === 'above-maximum') {
-        throw new DomainError('VALIDATION_FAILED', `delta would take on-hand stock of ${sku} above ${MAX_STOCK}.`);
+        const message = `would take on-hand stock above ${MAX_STOCK}`;
+        throw new DomainError('VALIDATION_FAILED', `delta ${message} (${sku}).`, [
+          { in: 'body', name: 'delta', message },
+        ]);
       }
       if (result === 'below-reserved') {
         throw new DomainError(

@@ -1,6 +1,10 @@
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { type ErrorInfo, ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
+import {
+  BadRequestSchema,
+  type ErrorInfo,
+  ErrorInfoSchema,
+} from '../../generated/proto/google/rpc/error_details_pb.js';
 import { DomainError, type ErrorCode, errorCatalog } from '../core/errors.js';
 
 /** The `domain` of every ErrorInfo this service attaches. */
@@ -93,16 +97,19 @@ const capped = (message: string) =>
 
 /**
  * Maps any failure to a gRPC status, in one place: a domain error gets its catalog's gRPC code, its
- * detail as the message and an ErrorInfo with the catalog code as `reason`; anything else is INTERNAL
- * with nothing of its internals.
+ * detail as the message, an ErrorInfo with the catalog code as `reason` and, when it names the fields at
+ * fault, a BadRequest with one FieldViolation each; anything else is INTERNAL with nothing of its internals.
  */
 export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ConnectError) return error;
   if (error instanceof DomainError) {
     const info: ErrorInfo = create(ErrorInfoSchema, { reason: error.code, domain: ERROR_DOMAIN });
-    return new ConnectError(capped(error.detail), grpcCodeOf[error.code] ?? Code.Internal, undefined, [
-      { desc: ErrorInfoSchema, value: info },
-    ]);
+    const details: ConstructorParameters<typeof ConnectError>[3] = [{ desc: ErrorInfoSchema, value: info }];
+    if (error.violations?.length) {
+      const fieldViolations = error.violations.map(({ name, message }) => ({ field: name, description: message }));
+      details.push({ desc: BadRequestSchema, value: create(BadRequestSchema, { fieldViolations }) });
+    }
+    return new ConnectError(capped(error.detail), grpcCodeOf[error.code] ?? Code.Internal, undefined, details);
   }
   return new ConnectError('internal error', Code.Internal);
 }

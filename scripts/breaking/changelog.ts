@@ -188,15 +188,18 @@ export function checkChangelog({ changelog, differs, base, head }: ChangelogInpu
 
 /**
  * Whether a risky change is acknowledged: an Unreleased entry of its contract names its item in backticks —
- * under any heading for a GraphQL "dangerous" change, and only under `### Security` for a narrowed request
- * bound (`acknowledge: 'Security'`; the same bullet under `### Changed` or `### Added` acknowledges nothing).
+ * under any heading for a GraphQL "dangerous" change, only under `### Security` for a narrowed request
+ * bound (`acknowledge: 'Security'`; the same bullet under `### Changed` or `### Added` acknowledges nothing),
+ * and under `### Security` or in a `[docs]` bullet for a rule a twin already stated (`'Stated'`).
  */
 export function acknowledged(changelog: Changelog, change: Change): boolean {
   return changelog.unreleased.some(
     (entry) =>
       entry.contracts.includes(change.contract) &&
       entry.items.includes(change.item) &&
-      (change.acknowledge === true || entry.category === change.acknowledge),
+      (change.acknowledge === true ||
+        entry.category === change.acknowledge ||
+        (change.acknowledge === 'Stated' && (entry.category === 'Security' || entry.tag === 'docs'))),
   );
 }
 

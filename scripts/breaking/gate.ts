@@ -1,12 +1,15 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, print } from 'graphql';
 import { parse as parseYaml } from 'yaml';
 import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
+import { graphqlRules, openapiRules, protoRulesOfModule, type RuleBook, type Rules } from '../rules/contract-rules.js';
 import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';
 import { diffGraphql } from './graphql-diff.js';
+import { statedByTwin } from './input-rules.js';
 import { checkNamed, meaningChanges } from './named-items.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
@@ -119,6 +122,42 @@ function versionsOf(side: Contracts): Versions {
   };
 }
 
+/**
+ * The input rules of one side, each contract read only when asked for (the proto needs `buf build`, with
+ * protovalidate's definitions from the project's contracts/buf/).
+ */
+function lazyRuleBook(side: Contracts, root: string): RuleBook {
+  const cache: Partial<RuleBook> = {};
+  const protoOf = (): Map<string, Rules> => {
+    const scratch = mkdtempSync(path.join(tmpdir(), 'gate-rules-'));
+    try {
+      for (const [file, text] of side.proto) {
+        mkdirSync(path.dirname(path.join(scratch, file)), { recursive: true });
+        writeFileSync(path.join(scratch, file), text);
+      }
+      const rules = path.join(root, 'contracts/buf');
+      if (existsSync(rules)) cpSync(rules, path.join(scratch, 'buf'), { recursive: true });
+      return side.proto.size > 0 ? protoRulesOfModule(scratch, 'inventory') : new Map();
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  };
+  return {
+    get openapi() {
+      cache.openapi ??= openapiRules(side.openapi);
+      return cache.openapi;
+    },
+    get graphql() {
+      cache.graphql ??= graphqlRules(side.graphql);
+      return cache.graphql;
+    },
+    get proto() {
+      cache.proto ??= protoOf();
+      return cache.proto;
+    },
+  };
+}
+
 /** Compares the three contracts, checks the changelog, and decides which changes block a release. */
 export async function runGate(input: GateInput): Promise<GateResult> {
   const { root, baseDir, headDir, retirements, today } = input;
@@ -141,7 +180,13 @@ export async function runGate(input: GateInput): Promise<GateResult> {
     baseRegistry ??= input.history ? history.base.registry() : buildRegistry(baseDir).registry;
     return baseRegistry;
   };
-  const findings = changes.map((change): Finding => {
+  const baseBook = lazyRuleBook(base, root);
+  const findings = changes.map((rawChange): Finding => {
+    // A narrowed input rule that a twin of its member already stated in the base is acknowledgeable as stated.
+    const change =
+      rawChange.rule === 'request-constraint-narrowed' && statedByTwin(rawChange, baseBook)
+        ? { ...rawChange, acknowledge: 'Stated' as const }
+        : rawChange;
     if (change.acknowledge && acknowledged(changelog, change)) return { ...change, acknowledged: true };
     if (!change.breaking || !change.removal) return change;
     // Removal is breaking; only a recorded retirement whose evidence holds lets it through (./retirement.ts).

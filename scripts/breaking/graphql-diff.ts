@@ -1,5 +1,7 @@
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import { buildSchema, type GraphQLSchema, getNamedType, isInterfaceType, isObjectType } from 'graphql';
+import { graphqlRules } from '../rules/contract-rules.js';
+import { compareRules } from './input-rules.js';
 import type { Change } from './report.js';
 
 const REMOVALS = new Set([
@@ -30,9 +32,11 @@ function outputEnums(schema: GraphQLSchema): Set<string> {
  */
 export async function diffGraphql(baseSdl: string, headSdl: string): Promise<Change[]> {
   const base = buildSchema(baseSdl);
-  const changes = await diff(base, buildSchema(headSdl));
+  const head = buildSchema(headSdl);
+  // `@constraint` is compared as input rules (./input-rules.ts), not as graphql-inspector's directive usage.
+  const changes = (await diff(base, head)).filter((change) => !String(change.path ?? '').includes('.@constraint'));
   const received = outputEnums(base);
-  return changes.map((change) => {
+  const findings: Change[] = changes.map((change) => {
     const level = change.criticality.level;
     const inputOnly = change.type === 'ENUM_VALUE_ADDED' && !received.has(String(change.path).split('.')[0] ?? '');
     const dangerous = level === CriticalityLevel.Dangerous && !inputOnly;
@@ -47,4 +51,5 @@ export async function diffGraphql(baseSdl: string, headSdl: string): Promise<Cha
       ...(REMOVALS.has(change.type) ? { removal: true } : {}),
     };
   });
+  return [...findings, ...compareRules('graphql', graphqlRules(baseSdl), graphqlRules(headSdl))];
 }

@@ -233,7 +233,7 @@ function compareRequestKeywords(before: Shape, after: Shape, push: Push): void {
   const b = before.keywords;
   const h = after.keywords;
   const narrowed = (key: string, text: string, extra?: Partial<Change>) =>
-    push('request-constraint-narrowed', `${key} ${text}`, extra);
+    push('request-constraint-narrowed', `${key} ${text}`, { keyword: key, value: h[key], ...extra });
   // A new or lowered upper bound (OWASP API4: every input bounded) passes when a `### Security` bullet names it.
   for (const key of UPPER) {
     if (typeof h[key] === 'boolean') {

@@ -3,6 +3,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { protoRulesOfModule, type Rules } from '../rules/contract-rules.js';
+import { compareRules } from './input-rules.js';
 import type { Change } from './report.js';
 
 /** Connect and gRPC-JSON clients read field and enum value names: these rules must stay in force. */
@@ -75,6 +77,12 @@ export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
       copyProto(pair.baseDir, path.join(scratch, 'base', prefix, 'inventory'), prefix, path.join(scratch, 'base'));
       copyProto(pair.headDir, path.join(scratch, 'head', prefix, 'inventory'), prefix, path.join(scratch, 'head'));
     });
+    // A side with no buf/validate of its own (an older release, a corpus edit) compiles with the project's.
+    for (const side of ['base', 'head']) {
+      const rules = path.join(root, 'contracts/buf');
+      if (!existsSync(path.join(scratch, side, 'buf')) && existsSync(rules))
+        cpSync(rules, path.join(scratch, side, 'buf'), { recursive: true });
+    }
     let output = '';
     try {
       execFileSync(
@@ -98,6 +106,18 @@ export function diffProtoMany(root: string, pairs: ProtoPair[]): Change[][] {
       output = failure.stdout ?? '';
     }
     const results: Change[][] = pairs.map(() => []);
+    // The buf.validate rules, which `buf breaking` does not compare: as the other contracts' rules are.
+    const rulesOf = (side: 'base' | 'head') => protoRulesOfModule(path.join(scratch, side));
+    const [baseRules, headRules] = [rulesOf('base'), rulesOf('head')];
+    pairs.forEach((_, index) => {
+      const ofPair = (rules: Map<string, Rules>) => {
+        const prefix = batch ? `c${index}/` : '';
+        return new Map(
+          [...rules].filter(([item]) => item.startsWith(prefix)).map(([item, r]) => [item.slice(prefix.length), r]),
+        );
+      };
+      results[index]?.push(...compareRules('proto', ofPair(baseRules), ofPair(headRules)));
+    });
     for (const line of output.split('\n')) {
       if (!line.trim().startsWith('{')) continue;
       const finding = JSON.parse(line) as BufFinding;

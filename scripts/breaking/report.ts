@@ -15,9 +15,14 @@ export interface Change {
   /**
    * A risky change that passes once an Unreleased entry of its contract names its item: under any heading
    * (`true`: graphql-inspector's "dangerous"), or only under the heading given (`'Security'`: a new or
-   * lowered upper bound of a request input, which a client that sent more than it now meets as `400`).
+   * lowered upper bound of a request input, which a client that sent more than it now meets as `400`),
+   * or (`'Stated'`) under `### Security` or in a `[docs]` bullet: a rule the last release already stated
+   * for a twin of the member in another contract (./input-rules.ts).
    */
-  acknowledge?: true | 'Security';
+  acknowledge?: true | 'Security' | 'Stated';
+  /** A narrowed input rule: its keyword (`maxLength`, `pattern`, …) and its new value. */
+  keyword?: string;
+  value?: unknown;
 }
 
 const CONTRACT_LABEL_OF: Record<Change['contract'], string> = { openapi: 'REST', graphql: 'GraphQL', proto: 'gRPC' };
@@ -32,6 +37,8 @@ const VERSION = 'this needs a version cut: publish it under a new path prefix (/
 
 /** The way through for a blocked change, by rule. */
 export function wayThrough(change: Change): string {
+  if (change.acknowledge === 'Stated')
+    return `the last release states this rule for a twin of \`${change.item}\` in another contract, so the server already refused those values: name \`${change.item}\` in a ${CONTRACT_LABEL_OF[change.contract]} bullet under "### Security", or in a "[docs]" bullet, of "## [Unreleased]" in contracts/CHANGELOG.md`;
   if (change.acknowledge === 'Security')
     return `if the bound protects the service and is at or above what clients send today, acknowledge it: name \`${change.item}\` in a ${CONTRACT_LABEL_OF[change.contract]} bullet under "### Security" of "## [Unreleased]" in contracts/CHANGELOG.md`;
   if (change.acknowledge)

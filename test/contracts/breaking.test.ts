@@ -54,7 +54,10 @@ const order = (document: Json) => document.components.schemas.Order;
 describe('the proto rules (buf breaking with the project’s rule set)', () => {
   it('passes the spec’s own retirement of field 2 (revision 1 → current)', () => {
     const findings = diffProto(root, path.join(root, 'test/fixtures/proto/revision-1'), contracts);
-    expect(findings.map((f) => f.message)).toEqual([]);
+    // The wire is compatible; what revision 1 did not state are the input rules (buf.validate) since added.
+    const wire = findings.filter((finding) => finding.rule !== 'request-constraint-narrowed');
+    expect(wire.map((f) => f.message)).toEqual([]);
+    expect(findings.map((f) => f.item)).toContain('ReserveRequest.quantity');
   });
 
   it('refuses to run with a rule set that does not check JSON names (Connect clients speak JSON)', () => {

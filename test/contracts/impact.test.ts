@@ -45,7 +45,7 @@ beforeAll(async () => {
   writeFileSync(
     protoFile,
     readFileSync(protoFile, 'utf8').replace(
-      /\n(\s*)\/\/ Why the stock changed.*\n\s*string reason = 3 \[deprecated = true\];/,
+      /\n(\s*)\/\/ Why the stock changed.*\n\s*string reason = 3 \[deprecated = true[^\]]*\];/,
       '\n$1reserved 3;\n$1reserved "reason";',
     ),
   );

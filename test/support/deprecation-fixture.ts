@@ -53,8 +53,8 @@ export function deprecationFixture(): { root: string; registry: DeprecationRegis
   writeFileSync(
     protoFile,
     readFileSync(protoFile, 'utf8').replace(
-      /\n(\s*)\/\/ Why the stock changed.*\n\s*string reason = 3;/,
-      `\n$1// Why the stock changed. Free text nobody reads. ${reason}\n$1string reason = 3 [deprecated = true];`,
+      /\n(\s*)\/\/ Why the stock changed.*\n\s*string reason = 3 \[([^\]]*)\];/,
+      `\n$1// Why the stock changed. Free text nobody reads. ${reason}\n$1string reason = 3 [deprecated = true, $2];`,
     ),
   );
 

@@ -6,6 +6,7 @@
  *   generated/graphql/persisted-operations.json the persisted-operation manifest, keyed by SHA-256
  *   generated/graphql/persisted-operation-ids.ts operation name -> manifest key, for the project's own clients
  *   generated/graphql/input-rules.json         the `@constraint` rules of every argument, as JSON Schema
+ *   generated/core-rules.json                  the contract's bounds the core checks after normalising input
  *   generated/proto/…                          protobuf-es messages and service descriptors (buf + protoc-gen-es)
  *   generated/contracts/openapi.json           the REST contract as the server publishes it in JSON
  *   generated/deprecations.json                the deprecation registry of all three contracts (+ watched.yaml)
@@ -144,6 +145,18 @@ function graphqlRuleOutputs(out: Outputs): void {
   out.set('graphql/input-rules.json', `${JSON.stringify(graphqlInputRules(schema), null, 2)}\n`);
 }
 
+/**
+ * The bounds the core checks on what it derives from input, read from the REST contract: a merged order line
+ * must fit `OrderItem.quantity` (its lines are each at most `OrderLineInput.quantity`, but several lines of
+ * one product add up).
+ */
+function coreRuleOutputs(out: Outputs): void {
+  const document = parseYaml(readFileSync(path.join(contractsDir, 'openapi.yaml'), 'utf8'));
+  const quantity = document.components.schemas.OrderItem.properties.quantity;
+  const rules = { orderItemQuantity: { minimum: quantity.minimum, maximum: quantity.maximum } };
+  out.set('core-rules.json', `${JSON.stringify(rules, null, 2)}\n`);
+}
+
 /** The deprecation registry; a contract whose deprecations are wrong is not generated. */
 function registryOutputs(out: Outputs): void {
   const { registry, problems } = buildRegistry(contractsDir);
@@ -201,6 +214,7 @@ async function main(): Promise<void> {
   persistedOutputs(out);
   await graphqlOutputs(out);
   graphqlRuleOutputs(out);
+  coreRuleOutputs(out);
   protoOutputs(out);
   registryOutputs(out);
 

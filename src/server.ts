@@ -12,7 +12,7 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createInternalApp, type VersionService } from './compose/internal-app.js';
-import { openCore } from './compose/open-core.js';
+import { type ContractRules, openCore } from './compose/open-core.js';
 import { openStreams } from './compose/open-streams.js';
 import { createHttpApp } from './compose/public-app.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
@@ -20,7 +20,6 @@ import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
 import type { Caller } from './core/caller.js';
 import { createDeprecationPolicy, type UsageCount } from './core/deprecation-policy.js';
-import type { DeprecationRegistry } from './core/deprecation-registry.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
 import type { UsagePort } from './core/ports/usage.js';
@@ -75,11 +74,12 @@ export async function startServer(
   { projectRoot = checkoutRoot, now, versionHandlers, versionServices }: StartOptions = {},
 ): Promise<RunningServer> {
   let serving = true;
-  const registry = await readRegistry(projectRoot);
+  const contractRules = await readContractRules(projectRoot);
+  const { registry } = contractRules;
   const { db, wakeups, store, core, inventory, inventoryClient, evidenceKey, tracer } = await openCore(
     config,
     logger,
-    registry,
+    contractRules,
     now,
   );
   // Brownout windows are loaded before serving (orphans cancelled); the timers reload them and sweep expired leases.
@@ -156,7 +156,11 @@ export async function prepareDatabase(
   logger: Logger,
   { projectRoot = checkoutRoot }: Pick<StartOptions, 'projectRoot'> = {},
 ): Promise<RunningServer['secrets']> {
-  const { db, wakeups, store, core, inventoryClient } = await openCore(config, logger, await readRegistry(projectRoot));
+  const { db, wakeups, store, core, inventoryClient } = await openCore(
+    config,
+    logger,
+    await readContractRules(projectRoot),
+  );
   try {
     const { adminKey, demoCustomerKey } = await bootstrapInstance(core, store, config);
     return { ...(adminKey ? { adminKey } : {}), ...(demoCustomerKey ? { demoCustomerKey } : {}) };
@@ -168,8 +172,11 @@ export async function prepareDatabase(
 }
 
 /** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
-async function readRegistry(projectRoot: string): Promise<DeprecationRegistry> {
-  return JSON.parse(await readFile(path.join(projectRoot, 'generated/deprecations.json'), 'utf8'));
+/** What `npm run generate` derived from the contracts for the core: the deprecation registry and the core's bounds. */
+async function readContractRules(projectRoot: string): Promise<ContractRules> {
+  const read = async (file: string) => JSON.parse(await readFile(path.join(projectRoot, 'generated', file), 'utf8'));
+  const [registry, coreRules] = await Promise.all([read('deprecations.json'), read('core-rules.json')]);
+  return { registry, maxItemQuantity: coreRules.orderItemQuantity.maximum };
 }
 
 /** The first start's keys and demo data (each only on an empty database). */

@@ -22,8 +22,21 @@ import { openDatabase } from '../store/open.js';
 import { createSqlStore } from '../store/sql-store.js';
 import { resolveHost } from '../webhooks/http-sender.js';
 
+/** What `npm run generate` derived from the contracts for the core (generated/). */
+export interface ContractRules {
+  /** The deprecated and watched items (generated/deprecations.json). */
+  registry: DeprecationRegistry;
+  /** `OrderItem.quantity`'s maximum (generated/core-rules.json): a merged order line must fit it. */
+  maxItemQuantity: number;
+}
+
 /** Opens (and migrates) the database and builds the core over it: with spans if tracing is on, else as it is. */
-export async function openCore(config: Config, logger: Logger, registry: DeprecationRegistry, now?: () => Date) {
+export async function openCore(
+  config: Config,
+  logger: Logger,
+  { registry, maxItemQuantity }: ContractRules,
+  now?: () => Date,
+) {
   const tracer = activeTracer();
   const { db: opened, applied } = await openDatabase({
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
@@ -52,6 +65,7 @@ export async function openCore(config: Config, logger: Logger, registry: Depreca
     idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
     registry,
+    maxItemQuantity,
     webhookTargets: { resolve: resolveHost, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
     brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,

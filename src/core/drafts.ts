@@ -19,9 +19,12 @@ export type DraftService = ReturnType<typeof createDraftService>;
 export function createDraftService({
   store,
   idempotency,
+  maxItemQuantity,
 }: {
   store: Pick<Store, 'drafts' | 'users' | 'products'>;
   idempotency: IdempotencyService;
+  /** The most units of one order item, once lines of one product are merged. */
+  maxItemQuantity: number;
 }) {
   return {
     /**
@@ -35,7 +38,7 @@ export function createDraftService({
           { in: 'body', name: '/userId', message: 'names no user' },
         ]);
       }
-      const items = await priceLines(store, input.items);
+      const items = await priceLines(store, input.items, maxItemQuantity);
       return store.drafts.insert(userId, items, sumMinor(items.map((line) => line.amount)));
     }),
 

@@ -27,6 +27,11 @@ export interface CoreOptions {
   vatRate: number;
   /** Budget of an order placement when the caller gives none. */
   requestTimeoutMs: number;
+  /**
+   * The most units of one order item, `OrderItem.quantity`'s maximum in the REST contract
+   * (generated/core-rules.json): lines of one product are merged, and the merged line must fit it.
+   */
+  maxItemQuantity?: number;
   /** How long an idempotency claim holds its key before a retry may take it over (default 30 s). */
   idempotencyLeaseMs?: number;
   /** The HMAC key of page cursors; generated once and kept in the database when not configured. */
@@ -63,6 +68,7 @@ export async function createCore(options: CoreOptions) {
     options.cursorSecret ?? (await store.settings.putIfAbsent('cursor_secret', randomBytes(32).toString('base64url')));
   const cursors = createCursorCodec(secret);
   const idempotency = createIdempotencyService(store, undefined, options.idempotencyLeaseMs);
+  const maxItemQuantity = options.maxItemQuantity ?? Number.MAX_SAFE_INTEGER;
   const orders = createOrderService({
     store,
     inventory: options.inventory,
@@ -70,6 +76,7 @@ export async function createCore(options: CoreOptions) {
     idempotency,
     requestTimeoutMs: options.requestTimeoutMs,
     vatRate: options.vatRate,
+    maxItemQuantity,
   });
   const registry = options.registry ?? { items: [] };
   const clock = options.now ? { now: options.now } : {};
@@ -93,7 +100,7 @@ export async function createCore(options: CoreOptions) {
     orders,
     users: createUserService({ store, cursors, idempotency }),
     products: createProductService({ store, cursors, idempotency }),
-    drafts: createDraftService({ store, idempotency }),
+    drafts: createDraftService({ store, idempotency, maxItemQuantity }),
     apiKeys: createApiKeyService(store, { cursors, ...clock }),
     /** The sweep of expired keys and claims; running a use case under a key is each use case's own. */
     idempotency: { leaseMs: idempotency.leaseMs, purgeExpired: idempotency.purgeExpired },

@@ -31,6 +31,8 @@ export interface OrderPlacementDeps {
   idempotency: IdempotencyService;
   /** Budget of an order placement when the caller gives no deadline of its own. */
   requestTimeoutMs: number;
+  /** The most units of one order item, once lines of one product are merged. */
+  maxItemQuantity: number;
 }
 
 /** The place-order use case: idempotent per key (`orders.place`), the only way the core places an order. */
@@ -42,11 +44,17 @@ export type PlaceOrder = IdempotentCreate<PlaceOrderInput, Order>;
  * held across the reservation calls. The idempotency claim is the use case's own: the stock it holds is
  * tied to the claim, so a placement can only run under one.
  */
-export function createPlaceOrder({ store, inventory, idempotency, requestTimeoutMs }: OrderPlacementDeps): PlaceOrder {
+export function createPlaceOrder({
+  store,
+  inventory,
+  idempotency,
+  requestTimeoutMs,
+  maxItemQuantity,
+}: OrderPlacementDeps): PlaceOrder {
   const linesFor = (caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> =>
     input.draftId !== undefined
       ? draftLines(store, caller, input.draftId, userId)
-      : priceLines(store, input.items ?? []);
+      : priceLines(store, input.items ?? [], maxItemQuantity);
   const compensate = (orderId: number) => release(inventory, orderId);
 
   /** Reserves every line, or releases what was reserved and rethrows (no transaction spans the calls). */
@@ -151,14 +159,26 @@ async function release(inventory: InventoryPort, orderId: number): Promise<void>
     .catch(() => undefined);
 }
 
-/** Prices lines at today's prices; lines of the same product are merged. */
+/**
+ * Prices lines at today's prices. Each line was checked as sent (its contract's bounds); lines of one
+ * product are then merged, and a merged line must still fit an order item (`maxItemQuantity`).
+ */
 export async function priceLines(
   store: Pick<Store, 'products'>,
   lines: readonly { productId: number; quantity: number }[],
+  maxItemQuantity: number,
 ) {
-  if (lines.length === 0) throw invalidInput('items', 'must hold at least one line');
+  if (lines.length === 0) throw invalidInput('/items', 'must hold at least one line');
   const merged = new Map<number, number>();
   for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
+  for (const [productId, quantity] of merged) {
+    if (quantity > maxItemQuantity) {
+      throw invalidInput(
+        '/items',
+        `must hold at most ${maxItemQuantity} units of one product (product ${productId}: ${quantity})`,
+      );
+    }
+  }
   const products = new Map((await store.products.getMany([...merged.keys()])).map((product) => [product.id, product]));
   return [...merged].map(([productId, quantity]) => {
     const product = products.get(productId);

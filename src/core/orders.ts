@@ -24,6 +24,8 @@ export interface OrderServiceDeps {
   requestTimeoutMs: number;
   /** The VAT rate included in totals, e.g. 0.1. */
   vatRate: number;
+  /** The most units of one order item (lines of one product merged): `OrderItem.quantity`'s maximum. */
+  maxItemQuantity: number;
 }
 
 /** A cancellation as a create: the order and the optional reason. */

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Caller } from '../../src/core/index.js';
 import { minor } from '../../src/core/money.js';
-import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
+import { coreRules, openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 
 let database: TestDatabase;
@@ -35,6 +38,30 @@ describe('placing orders', () => {
     expect(order).toMatchObject({ userId: alice.userId, status: 'PENDING', amount: 3_750 });
     expect(order.items).toEqual([expect.objectContaining({ productId: product.id, quantity: 3, unitPrice: 1_250 })]);
     expect(await core.inventory.stock(product.sku)).toEqual({ sku: product.sku, onHand: 10, reserved: 3 });
+  });
+
+  // Issue 41: each line is checked as sent (its contract's bounds, at the edge); the merged line must fit
+  // an order item as the contract states it, OrderItem.quantity (derived by `npm run generate`).
+  it('refuses lines of one product that merge past an order item, naming /items, and holds no stock', async () => {
+    const product = await makeProduct(core, admin, 100, 100);
+    const small = await testCore(database.store, { maxItemQuantity: 10 });
+    const lines = [6, 5].map((quantity) => ({ productId: product.id, quantity }));
+    const refused = await small.orders.place(alice, { items: lines }).catch((error) => error);
+    expect(refused).toMatchObject({ code: 'VALIDATION_FAILED', violations: [{ in: 'body', name: '/items' }] });
+    expect(await code(small.drafts.create(alice, { items: lines }))).toBe('VALIDATION_FAILED');
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
+    const atBound = [6, 4].map((quantity) => ({ productId: product.id, quantity }));
+    expect((await small.orders.place(alice, { items: atBound })).result.items).toEqual([
+      expect.objectContaining({ quantity: 10 }),
+    ]);
+  });
+
+  it('checks merged lines against the bound the REST contract states for OrderItem.quantity', async () => {
+    const contract = parse(readFileSync(path.resolve(import.meta.dirname, '../../contracts/openapi.yaml'), 'utf8'));
+    expect(coreRules.orderItemQuantity).toEqual({
+      minimum: contract.components.schemas.OrderItem.properties.quantity.minimum,
+      maximum: contract.components.schemas.OrderItem.properties.quantity.maximum,
+    });
   });
 
   it('writes nothing and releases every reservation when one line lacks stock', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -131,6 +131,11 @@ export type TestCore = Core & { inventory: InventoryService };
  * in-process router transport (the same handlers, interceptors and error mapping, no socket). An
  * `inventory` override replaces that client (a test's failing or slow inventory).
  */
+/** The core's bounds that `npm run generate` derives from the contracts, as the server reads them. */
+export const coreRules = JSON.parse(
+  readFileSync(path.resolve(import.meta.dirname, '../../generated/core-rules.json'), 'utf8'),
+) as { orderItemQuantity: { minimum: number; maximum: number } };
+
 export async function testCore(store: Store, overrides: Partial<CoreOptions> = {}): Promise<TestCore> {
   const inventory = createInventoryService(store);
   const core = await createCore({
@@ -138,6 +143,7 @@ export async function testCore(store: Store, overrides: Partial<CoreOptions> = {
     inventory: createInventoryClient(inventory, {}),
     vatRate: 0.1,
     requestTimeoutMs: 2000,
+    maxItemQuantity: coreRules.orderItemQuantity.maximum,
     ...overrides,
   });
   return { ...core, inventory };

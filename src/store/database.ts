@@ -3,6 +3,7 @@ import pg from 'pg';
 import postgresDate from 'postgres-date';
 import { DomainError } from '../core/errors.js';
 import { commitHooks } from './commit-hooks.js';
+import { asInputError } from './constraint-violations.js';
 import { listenOnServer } from './pg-listener.js';
 import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 
@@ -76,12 +77,15 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
   return {
     kind: 'pglite',
     async query(sql, params) {
-      return (await db.query(sql, params)).rows as never;
+      return (await db.query(sql, params).catch(rethrowAsInput)).rows as never;
     },
     async transaction(work) {
       const hooks = commitHooks();
       const result = await db.transaction((tx) =>
-        work({ query: async (sql, params) => (await tx.query(sql, params)).rows as never, afterCommit: hooks.add }),
+        work({
+          query: async (sql, params) => (await tx.query(sql, params).catch(rethrowAsInput)).rows as never,
+          afterCommit: hooks.add,
+        }),
       );
       hooks.committed();
       return result;
@@ -115,9 +119,12 @@ export function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
 
-/** Replaces a lost-connection error by the catalog's DATABASE_UNAVAILABLE (503); other errors pass. */
+/**
+ * Replaces a lost-connection error by the catalog's DATABASE_UNAVAILABLE (503), and a constraint that input
+ * can reach by the caller's error (./constraint-violations.ts); other errors pass.
+ */
 function asUnavailable(error: unknown): unknown {
-  if (!isUnavailable(error)) return error;
+  if (!isUnavailable(error)) return asInputError(error);
   const unavailable = new DomainError(
     'DATABASE_UNAVAILABLE',
     'The database cannot be reached right now; retry shortly.',
@@ -128,6 +135,9 @@ function asUnavailable(error: unknown): unknown {
 }
 
 const rowsOf = <Row>(result: { rows: Row[] }) => result.rows;
+const rethrowAsInput = (error: unknown): never => {
+  throw asInputError(error);
+};
 const rethrowUnavailable = (error: unknown): never => {
   throw asUnavailable(error);
 };
@@ -156,7 +166,7 @@ async function poolTransaction<T>(pool: pg.Pool, work: (tx: Transaction) => Prom
   try {
     await client.query('BEGIN');
     result = await work({
-      query: async (sql, params) => (await client.query(sql, params)).rows,
+      query: async (sql, params) => (await client.query(sql, params).catch(rethrowAsInput)).rows,
       afterCommit: hooks.add,
     });
     await client.query('COMMIT');

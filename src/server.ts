@@ -171,7 +171,6 @@ export async function prepareDatabase(
   }
 }
 
-/** The deprecated and watched items of a checkout's contracts (generated/deprecations.json). */
 /** What `npm run generate` derived from the contracts for the core: the deprecation registry and the core's bounds. */
 async function readContractRules(projectRoot: string): Promise<ContractRules> {
   const read = async (file: string) => JSON.parse(await readFile(path.join(projectRoot, 'generated', file), 'utf8'));

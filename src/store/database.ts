@@ -81,12 +81,9 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
     },
     async transaction(work) {
       const hooks = commitHooks();
-      const result = await db.transaction((tx) =>
-        work({
-          query: async (sql, params) => (await tx.query(sql, params).catch(rethrowAsInput)).rows as never,
-          afterCommit: hooks.add,
-        }),
-      );
+      const query = (tx: { query: PGlite['query'] }) => async (sql: string, params?: unknown[]) =>
+        (await tx.query(sql, params).catch(rethrowAsInput)).rows as never;
+      const result = await db.transaction((tx) => work({ query: query(tx), afterCommit: hooks.add }));
       hooks.committed();
       return result;
     },
@@ -119,10 +116,7 @@ export function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
 
-/**
- * Replaces a lost-connection error by the catalog's DATABASE_UNAVAILABLE (503), and a constraint that input
- * can reach by the caller's error (./constraint-violations.ts); other errors pass.
- */
+/** A lost connection as DATABASE_UNAVAILABLE (503), a constraint input reaches as the caller's error. */
 function asUnavailable(error: unknown): unknown {
   if (!isUnavailable(error)) return asInputError(error);
   const unavailable = new DomainError(

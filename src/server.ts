@@ -115,7 +115,15 @@ export async function startServer(
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
   const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
+    const server = serve(
+      {
+        fetch: app.fetch,
+        port: config.PORT,
+        hostname: config.HOST,
+        serverOptions: { maxHeaderSize: MAX_HEADER_BYTES },
+      },
+      () => resolve(server),
+    );
   });
   httpDrain.watch(http as Server);
 
@@ -170,6 +178,12 @@ export async function prepareDatabase(
     await db.close();
   }
 }
+
+/**
+ * The request line and headers the public port reads (Node's default is 16 KiB): every query string the
+ * contracts allow fits, a cursor of 2048 characters percent-encoded included; more is `431`.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
 
 /** What `npm run generate` derived from the contracts for the core: the deprecation registry and the core's bounds. */
 async function readContractRules(projectRoot: string): Promise<ContractRules> {

@@ -127,9 +127,21 @@ function scalarSchema(scalar: string, own: JsonSchema): JsonSchema {
   const formats = typeof format === 'string' ? format.split('|').map((name) => name.trim()) : [];
   const schema: JsonSchema = { ...rest };
   if (formats.length === 1) schema.format = formats[0];
-  else if (formats.length > 1) schema.anyOf = formats.map((name) => ({ format: name }));
+  else if (formats.length > 1) {
+    // Either format, each branch with the text rules, as REST's `DateOrDateTime` states it: the same
+    // schema, so ajv reports the same violations for the same value.
+    const { minLength, maxLength, pattern, ...others } = rest;
+    const text = Object.fromEntries(
+      Object.entries({ minLength, maxLength, pattern }).filter(([, v]) => v !== undefined),
+    );
+    for (const key of Object.keys(text)) delete schema[key];
+    Object.assign(schema, others);
+    schema.anyOf = formats.map((name) => ({ format: name, ...text }));
+  }
   if (scalar === 'ID' && ('minimum' in own || 'maximum' in own)) {
+    // The integer an ID names, kept exact (`int64`: what REST's `Id` states), read from its text first.
     schema.type = 'integer';
+    schema.format = 'int64';
     schema[ID_MARK] = true;
   }
   return schema;

@@ -45,7 +45,8 @@ function instant(value: string, edge: 'start' | 'end'): Date {
     const midnight = new Date(`${value}T00:00:00.000Z`);
     return edge === 'start' ? midnight : new Date(midnight.getTime() + DAY_MS - 1);
   }
-  const text = value.toUpperCase();
+  // JavaScript's dates read at most milliseconds: digits past them cannot move the instant by a whole one.
+  const text = value.toUpperCase().replace(/(\.\d{3})\d+/, '$1');
   const date = new Date(text);
   if (!Number.isNaN(date.getTime())) return date;
   return new Date(new Date(text.replace(/:60(?=[.Z+-]|$)/, ':59')).getTime() + 1000);

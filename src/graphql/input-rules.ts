@@ -21,19 +21,24 @@ export type InputRules = Record<string, Record<string, JsonSchema>>;
 type Part = 'body' | 'query' | 'headers';
 
 /**
- * Where the REST twin of each argument carries it: a mutation's `input` is the request body, a list's
- * `filter` members are query parameters of the same names, `first`/`after`/`sort` are `size`/`cursor`/
- * `sort`, and `idempotencyKey` is the `Idempotency-Key` header. Any other argument is a body member of
- * its own name (`cancelOrder`'s `reason`, `rateProduct`'s `score` and `comment`).
+ * Where the REST twin of each argument carries it. A mutation's `input` is the request body and its other
+ * arguments body members of their own names (`cancelOrder`'s `reason`, `rateProduct`'s `score`), but
+ * `idempotencyKey`, the `Idempotency-Key` header. A list that takes a `filter` (`orders`) is the search
+ * body (`POST /v1/orders/search`): the filter's members are its members, and `first`, `after` and `sort`
+ * are `/size`, `/cursor` and `/sort`; any other list is a query string (`size`, `cursor`, `sort`).
  */
-const PLACES: Record<string, { part: Part; name?: string }> = {
-  input: { part: 'body' },
-  filter: { part: 'query' },
-  first: { part: 'query', name: 'size' },
-  after: { part: 'query', name: 'cursor' },
-  sort: { part: 'query', name: 'sort' },
-  idempotencyKey: { part: 'headers', name: 'idempotency-key' },
-};
+function placesOf(argumentNames: readonly string[]): (argument: string) => { part: Part; name?: string } {
+  const listPart: Part = argumentNames.includes('filter') ? 'body' : 'query';
+  const places: Record<string, { part: Part; name?: string }> = {
+    input: { part: 'body' },
+    filter: { part: 'body' },
+    first: { part: listPart, name: 'size' },
+    after: { part: listPart, name: 'cursor' },
+    sort: { part: listPart, name: 'sort' },
+    idempotencyKey: { part: 'headers', name: 'idempotency-key' },
+  };
+  return (argument) => places[argument] ?? { part: 'body', name: argument };
+}
 
 /** Arguments that name the resource a field acts on, as a REST path segment does: not checked here. */
 const PATH_ARGUMENTS = new Set(['id', 'orderId', 'productId']);
@@ -47,15 +52,20 @@ export async function readInputRules(projectRoot: string): Promise<InputRules> {
   return JSON.parse(await readFile(file, 'utf8')) as InputRules;
 }
 
-/** Every field of the schema that takes arguments, as `Type.field`: each is checked, if only for U+0000. */
-export function fieldsTakingArguments(typeDefs: string | DocumentNode): string[] {
+/** Every field of the schema that takes arguments (`Type.field`), with their names: each is checked, if only for U+0000. */
+export function fieldsTakingArguments(typeDefs: string | DocumentNode): Map<string, string[]> {
   const document = typeof typeDefs === 'string' ? parse(typeDefs) : typeDefs;
-  return document.definitions.flatMap((definition) =>
-    definition.kind === Kind.OBJECT_TYPE_DEFINITION || definition.kind === Kind.OBJECT_TYPE_EXTENSION
-      ? (definition.fields ?? [])
-          .filter((field) => (field.arguments ?? []).length > 0)
-          .map((field) => `${definition.name.value}.${field.name.value}`)
-      : [],
+  return new Map(
+    document.definitions.flatMap((definition) =>
+      definition.kind === Kind.OBJECT_TYPE_DEFINITION || definition.kind === Kind.OBJECT_TYPE_EXTENSION
+        ? (definition.fields ?? [])
+            .filter((field) => (field.arguments ?? []).length > 0)
+            .map((field): [string, string[]] => [
+              `${definition.name.value}.${field.name.value}`,
+              (field.arguments ?? []).map((argument) => argument.name.value),
+            ])
+        : [],
+    ),
   );
 }
 
@@ -64,12 +74,12 @@ export function fieldsTakingArguments(typeDefs: string | DocumentNode): string[]
  * on a copy of the arguments in which each bounded `ID` is the integer it names, and the resolver is given
  * that copy.
  */
-export function withInputRules<T extends Resolvers>(map: T, rules: InputRules, fieldsWithArguments: string[]): T {
+export function withInputRules<T extends Resolvers>(map: T, rules: InputRules, fields: Map<string, string[]>): T {
   const ajv = withContractRules(new Ajv({ allErrors: true, strict: false, verbose: true }));
   const wrapped: Resolvers = Object.fromEntries(Object.entries(map).map(([type, fields]) => [type, { ...fields }]));
-  for (const coordinate of fieldsWithArguments) {
+  for (const [coordinate, argumentNames] of fields) {
     const [type, field] = coordinate.split('.') as [string, string];
-    const check = requestCheck(ajv, rules[coordinate] ?? {});
+    const check = requestCheck(ajv, rules[coordinate] ?? {}, placesOf(argumentNames));
     wrapped[type] ??= {};
     const fields = wrapped[type] as Record<string, unknown>;
     const current = fields[field] as { subscribe?: GraphQLFieldResolver<unknown, unknown> } | undefined;
@@ -96,7 +106,11 @@ type Args = Record<string, unknown>;
  * that carries them, against one schema of that shape. Returns the arguments to resolve with (bounded
  * `ID`s read as integers), or throws the REST request's `VALIDATION_FAILED`.
  */
-function requestCheck(ajv: Ajv, argumentRules: Record<string, JsonSchema>): (args: Args) => Args {
+function requestCheck(
+  ajv: Ajv,
+  argumentRules: Record<string, JsonSchema>,
+  placeOf: ReturnType<typeof placesOf>,
+): (args: Args) => Args {
   const parts: Record<Part, { properties: Record<string, JsonSchema> }> = {
     body: { properties: {} },
     query: { properties: {} },
@@ -126,10 +140,6 @@ function requestCheck(ajv: Ajv, argumentRules: Record<string, JsonSchema>): (arg
     if (!validate(request)) throw validationError((validate.errors ?? []) as AjvError[]);
     return read;
   };
-}
-
-function placeOf(argument: string): { part: Part; name?: string } {
-  return PLACES[argument] ?? { part: 'body', name: argument };
 }
 
 /** `value` with every bounded `ID` (marked in its schema) that is decimal digits read as that integer. */

@@ -62,9 +62,18 @@ export function validationError(errors: AjvError[]): DomainError {
   let unknownFields = 0;
   for (const error of errors) {
     if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    // The `null` alternative of a nullable member (`oneOf: [Address, null]`) says nothing about the value sent.
+    if (error.keyword === 'type' && error.params.type === 'null') continue;
     const [, part = '', ...rest] = error.instancePath.split('/');
+    // openapi-backend names the header part `header`; GraphQL's twin request (src/graphql) `headers`.
     const where: Violation['in'] =
-      part === 'query' ? 'query' : part === 'headers' ? 'header' : part === 'path' ? 'path' : 'body';
+      part === 'query'
+        ? 'query'
+        : part === 'header' || part === 'headers'
+          ? 'header'
+          : part === 'path'
+            ? 'path'
+            : 'body';
     let name = where === 'body' ? (rest.length ? `/${rest.join('/')}` : '') : (rest[0] ?? '');
     let message = error.message ?? 'is invalid';
     if (error.keyword === 'additionalProperties') {
@@ -82,6 +91,10 @@ export function validationError(errors: AjvError[]): DomainError {
         error.data === undefined
           ? `must be one of ${allowed}`
           : `${JSON.stringify(error.data)} is not one of ${allowed}`;
+    } else if (error.keyword === 'uniqueItems') {
+      // ajv names the pair in the order its algorithm met them, which depends on what it knows of the items.
+      const [first, second] = [error.params.i, error.params.j].map(Number).sort((a, b) => a - b);
+      message = `must NOT have duplicate items (items ## ${first} and ${second} are identical)`;
     } else if (error.keyword === 'type' && where === 'query' && error.params.type === 'array') {
       // A list parameter is split (or wrapped) before validation: only an empty value is not an array.
       message = 'must name at least one value';

@@ -168,14 +168,18 @@ describe('GraphQL', () => {
   ])(
     'answers a NUL character %s with VALIDATION_FAILED naming the member as REST does',
     async (_, query, variables) => {
-      const rest = await checkedFetch(server.httpUrl, '/v1/orders?from=a%00', { headers: json });
+      const rest = await checkedFetch(server.httpUrl, '/v1/orders/search', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ from: 'a\u0000' }),
+      });
       expect(rest.status).toBe(400);
       const answer = await graphql(query, variables);
       expect(answer.codes).toEqual(['VALIDATION_FAILED']);
       const extensions = answer.body.errors?.[0]?.extensions as { violations?: unknown } | undefined;
       expect(extensions?.violations).toEqual((rest.body as { errors: unknown }).errors);
       expect(extensions?.violations).toEqual([
-        { in: 'query', name: 'from', message: 'must not contain a NUL character (U+0000)' },
+        { in: 'body', name: '/from', message: 'must not contain a NUL character (U+0000)' },
       ]);
       await expectHealthy();
     },

@@ -785,7 +785,8 @@ export type User = {
    * as REST `GET /v1/api-keys/me/deprecations` answers: read it as `me { deprecatedUsage { … } }`. It is
    * the calling key's own use only (not the user's other keys); on any user other than the caller it is
    * `null` with `FORBIDDEN` (an admin reads another key's use over REST,
-   * `GET /v1/api-keys/{apiKeyId}/deprecations`). Needs the scope `keys:read`, as REST does.
+   * `GET /v1/api-keys/{apiKeyId}/deprecations`). Any key may read its own, whatever its scopes (`self`),
+   * as over REST.
    */
   deprecatedUsage?: Maybe<DeprecatedUsage>;
   /** The user's e-mail address. */

@@ -696,7 +696,8 @@ export interface paths {
         };
         /**
          * Read what one API key still uses of deprecated and watched items
-         * @description The key's owner or an admin: every deprecated or watched item (see `GET /contracts/deprecations`)
+         * @description The key itself, whatever its scopes (the `Link` of every request that met a deprecated item points
+         *     here), or, with the scope `keys:read`, the key's owner or an admin: every deprecated or watched item (see `GET /contracts/deprecations`)
          *     that this key used in the last 30 UTC days (today included), with its state, dates, replacement,
          *     the brownout windows scheduled for it (upcoming and running) and the key's counts per day: uses of
          *     the item, uses of its replacement (a read that asked for the replacement instead) and requests that
@@ -729,7 +730,7 @@ export interface paths {
         };
         /**
          * Read what the calling API key still uses of deprecated and watched items
-         * @description Any key: `GET /v1/api-keys/{apiKeyId}/deprecations` for the key that makes this request, so a
+         * @description Any key, whatever its scopes: `GET /v1/api-keys/{apiKeyId}/deprecations` for the key that makes this request, so a
          *     client (or the page at `/docs/usage`) needs to know no key id. `apiKeyId` in the answer names the
          *     key. GraphQL: `me { deprecatedUsage }`.
          */

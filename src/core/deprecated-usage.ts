@@ -14,6 +14,7 @@ import { dayOf, daysBefore, type ItemState, readStates } from './deprecations.js
 import { DomainError } from './errors.js';
 import type { ApiKeyStore } from './ports/api-keys.js';
 import type { UsagePort } from './ports/usage.js';
+import { requireScope } from './scopes.js';
 
 /** The UTC days a key's usage covers, today included. */
 export const USAGE_PERIOD_DAYS = 30;
@@ -63,8 +64,12 @@ export function createDeprecatedUsageService({
 }: DeprecatedUsageDeps) {
   const items = new Map(registry.items.map((item) => [item.id, item]));
 
-  /** The usage of a key the caller may read (its own, or any for an admin). */
+  /**
+   * The usage of a key the caller may read: its own, whatever its scopes (the server links every signalled
+   * request there), or, with `keys:read`, another key of its user (any key for an admin).
+   */
   async function ofKey(caller: Caller, apiKeyId: number): Promise<KeyUsage> {
+    if (apiKeyId !== caller.apiKeyId) requireScope(caller, 'keys:read');
     const key = await apiKeys.get(apiKeyId);
     if (!key || (caller.role !== 'admin' && key.userId !== caller.userId)) {
       throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${apiKeyId}.`);

@@ -20,11 +20,18 @@ export const SCOPES = [
 /** A scope a key can hold. */
 export type Scope = (typeof SCOPES)[number];
 
-/** What an operation or field declares: a scope, or `public` for what needs no key at all. */
-export type ScopeDeclaration = Scope | 'public';
+/**
+ * What an operation or field declares: a scope; `public` for what needs no key at all; `self` for what
+ * any key may do about itself whatever its scopes (read its own usage): the use case checks a scope if
+ * the request reaches beyond the calling key.
+ */
+export type ScopeDeclaration = Scope | 'public' | 'self';
 
 /** The declaration of operations that need no key (product reads, health). */
 export const PUBLIC = 'public';
+
+/** The declaration of operations any key may call about itself (./scopes.ts). */
+export const SELF = 'self';
 
 /**
  * The scopes a role allows. A customer acts on its own user, orders, ratings, keys and webhook endpoints; the

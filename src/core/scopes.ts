@@ -5,7 +5,7 @@
  */
 import { type Caller, unauthenticated } from './caller.js';
 import { DomainError } from './errors.js';
-import { isScope, PUBLIC, type Scope, type ScopeDeclaration, scopesOfRole } from './scope-catalog.js';
+import { isScope, PUBLIC, SELF, type Scope, type ScopeDeclaration, scopesOfRole } from './scope-catalog.js';
 
 /** The scopes a caller holds: its key's, or (an in-process caller without a key) all its role allows. */
 export function scopesOf(caller: Caller): readonly Scope[] {
@@ -24,13 +24,15 @@ export function insufficientScope(scope: Scope, action = 'This operation'): Doma
 
 /**
  * The scope rule of every operation: a public one needs nothing; anything else needs a caller
- * (UNAUTHENTICATED) whose role allows the declared scope (FORBIDDEN, as before scopes existed: a customer
+ * (UNAUTHENTICATED); a `self` one nothing more (its use case checks a scope for what is not the caller's
+ * own); any other a caller whose role allows the declared scope (FORBIDDEN, as before scopes existed: a customer
  * creating a product) and whose key holds it (INSUFFICIENT_SCOPE). Each use case checks its own role
  * rules after this.
  */
 export function requireScope(caller: Caller | null | undefined, declared: ScopeDeclaration): void {
   if (declared === PUBLIC) return;
   if (!caller) throw unauthenticated.missing();
+  if (declared === SELF) return;
   if (!scopesOfRole(caller.role).includes(declared)) {
     throw new DomainError('FORBIDDEN', `The role ${caller.role} does not allow operations that need "${declared}".`);
   }
@@ -39,6 +41,6 @@ export function requireScope(caller: Caller | null | undefined, declared: ScopeD
 
 /** Reads a contract's declaration; anything but a known scope or `public` is a contract error at start. */
 export function scopeDeclaration(value: unknown, where: string): ScopeDeclaration {
-  if (value === PUBLIC || (typeof value === 'string' && isScope(value))) return value;
+  if (value === PUBLIC || value === SELF || (typeof value === 'string' && isScope(value))) return value;
   throw new Error(`${where} declares no known scope (found ${JSON.stringify(value)}); see src/core/scope-catalog.ts`);
 }

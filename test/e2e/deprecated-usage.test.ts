@@ -272,3 +272,48 @@ describe('a key reads its own use of deprecated and watched items', { timeout: 6
     expect(listProducts.daily.at(-1)).toEqual({ day: '2026-12-10', uses: 0, replacementUses: 0, brownoutHits: 1 });
   });
 });
+
+// Issue 41 point 7: every link the server hands a caller is one that caller can follow. A key scoped to
+// `orders:read` that meets a deprecated item is pointed at its own usage: it may read it (`self`), as it may
+// read every `Link`, `Location` and problem `type` its answers carry.
+describe('links a narrowly scoped key is handed', { timeout: 60_000 }, () => {
+  /** The URIs of a response's `Link` header, its `Location` and its problem's `type`, as the server wrote them. */
+  const linksOf = (answer: { headers: Headers; body: any }) => [
+    ...[...(answer.headers.get('link') ?? '').matchAll(/<([^>]+)>/g)].map((match) => match[1] as string),
+    ...(answer.headers.get('location') ? [answer.headers.get('location') as string] : []),
+    ...(typeof answer.body?.type === 'string' ? [answer.body.type as string] : []),
+    ...(typeof answer.body?.deprecatedUsage === 'string' ? [answer.body.deprecatedUsage as string] : []),
+  ];
+
+  it('can follow each with the same key: no 401, no 403', async () => {
+    clock = new Date('2026-12-20T09:00:00.000Z');
+    const admin = await server.core.apiKeys.authenticate(ADMIN_KEY);
+    const narrow = await server.core.apiKeys.issue(admin, {
+      userId: keys.annWeb.userId,
+      role: 'customer',
+      scopes: ['orders:read'],
+    });
+    const key = { secret: narrow.secret, id: narrow.apiKey.id, userId: keys.annWeb.userId };
+    const answers = [
+      await rest(key, '/v1/products'),
+      await rest(key, `/v1/orders/${annOrder}`),
+      await rest(key, '/v1/orders/999999'),
+      await rest(key, '/v1/users/me'),
+      await rest(key, '/v1/orders?bogus=1'),
+    ];
+    const links = [...new Set(answers.flatMap(linksOf))];
+    expect(links).toEqual(expect.arrayContaining([usagePath(key), expect.stringContaining('/problems/')]));
+    for (const link of links) {
+      const target = new URL(link, server.httpUrl);
+      const followed = await fetch(target, { headers: { authorization: `Bearer ${key.secret}` } });
+      expect([401, 403], `${link} answered ${followed.status}`).not.toContain(followed.status);
+      expect(followed.status, link).toBeLessThan(400);
+    }
+    // Its own usage by `me` too; another key's usage still needs `keys:read`.
+    expect((await rest(key, '/v1/api-keys/me/deprecations')).status).toBe(200);
+    const other = await rest(key, usagePath(keys.annIos));
+    expect(other).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE', requiredScope: 'keys:read' } });
+    const viaGraphql = await graphql(key.secret, '{ me { deprecatedUsage { apiKeyId } } }');
+    expect(viaGraphql.data?.me ?? null).toBeNull(); // `me` needs users:read; the usage field itself is `self`
+  });
+});

@@ -4,15 +4,13 @@
  * `src/main.ts` runs it for `npm start`; tests call `startServer` with their own configuration.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import path from 'node:path';
-import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createInternalApp, type VersionService } from './compose/internal-app.js';
-import { type ContractRules, openCore } from './compose/open-core.js';
+import { listenPublic } from './compose/listen-public.js';
+import { openCore, readContractRules } from './compose/open-core.js';
 import { openStreams } from './compose/open-streams.js';
 import { createHttpApp } from './compose/public-app.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
@@ -114,17 +112,7 @@ export async function startServer(
     ...{ isServing: () => serving, watchStock, draining: draining.signal },
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
-  const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const server = serve(
-      {
-        fetch: app.fetch,
-        port: config.PORT,
-        hostname: config.HOST,
-        serverOptions: { maxHeaderSize: MAX_HEADER_BYTES },
-      },
-      () => resolve(server),
-    );
-  });
+  const http = await listenPublic(app.fetch, config.PORT, config.HOST);
   httpDrain.watch(http as Server);
 
   return {
@@ -177,19 +165,6 @@ export async function prepareDatabase(
     await wakeups.close();
     await db.close();
   }
-}
-
-/**
- * The request line and headers the public port reads (Node's default is 16 KiB): every query string the
- * contracts allow fits, a cursor of 2048 characters percent-encoded included; more is `431`.
- */
-const MAX_HEADER_BYTES = 64 * 1024;
-
-/** What `npm run generate` derived from the contracts for the core: the deprecation registry and the core's bounds. */
-async function readContractRules(projectRoot: string): Promise<ContractRules> {
-  const read = async (file: string) => JSON.parse(await readFile(path.join(projectRoot, 'generated', file), 'utf8'));
-  const [registry, coreRules] = await Promise.all([read('deprecations.json'), read('core-rules.json')]);
-  return { registry, maxItemQuantity: coreRules.orderItemQuantity.maximum };
 }
 
 /** The first start's keys and demo data (each only on an empty database). */

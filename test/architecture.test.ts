@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { oversized, sourcesUnder } from '../scripts/code-size.js';
+import { contractRuleValues, ruleLiterals } from '../scripts/rule-literals.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -85,6 +86,23 @@ describe('tests share their workers (vitest.config.ts: isolate false)', () => {
       .filter((file) => file !== 'test/architecture.test.ts') // its own examples above
       .filter((file) => leaks.test(readFileSync(path.join(root, file), 'utf8')));
     expect(found).toEqual([]);
+  });
+});
+
+describe('input rules come from the contracts (scripts/rule-literals.ts, in npm run lint)', () => {
+  const values = contractRuleValues(path.join(root, 'contracts'));
+
+  it('finds a bound compared by hand, a bound kept as a constant and a copied pattern, and nothing else', () => {
+    const sample = path.join(root, 'test/fixtures/architecture/src/core/restates-rules.ts');
+    expect(ruleLiterals([sample], values).map(({ line, text }) => ({ line, text }))).toEqual([
+      { line: 2, text: 'NOTE_MAX_LENGTH = 500' },
+      { line: 3, text: 'score <= 5' },
+      { line: 4, text: 'skuPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/' },
+    ]);
+  });
+
+  it('holds for the source tree', () => {
+    expect(ruleLiterals(sourcesUnder(path.join(root, 'src')), values)).toEqual([]);
   });
 });
 

@@ -3,6 +3,8 @@
  * beside the core and the core over them (with spans when tracing is on), and the evidence key that signs
  * usage exports.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
@@ -28,6 +30,13 @@ export interface ContractRules {
   registry: DeprecationRegistry;
   /** `OrderItem.quantity`'s maximum (generated/core-rules.json): a merged order line must fit it. */
   maxItemQuantity: number;
+}
+
+/** What `npm run generate` derived from the contracts for the core: the deprecation registry and the core's bounds. */
+export async function readContractRules(projectRoot: string): Promise<ContractRules> {
+  const read = async (file: string) => JSON.parse(await readFile(path.join(projectRoot, 'generated', file), 'utf8'));
+  const [registry, coreRules] = await Promise.all([read('deprecations.json'), read('core-rules.json')]);
+  return { registry, maxItemQuantity: coreRules.orderItemQuantity.maximum };
 }
 
 /** Opens (and migrates) the database and builds the core over it: with spans if tracing is on, else as it is. */

@@ -14,9 +14,6 @@
  *   grpc.<package>.<Message>.<field>          a message field
  */
 
-/** The pattern every item id matches (also the `{item}` path parameter's pattern in the contract). */
-export const ITEM_ID = /^(rest|graphql|grpc)\.[A-Za-z0-9_.-]{1,200}$/;
-
 /** What a REST item is attached to, for matching requests (and webhook deliveries) at run time. */
 export type RestMatch =
   | { on: 'operation'; operationId: string }

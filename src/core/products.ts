@@ -84,11 +84,6 @@ export function createProductService({ store, cursors, idempotency }: ProductSer
       input: { score: number; comment?: string | null },
     ): Promise<{ rating: Rating; created: boolean }> {
       await product(productId);
-      if (!Number.isInteger(input.score) || input.score < 1 || input.score > 5) {
-        throw new DomainError('VALIDATION_FAILED', 'score must be an integer from 1 to 5.', [
-          { in: 'body', name: '/score', message: 'must be an integer from 1 to 5' },
-        ]);
-      }
       return store.ratings.put(productId, caller.userId, input.score, input.comment ?? null);
     },
 

@@ -5,7 +5,7 @@
  */
 import { type Caller, unauthenticated } from './caller.js';
 import { DomainError } from './errors.js';
-import { isScope, PUBLIC, SELF, type Scope, type ScopeDeclaration, scopesOfRole } from './scope-catalog.js';
+import { isScope, PUBLIC, type Scope, type ScopeDeclaration, SELF, scopesOfRole } from './scope-catalog.js';
 
 /** The scopes a caller holds: its key's, or (an in-process caller without a key) all its role allows. */
 export function scopesOf(caller: Caller): readonly Scope[] {

@@ -84,7 +84,7 @@ export function buildRegistry(contractsDir: string): { registry: DeprecationRegi
   const problems: string[] = [];
   const byId = new Map<string, Candidate>();
   for (const candidate of candidates) byId.set(candidate.id, candidate);
-  const watched = watchedEntries(contractsDir, byId, problems, itemIdPattern(openapi));
+  const watched = watchedEntries(contractsDir, byId, problems);
   const replacements = new Map<string, string>();
   for (const candidate of candidates) {
     const named = namedReplacement(candidate, problems);
@@ -135,15 +135,8 @@ export function protoFiles(contractsDir: string): string[] {
     .map((file) => path.join(inventory, file));
 }
 
-/** The form of an item id: the pattern the REST contract states for it (`DeprecationItemId`). */
-function itemIdPattern(openapi: { components?: { schemas?: Record<string, { pattern?: string }> } }): RegExp {
-  const pattern = openapi.components?.schemas?.DeprecationItemId?.pattern;
-  if (!pattern) throw new Error('openapi.yaml states no pattern for DeprecationItemId');
-  return new RegExp(pattern);
-}
-
 /** The entries of contracts/watched.yaml that name items of the contracts, by item id. */
-function watchedEntries(contractsDir: string, byId: Map<string, Candidate>, problems: string[], itemId: RegExp) {
+function watchedEntries(contractsDir: string, byId: Map<string, Candidate>, problems: string[]) {
   const watchedFile = path.join(contractsDir, 'watched.yaml');
   const watched = existsSync(watchedFile)
     ? ((parseYaml(readFileSync(watchedFile, 'utf8')) as { watched?: unknown[] } | null)?.watched ?? [])
@@ -152,7 +145,8 @@ function watchedEntries(contractsDir: string, byId: Map<string, Candidate>, prob
   for (const [index, entry] of watched.entries()) {
     const { item, replacement, reason } = (entry ?? {}) as Record<string, unknown>;
     const candidate = typeof item === 'string' ? byId.get(item) : undefined;
-    if (!candidate || typeof item !== 'string' || !itemId.test(item)) {
+    // Only the ids of the contracts' items are keys of `byId`: an entry naming anything else names nothing.
+    if (!candidate || typeof item !== 'string') {
       problems.push(`watched.yaml #${index + 1}: "${String(item)}" names no item of the contracts`);
       continue;
     }

@@ -5,18 +5,23 @@
  * a copy of `dist/` made by `npm run build`, kept inside the checkout so that it finds `node_modules` and
  * the contracts (for example `cp -r dist profiles/dist-before` before a change; `profiles/` is ignored).
  * `rest-write` POSTs `/v1/orders` as the bench's events row does (a random user and product, no
- * Idempotency-Key), so a build from before a change to the write path can be compared with one after it.
+ * Idempotency-Key), so a build from before a change to the write path can be compared with one after it;
+ * `rest-product` and `graphql-product` create a product (a random SKU) over REST and GraphQL, and
+ * `grpc-reserve` loads the Inventory's `Reserve` with h2load (the same line each time: its idempotent path).
  * Prints each round's throughput and p99 ratio (B / A) and their medians. Environment: `DATABASE_URL`,
  * `DURATION` (seconds per run, default 6), `ROUNDS` (default 3), `CONNECTIONS` (default 32).
  */
+import { create, toBinary } from '@bufbuild/protobuf';
 import { pino } from 'pino';
+import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { RunningServer } from '../../src/server.js';
-import { alternate, median, wrk } from './load.js';
+import { alternate, h2load, median, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 
+const TARGETS = ['rest-id', 'rest-page', 'rest-write', 'rest-product', 'graphql-product', 'grpc-reserve'];
 const [distA, distB, target = 'rest-id'] = process.argv.slice(2);
-if (!distA || !distB) {
-  console.error('usage: npx tsx scripts/bench/ab.ts <distA> <distB> [rest-id|rest-page|rest-write]');
+if (!distA || !distB || !TARGETS.includes(target)) {
+  console.error(`usage: npx tsx scripts/bench/ab.ts <distA> <distB> [${TARGETS.join('|')}]`);
   process.exit(2);
 }
 const seconds = Number(process.env.DURATION ?? 6);
@@ -35,13 +40,24 @@ async function start(dist: string, name: string): Promise<RunningServer> {
 }
 
 const servers = [await start(distA, 'a'), await start(distB, 'b')];
-const path_ = { 'rest-page': '/v1/orders?size=20', 'rest-write': 'new-order' }[target] ?? 'random-order';
+const paths: Record<string, string> = {
+  'rest-page': '/v1/orders?size=20',
+  'rest-write': 'new-order',
+  'rest-product': 'new-product',
+  'graphql-product': 'new-product-graphql',
+};
+const reserve = toBinary(
+  ReserveRequestSchema,
+  create(ReserveRequestSchema, { orderId: '990001', sku: 'BENCH-1', quantity: 1 }),
+);
 const load = (server: RunningServer) => () =>
-  wrk(
-    server.httpUrl,
-    { path: path_, headers: { authorization: `Bearer ${scratch.adminKey}` } },
-    { seconds, connections },
-  );
+  target === 'grpc-reserve'
+    ? h2load(server.grpcUrl, 'inventory.v1.Inventory/Reserve', reserve, { seconds })
+    : wrk(
+        server.httpUrl,
+        { path: paths[target] ?? 'random-order', headers: { authorization: `Bearer ${scratch.adminKey}` } },
+        { seconds, connections },
+      );
 const [a, b] = servers as [RunningServer, RunningServer];
 try {
   await load(a)();

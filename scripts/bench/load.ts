@@ -11,7 +11,8 @@ export interface Measured {
 }
 
 /**
- * A request wrk sends: `random-order` picks `/v1/orders/<1..100000>`; `new-order` POSTs `/v1/orders` for a
+ * A request wrk sends: `random-order` picks `/v1/orders/<1..100000>`; `new-product` POSTs `/v1/products` and
+ * `new-product-graphql` the `createProduct` mutation (a random SKU each); `new-order` POSTs `/v1/orders` for a
  * random one of the data set's 1000 users, one unit of a random one of its 50 products, with no
  * Idempotency-Key (each request places a new order); a body makes it a POST.
  */
@@ -51,7 +52,7 @@ export async function wrk(
   { seconds, connections }: { seconds: number; connections: number },
 ) {
   const script = path.join(scratch, `wrk-${Math.random().toString(36).slice(2)}.lua`);
-  const json = target.body !== undefined || target.path === 'new-order';
+  const json = target.body !== undefined || target.path.startsWith('new-');
   const headers = Object.entries({ ...(json ? { 'content-type': 'application/json' } : {}), ...target.headers })
     .map(([name, value]) => `[${lua(name)}] = ${lua(value)}`)
     .join(', ');
@@ -66,6 +67,13 @@ request = function()
   if target == "new-order" then
     return wrk.format("POST", "/v1/orders", headers, '{"userId":' .. math.random(1, 1000) ..
       ',"items":[{"productId":' .. math.random(1, 50) .. ',"quantity":1}]}')
+  end
+  if target == "new-product" or target == "new-product-graphql" then
+    local sku = "B" .. math.random(1, 1000000000) .. "-" .. math.random(1, 1000000000)
+    local product = '{"name":"Bench product","sku":"' .. sku .. '","price":19.99,"stock":10}'
+    if target == "new-product" then return wrk.format("POST", "/v1/products", headers, product) end
+    return wrk.format("POST", "/graphql", headers,
+      '{"query":"mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }","variables":{"input":' .. product .. '}}')
   end
   return wrk.format(body and "POST" or "GET", target, headers, body)
 end

@@ -22,6 +22,7 @@ import { createGrpcServer } from '../grpc/create-grpc-server.js';
 import { deprecationWrapper } from '../grpc/deprecation-interceptor.js';
 import { createGrpcJsServer } from '../grpc/grpc-js-server.js';
 import { healthService } from '../grpc/health-service.js';
+import { validateRequests } from '../grpc/input-rules.js';
 import { inventoryService } from '../grpc/inventory-service.js';
 import { metricsWrapper } from '../grpc/metrics-interceptor.js';
 import { reflectionRoutes } from '../grpc/reflection-service.js';
@@ -82,7 +83,7 @@ export function createInternalApp({
   versionServices = [],
 }: InternalAppDeps) {
   // The rules every call passes through, the same on both hosts: its trace continued (tracing on), counted
-  // (refusals too), then the internal token, then deprecation signals and brownouts.
+  // (refusals too), then the internal token, then deprecation signals and brownouts, then the input rules.
   const counted = metricsWrapper(metrics);
   const wrappers = [
     ...(tracer ? [continueTraces(tracer)] : []),
@@ -93,6 +94,8 @@ export function createInternalApp({
       policy: deprecationPolicy,
       authenticate: (secret) => core.apiKeys.authenticate(secret),
     }),
+    // Last: a request is checked against the proto's rules (buf.validate) once it may be served at all.
+    validateRequests,
   ];
   const implementation = inventoryService(inventoryCore, {
     ...(watchStock ? { watchStock } : {}),

@@ -69,9 +69,12 @@ describe('sort and size', () => {
     expect(formatSort(parseSort('-id', ['createdAt', 'amount', 'id'], '-createdAt'))).toBe('-id');
   });
 
-  it('rejects fields outside the whitelist and repeated fields', () => {
+  it('rejects fields outside the whitelist, and reads a field named again once (the contracts allow repeats)', () => {
     expect(() => parseSort('email', ['createdAt', 'id'], 'id')).toThrow(/not allowed/);
-    expect(() => parseSort('id,-id', ['createdAt', 'id'], 'id')).toThrow(DomainError);
+    expect(parseSort('id,-id', ['createdAt', 'id'], 'id')).toEqual([{ field: 'id', descending: false }]);
+    expect(parseSort('createdAt,createdAt', ['createdAt', 'id'], 'id')).toEqual(
+      parseSort('createdAt', ['createdAt', 'id'], 'id'),
+    );
   });
 
   it('defaults the size to 20, cuts it to 100 and rejects values below 1', () => {

@@ -9,6 +9,21 @@ import { pathToString } from '@bufbuild/protobuf/reflect';
 import { createValidator } from '@bufbuild/protovalidate';
 import { DomainError, type Violation } from '../core/errors.js';
 import { NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import { toConnectError } from './errors.js';
+import type { CallWrapper } from './service-wrappers.js';
+
+/**
+ * Checks every request against its method's input message before the call goes on: on both hosts, for
+ * every package served (inventory.v1, and a version cut beside it), and on the in-process transport.
+ */
+export const validateRequests: CallWrapper = (method, next) => (request, context) => {
+  try {
+    checkedRequest(method.input, request as never);
+  } catch (error) {
+    return Promise.reject(toConnectError(error));
+  }
+  return next(request, context);
+};
 
 /** One validator for the process: it compiles each message's rules once, on first use. */
 const validator = createValidator();

@@ -6,6 +6,7 @@ import type { InventoryService } from '../core/inventory.js';
 import type { CallOptions, InventoryPort } from '../core/ports/index.js';
 import { internalTokenInterceptor } from './auth.js';
 import { fromConnectError } from './errors.js';
+import { validateRequests } from './input-rules.js';
 import { inventoryService } from './inventory-service.js';
 import { wrapService } from './service-wrappers.js';
 import { continueTraces, traceClientCalls } from './trace-interceptors.js';
@@ -38,7 +39,8 @@ export function createInventoryClient(service: InventoryService, options: Invent
     sessions = new Http2SessionManager(options.url);
     transport = createGrpcTransport({ baseUrl: options.url, sessionManager: sessions, interceptors: calling });
   } else {
-    const implementation = wrapService(Inventory, inventoryService(service), tracer ? [continueTraces(tracer)] : []);
+    const wrappers = [...(tracer ? [continueTraces(tracer)] : []), validateRequests];
+    const implementation = wrapService(Inventory, inventoryService(service), wrappers);
     transport = createRouterTransport((router) => router.service(Inventory, implementation), {
       router: { interceptors: served },
       transport: { interceptors: calling },

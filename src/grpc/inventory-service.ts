@@ -2,26 +2,20 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import {
-  AdjustStockRequestSchema,
-  GetStockRequestSchema,
   Inventory,
-  ReleaseRequestSchema,
   type Reservation as ReservationMessage,
   ReservationSchema,
   ReservationState,
-  ReserveRequestSchema,
   type StockChange,
   StockChangeSchema,
   type Stock as StockMessage,
   StockSchema,
-  WatchStockRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import { DomainError } from '../core/errors.js';
 import type { InventoryService, WriteOptions } from '../core/inventory.js';
 import type { Reservation, Stock } from '../core/model.js';
 import type { StockUpdate, StockWatch } from '../core/stock-watch.js';
 import { toConnectError } from './errors.js';
-import { checkedRequest } from './input-rules.js';
 
 const stateOf: Record<Reservation['state'], ReservationState> = {
   HELD: ReservationState.HELD,
@@ -117,7 +111,6 @@ export function inventoryService(
   return {
     reserve: (request, context) =>
       withinDeadline(context, async (options) => {
-        checkedRequest(ReserveRequestSchema, request);
         const { reservation, stock, replayed } = await inventory.reserve(
           request.orderId,
           request.sku,
@@ -128,26 +121,18 @@ export function inventoryService(
       }),
     release: (request, context) =>
       withinDeadline(context, async () => {
-        checkedRequest(ReleaseRequestSchema, request);
         return { reservations: (await inventory.release(request.orderId, request.sku)).map(reservationMessage) };
       }),
     getStock: (request, context) =>
       withinDeadline(context, async () => {
-        checkedRequest(GetStockRequestSchema, request);
         return { stock: stockMessage(await inventory.stock(request.sku)) };
       }),
     adjustStock: (request, context) =>
       withinDeadline(context, async (options) => {
-        checkedRequest(AdjustStockRequestSchema, request);
         return { stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)) };
       }),
     async *watchStock(request, context) {
       if (!watchStock) throw new ConnectError('WatchStock is not served on this transport', Code.Unimplemented);
-      try {
-        checkedRequest(WatchStockRequestSchema, request);
-      } catch (error) {
-        throw toConnectError(error);
-      }
       // The watch ends at the caller's deadline or cancellation (the context's signal) or at the drain.
       const signal = draining ? AbortSignal.any([context.signal, draining]) : context.signal;
       try {

@@ -8,14 +8,14 @@ import path from 'node:path';
 import { Kind, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { PUBLIC, SCOPES } from '../../src/core/scope-catalog.js';
+import { PUBLIC, SCOPES, SELF } from '../../src/core/scope-catalog.js';
 import { loadRestContract } from '../../src/rest/contract.js';
 
 type Json = Record<string, unknown>;
 const root = path.resolve(import.meta.dirname, '../..');
 const openapiText = readFileSync(path.join(root, 'contracts/openapi.yaml'), 'utf8');
 const sdl = readFileSync(path.join(root, 'contracts/schema.graphql'), 'utf8');
-const declarations: readonly string[] = [...SCOPES, PUBLIC];
+const declarations: readonly string[] = [...SCOPES, PUBLIC, SELF];
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
 /** Each operation as `METHOD path` with its `x-scope` and whether it is open (`security: []`). */

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +65,30 @@ describe('the running server', () => {
     expect(await schema.text()).toBe(contractFile('contracts/schema.graphql'));
     const proto = await fetch(`${server.httpUrl}/contracts/inventory`);
     expect(await proto.text()).toBe(contractFile('contracts/inventory/v1/inventory.proto'));
+  });
+
+  // Issue 41: the proto imports protovalidate's rules; a client that saves what the server publishes can compile it.
+  it('publishes what the inventory proto imports, so that a client compiles the two files it fetched', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'published-proto-'));
+    try {
+      const save = async (url: string, file: string) => {
+        const answer = await fetch(`${server.httpUrl}${url}`);
+        expect(answer.status, url).toBe(200);
+        mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+        writeFileSync(path.join(folder, file), await answer.text());
+      };
+      await save('/contracts/inventory', 'inventory/v1/inventory.proto');
+      await save('/contracts/buf-validate', 'buf/validate/validate.proto');
+      writeFileSync(path.join(folder, 'buf.yaml'), 'version: v2\n');
+      const built = execFileSync('buf', ['build', folder, '-o', '-#format=json'], {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      });
+      const files = (JSON.parse(built) as { file: Array<{ name: string }> }).file.map((file) => file.name);
+      expect(files).toEqual(expect.arrayContaining(['inventory/v1/inventory.proto', 'buf/validate/validate.proto']));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('answers 406 with a problem document when no published representation is acceptable', async () => {

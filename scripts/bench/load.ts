@@ -69,8 +69,11 @@ request = function()
       ',"items":[{"productId":' .. math.random(1, 50) .. ',"quantity":1}]}')
   end
   if target == "new-product" or target == "new-product-graphql" then
-    local sku = "B" .. math.random(1, 1000000000) .. "-" .. math.random(1, 1000000000)
-    local product = '{"name":"Bench product","sku":"' .. sku .. '","price":19.99,"stock":10}'
+    -- Each wrk thread seeds the same clock: a table's address and a count keep their SKUs apart.
+    count = (count or 0) + 1
+    salt = salt or tostring({}):match("0x(%x+)")
+    local sku = "B" .. salt .. "-" .. count .. "-" .. math.random(1, 1000000000)
+    local product = '{"name":"Bench product","sku":"' .. sku .. '","price":19.5,"stock":10}'
     if target == "new-product" then return wrk.format("POST", "/v1/products", headers, product) end
     return wrk.format("POST", "/graphql", headers,
       '{"query":"mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }","variables":{"input":' .. product .. '}}')

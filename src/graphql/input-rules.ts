@@ -81,11 +81,11 @@ export function withInputRules<T extends Resolvers>(map: T, rules: InputRules, f
     const [type, field] = coordinate.split('.') as [string, string];
     const check = requestCheck(ajv, rules[coordinate] ?? {}, placesOf(argumentNames));
     wrapped[type] ??= {};
-    const fields = wrapped[type] as Record<string, unknown>;
-    const current = fields[field] as { subscribe?: GraphQLFieldResolver<unknown, unknown> } | undefined;
+    const resolversOfType = wrapped[type] as Record<string, unknown>;
+    const current = resolversOfType[field] as { subscribe?: GraphQLFieldResolver<unknown, unknown> } | undefined;
     if (current?.subscribe) {
       const open = current.subscribe;
-      fields[field] = {
+      resolversOfType[field] = {
         ...current,
         subscribe: (parent: unknown, args: Args, context: unknown, info: never) =>
           open(parent, check(args), context, info),
@@ -93,7 +93,7 @@ export function withInputRules<T extends Resolvers>(map: T, rules: InputRules, f
       continue;
     }
     const resolve = (current ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, unknown>;
-    fields[field] = (parent: unknown, args: Args, context: unknown, info: never) =>
+    resolversOfType[field] = (parent: unknown, args: Args, context: unknown, info: never) =>
       resolve(parent, check(args), context, info);
   }
   return wrapped as T;

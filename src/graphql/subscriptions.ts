@@ -40,6 +40,18 @@ async function* untilIdle<T>(source: AsyncIterable<T>, idleMs: number, stop: () 
   }
 }
 
+/**
+ * A signal `AbortSignal.any` takes: the request's own comes from the HTTP adapter's Request, which recent
+ * Node lines (24.x) refuse there as not an `AbortSignal` (it is not branded by this Node's own
+ * AbortController); a signal of this process's own follows it instead.
+ */
+function native(signal: AbortSignal): AbortSignal {
+  const follower = new AbortController();
+  if (signal.aborted) follower.abort(signal.reason);
+  else signal.addEventListener('abort', () => follower.abort(signal.reason), { once: true });
+  return follower.signal;
+}
+
 /** The resolvers of `Subscription` and `OrderEvent`. */
 export const subscriptionResolvers: Pick<Resolvers, 'Subscription' | 'OrderEvent'> = {
   Subscription: {
@@ -48,7 +60,7 @@ export const subscriptionResolvers: Pick<Resolvers, 'Subscription' | 'OrderEvent
         const settings = context.subscriptions;
         if (!settings) throw new Error('subscriptions are not served');
         const ended = new AbortController();
-        const signals = [ended.signal, settings.draining, ...(context.request ? [context.request.signal] : [])];
+        const signals = [ended.signal, settings.draining, ...(context.request ? [native(context.request.signal)] : [])];
         const signal = AbortSignal.any(signals);
         const id = given(args.id) ? idOf(args.id, 'ORDER_NOT_FOUND', 'order') : undefined;
         const events = await settings.orderWatch.follow(context.caller, id, signal);

@@ -9,7 +9,15 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { type DocumentNode, defaultFieldResolver, type GraphQLFieldResolver, Kind, parse } from 'graphql';
+import {
+  type DocumentNode,
+  defaultFieldResolver,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+  getArgumentValues,
+  Kind,
+  parse,
+} from 'graphql';
 import { type AjvError, rejectNulCharacters, validationError, withContractRules } from '../http/input-rules.js';
 
 type Resolvers = Record<string, Record<string, unknown>>;
@@ -87,8 +95,8 @@ export function withInputRules<T extends Resolvers>(map: T, rules: InputRules, f
       const open = current.subscribe;
       resolversOfType[field] = {
         ...current,
-        subscribe: (parent: unknown, args: Args, context: unknown, info: never) =>
-          open(parent, check(args), context, info),
+        subscribe: (parent: unknown, args: Args, context: unknown, info: GraphQLResolveInfo) =>
+          open(parent, check(subscriptionArguments(info) ?? args), context, info as never),
       };
       continue;
     }
@@ -100,6 +108,17 @@ export function withInputRules<T extends Resolvers>(map: T, rules: InputRules, f
 }
 
 type Args = Record<string, unknown>;
+
+/**
+ * A subscription field's arguments, read from the operation: graphql-jit hands a subscription's resolver
+ * the operation's variables object instead, so `orderUpdated(id: "42")` (a literal) or a variable of
+ * another name would not be seen (and the stream would follow every order).
+ */
+function subscriptionArguments(info: GraphQLResolveInfo | undefined): Args | undefined {
+  const node = info?.fieldNodes?.[0];
+  const definition = node && info.parentType.getFields()[node.name.value];
+  return definition ? getArgumentValues(definition, node, info.variableValues) : undefined;
+}
 
 /**
  * Compiles the check of one field: its arguments laid out as the REST request `{body, query, headers}`

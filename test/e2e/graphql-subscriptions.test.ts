@@ -24,12 +24,12 @@ const sseClient = (key: string): Client =>
   createClient({ url: `${server.httpUrl}/graphql`, headers: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
 
 /** Subscribes and collects results until `count` arrived or the server completes the stream. */
-function follow(client: Client, variables: Record<string, unknown>, count = Number.POSITIVE_INFINITY) {
+function follow(client: Client, variables: Record<string, unknown>, count = Number.POSITIVE_INFINITY, query = FOLLOW) {
   const results: ExecutionResult<Record<string, any>, unknown>[] = [];
   let unsubscribe = () => {};
   const done = new Promise<void>((resolve, reject) => {
     unsubscribe = client.subscribe(
-      { query: FOLLOW, variables },
+      { query, variables },
       {
         next: (result) => {
           results.push(result as never);
@@ -95,6 +95,15 @@ describe('orderUpdated over SSE', () => {
     const foreign = follow(client, { id: String(otherOrderId) });
     await foreign.done;
     expect(foreign.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'ORDER_NOT_FOUND' } });
+    // Issue 42: the id is read however it is written, a literal or a variable of any name.
+    for (const [query, variables] of [
+      [`subscription { orderUpdated(id: "${otherOrderId}") { type } }`, {}],
+      ['subscription ($order: ID) { orderUpdated(id: $order) { type } }', { order: String(otherOrderId) }],
+    ] as const) {
+      const written = follow(client, variables, Number.POSITIVE_INFINITY, query);
+      await written.done;
+      expect(written.results[0]?.errors?.[0], query).toMatchObject({ extensions: { code: 'ORDER_NOT_FOUND' } });
+    }
 
     const open = [follow(client, {}), follow(client, {})];
     await new Promise((resolve) => setTimeout(resolve, 200));

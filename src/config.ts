@@ -36,6 +36,11 @@ const environment = z.object({
     .url({ protocol: /^https?$/ })
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
+  TRUSTED_HOSTS: z
+    .string()
+    .regex(/^[^,\s]+(,[^,\s]+)*$/, 'a comma-separated list of host names or addresses')
+    .transform((list) => list.split(',').map((host) => host.toLowerCase()))
+    .default(['localhost', '127.0.0.1', '[::1]']),
   SEED_DEMO: flag.optional(),
   ADMIN_API_KEY: z.string().min(16).optional(),
   CURSOR_SECRET: z.string().min(32).optional(),
@@ -63,6 +68,7 @@ const environment = z.object({
   IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),
   INTERNAL_TOKEN: z.string().min(16).optional(),
+  GRPC_ALLOW_UNAUTHENTICATED: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_PERSISTED_ONLY: flag.default(false),
   GRAPHQL_INTROSPECTION: flag.default(true),
@@ -71,6 +77,8 @@ const environment = z.object({
   GRAPHQL_MAX_ALIASES: positiveInt.default(15),
   GRAPHQL_MAX_TOKENS: positiveInt.default(3000),
   GRAPHQL_TIMEOUT_MS: positiveInt.default(5000),
+  GRAPHQL_MAX_BODY_BYTES: positiveInt.default(1_048_576),
+  GRAPHQL_MAX_VARIABLES: positiveInt.default(100),
   GRAPHQL_SUBSCRIPTIONS_PER_KEY: positiveInt.default(10),
   GRAPHQL_SUBSCRIPTION_IDLE_MS: positiveInt.default(600_000),
   RATE_LIMIT_ENABLED: flag.default(true),
@@ -103,6 +111,9 @@ const environment = z.object({
     .optional(),
 });
 
+/** Whether a bind address is loopback only (`127.x.x.x`, `::1`, `localhost`). */
+const isLoopbackHost = (host: string) => /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i.test(host);
+
 /** The server's settings, read once from the environment by the composition root. */
 export type Config = ReturnType<typeof loadConfig>;
 
@@ -122,6 +133,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (settings.WORKERS !== undefined && settings.DATABASE_URL === undefined) {
     throw new Error(
       'invalid configuration:\n  WORKERS: cluster mode needs DATABASE_URL (a PostgreSQL server); the embedded database is one process per DATA_DIR, so unset WORKERS or set DATABASE_URL',
+    );
+  }
+  // The internal port reaches the stock of every product: bound beyond loopback, it needs its token, unless
+  // the operator says that the network around it is the gate (a private cluster network, a sidecar).
+  if (!isLoopbackHost(settings.GRPC_HOST) && !settings.INTERNAL_TOKEN && !settings.GRPC_ALLOW_UNAUTHENTICATED) {
+    throw new Error(
+      `invalid configuration:\n  INTERNAL_TOKEN: GRPC_HOST ${settings.GRPC_HOST} is not loopback, so gRPC calls must carry a token; set INTERNAL_TOKEN, bind GRPC_HOST to 127.0.0.1, or set GRPC_ALLOW_UNAUTHENTICATED=true if the network itself keeps callers out`,
     );
   }
   // Demo data belongs to the embedded database; a real server is seeded only on request.

@@ -45,6 +45,8 @@ export interface HttpAppDeps {
   deprecationPolicy?: DeprecationPolicy;
   /** PUBLIC_BASE_URL: where clients reach the server, when a proxy stands in front of it. */
   publicBaseUrl?: string;
+  /** TRUSTED_HOSTS: hosts a request's `Host` may name in links, without PUBLIC_BASE_URL (default: loopback). */
+  trustedHosts?: readonly string[];
   /** The rate budget of REST and GraphQL callers; absent when RATE_LIMIT_ENABLED is false. */
   rateBudget?: { limiter: RateLimiterPort; policy: RateBudgetPolicy };
   /** The gRPC status name of a catalog code, for the problem pages (the gRPC transport's table). */
@@ -69,6 +71,7 @@ export interface HttpAppDeps {
 export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
   const app = new Hono();
   const onError = problemOnError(deps.logger);
+  const trustedHosts = new Set(deps.trustedHosts ?? ['localhost', '127.0.0.1', '[::1]']);
   const contract = await readRestContract(deps.projectRoot);
   // The edge of every route, in order, run as one chain (src/http/chain.ts).
   app.use(
@@ -80,6 +83,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
         requestIdAndEdgeHeaders(),
         (c, next) => {
           c.set('publicBaseUrl', deps.publicBaseUrl);
+          c.set('trustedHosts', trustedHosts);
           return next();
         },
         corsPolicy(),

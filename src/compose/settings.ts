@@ -23,9 +23,10 @@ export function publicAppSettings(
   db: Database,
   rateLimiter: RateLimiter | undefined,
   wakeups: Pick<EventWakeups, 'degraded'>,
-): Pick<HttpAppDeps, 'publicBaseUrl' | 'graphql' | 'healthChecks' | 'degradations' | 'rateBudget'> {
+): Pick<HttpAppDeps, 'publicBaseUrl' | 'trustedHosts' | 'graphql' | 'healthChecks' | 'degradations' | 'rateBudget'> {
   return {
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    trustedHosts: config.TRUSTED_HOSTS,
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,
@@ -34,6 +35,8 @@ export function publicAppSettings(
       timeoutMs: config.GRAPHQL_TIMEOUT_MS,
       persistedOnly: config.GRAPHQL_PERSISTED_ONLY,
       introspection: config.GRAPHQL_INTROSPECTION,
+      maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
+      maxVariables: config.GRAPHQL_MAX_VARIABLES,
     },
     healthChecks: {
       database: async () => {

@@ -133,7 +133,10 @@ export const errorCatalog = {
     'Persisted operations only',
     'The server runs only persisted operations, named by their id.',
   ),
-  REQUEST_ENTITY_TOO_LARGE: graphql('Request too large', 'The GraphQL request body is larger than 25 MB.'),
+  REQUEST_ENTITY_TOO_LARGE: graphql(
+    'Request too large',
+    'The GraphQL request body is larger than its limit (1 MiB, as REST bodies, unless the operator set another).',
+  ),
   SUBSCRIPTION_LIMIT: graphql(
     'Subscription limit',
     'The API key already holds as many open subscriptions as allowed; complete one before opening another.',

@@ -22,7 +22,7 @@ import { withBrownouts } from './brownouts.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 import { fieldsTakingArguments, readInputRules, withInputRules } from './input-rules.js';
 import { maskError } from './mask-error.js';
-import { useRejectDeepVariables } from './reject-bad-input.js';
+import { useBoundedVariables } from './reject-bad-input.js';
 import { resolvers } from './resolvers.js';
 import { declaredScopes, withScopes } from './scopes.js';
 import type { SubscriptionSettings } from './subscriptions.js';
@@ -46,6 +46,10 @@ export interface GraphQLSettings {
   timeoutMs: number;
   persistedOnly: boolean;
   introspection: boolean;
+  /** The largest request body, in bytes (GRAPHQL_MAX_BODY_BYTES; REST's 1 MiB by default). */
+  maxBodyBytes: number;
+  /** The most variables one request may send, used or not (GRAPHQL_MAX_VARIABLES). */
+  maxVariables: number;
 }
 
 /** What the GraphQL endpoint is built from. */
@@ -102,7 +106,7 @@ export async function createGraphQL({
   const plugins: Array<Plugin<Context>> = [
     useLimits(settings) as Plugin<Context>,
     useCostLimit(settings.maxCost) as Plugin<Context>,
-    useRejectDeepVariables() as Plugin<Context>,
+    useBoundedVariables(settings.maxVariables) as Plugin<Context>,
     usePersisted<Context>(manifest, settings.persistedOnly),
     useTimeBudget() as Plugin<Context>,
     useOperationMetrics({ metrics, logger }) as Plugin<Context>,
@@ -115,7 +119,7 @@ export async function createGraphQL({
   // Executes each document through code compiled once for it (cached per document).
   plugins.push(useGraphQlJit() as Plugin<Context>);
   // Last, as Yoga places its own: after every request parser is registered.
-  plugins.push(useRequestBodyLimit() as Plugin<Context>);
+  plugins.push(useRequestBodyLimit(settings.maxBodyBytes) as Plugin<Context>);
 
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,

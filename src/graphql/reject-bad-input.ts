@@ -19,11 +19,19 @@ export function badUserInput(message: string, field?: string): GraphQLError {
 }
 
 /**
- * Refuses variables nested deeper than MAX_INPUT_DEPTH before execution, so no walk over them can exhaust
- * the stack. (Every other input rule, U+0000 included, is checked per field: ./input-rules.ts.)
+ * Refuses, before execution, more than `maxVariables` variables (those the operation does not declare count
+ * too, though GraphQL ignores them) and variables nested deeper than MAX_INPUT_DEPTH, so that no walk over
+ * them can exhaust the stack. Their size is the body's limit. (Every other input rule, U+0000 included,
+ * is checked per field: ./input-rules.ts.)
  */
-export function useRejectDeepVariables(): Plugin {
+export function useBoundedVariables(maxVariables: number): Plugin {
   return {
+    onParams({ params }) {
+      const variables = params.variables;
+      if (variables && typeof variables === 'object' && Object.keys(variables).length > maxVariables) {
+        throw badUserInput(`A request may send at most ${maxVariables} variables.`);
+      }
+    },
     onExecute({ args }) {
       if (nestsDeeperThan(args.variableValues ?? {})) throw badUserInput(`Variables ${INPUT_DEPTH_MESSAGE}.`);
     },

@@ -1,6 +1,6 @@
 /**
- * The request body limit of `/graphql`, with Yoga's limit, codes and messages (25 MB, 413
- * `REQUEST_ENTITY_TOO_LARGE`, 400 for a malformed `Content-Length`), checked from `Content-Length` when the
+ * The request body limit of `/graphql` (GRAPHQL_MAX_BODY_BYTES, REST's 1 MiB by default), with Yoga's codes
+ * and messages (413 `REQUEST_ENTITY_TOO_LARGE`, 400 for a malformed `Content-Length`), checked from `Content-Length` when the
  * request declares it: HTTP/1.1 framing then guarantees the body is no longer. Only a body without one
  * (chunked) is counted as it streams in. Yoga's own plugin pipes every body through a counting stream,
  * which cost about a tenth of the CPU of a small operation; create Yoga with `maxRequestBodySize: false`
@@ -11,9 +11,6 @@ import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../core/errors.js';
 import { httpStatusOf } from '../http/http-status.js';
 
-/** Yoga's default limit. */
-export const MAX_GRAPHQL_BODY_BYTES = 25_000_000;
-
 const tooLarge = () =>
   new GraphQLError('Request body too large', {
     extensions: {
@@ -23,7 +20,7 @@ const tooLarge = () =>
   });
 
 /** Refuses bodies over `limit` bytes before they are parsed. */
-export function useRequestBodyLimit(limit = MAX_GRAPHQL_BODY_BYTES): Plugin {
+export function useRequestBodyLimit(limit: number): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
       const declared = request.headers.get('content-length');

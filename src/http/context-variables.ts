@@ -9,6 +9,8 @@ declare module 'hono' {
   interface ContextVariableMap {
     /** PUBLIC_BASE_URL, when set: the origin of problem `type` URLs. */
     publicBaseUrl: string | undefined;
+    /** TRUSTED_HOSTS: the hosts whose `Host` header may name the origin when PUBLIC_BASE_URL is unset. */
+    trustedHosts: ReadonlySet<string>;
     /** The request id: the client's `X-Request-Id` when well-formed, else a new UUID (src/http/edge-headers.ts). */
     requestId: string;
     /** Headers every answer of the request carries: see `addEdgeHeaders` in src/http/edge-headers.ts. */

@@ -30,14 +30,16 @@ export function addEdgeHeaders(c: Context, headers: Record<string, string>) {
 export function answer(c: Context, body: string | null, status: number, headers: Record<string, string>): Response {
   const edge = c.get('edgeHeaders') as EdgeHeaders | undefined;
   if (!edge) return new Response(body, { status, headers });
-  edge.answered = new Response(body, { status, headers: { ...edge.headers, ...headers } });
+  const all = { ...edge.headers, ...headers };
+  if ((all['content-type'] ?? all['Content-Type'])?.startsWith('text/html')) denyFraming(all);
+  edge.answered = new Response(body, { status, headers: all });
   return edge.answered;
 }
 
 /**
  * The first middleware of the public port: gives the request its id (`X-Request-Id`, echoed when the
  * client sent a well-formed one) and, after the handler, puts the edge headers on an answer made
- * elsewhere than by `answer` (Yoga's, the documentation's, Hono's).
+ * elsewhere than by `answer` (Yoga's, the documentation's, Hono's), and denies framing to HTML pages.
  */
 export function requestIdAndEdgeHeaders(): MiddlewareHandler {
   return async function assignRequestId(c, next) {
@@ -49,5 +51,27 @@ export function requestIdAndEdgeHeaders(): MiddlewareHandler {
     await next();
     if (c.res === edge.answered) return;
     for (const [name, value] of Object.entries(edge.headers)) c.res.headers.set(name, value);
+    if (c.res.headers.get('content-type')?.startsWith('text/html')) {
+      const denied: Record<string, string> = {
+        'content-security-policy': c.res.headers.get('content-security-policy') ?? '',
+      };
+      denyFraming(denied);
+      for (const [name, value] of Object.entries(denied)) c.res.headers.set(name, value);
+    }
   };
+}
+
+/**
+ * No page of this server may be framed by another site (clickjacking): every HTML answer (the reference
+ * at `/docs`, GraphiQL) carries `frame-ancestors 'none'` in its Content-Security-Policy, and
+ * `X-Frame-Options: DENY` for browsers that predate it. Written into plain header objects whose names are
+ * lower case or as `answer`'s callers spell them.
+ */
+function denyFraming(headers: Record<string, string>) {
+  const name = 'Content-Security-Policy' in headers ? 'Content-Security-Policy' : 'content-security-policy';
+  const policy = headers[name];
+  if (!policy?.includes('frame-ancestors')) {
+    headers[name] = policy ? `${policy}; frame-ancestors 'none'` : "frame-ancestors 'none'";
+  }
+  headers['x-frame-options'] = 'DENY';
 }

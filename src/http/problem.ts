@@ -10,10 +10,19 @@ export const problemSlug = (code: string) => code.toLowerCase().replaceAll('_', 
 
 /**
  * A problem's `type` URI (RFC 9457 §3.1.1): the page this server serves for the code, at PUBLIC_BASE_URL
- * when set (behind a proxy), else at the origin the request came to.
+ * when set (behind a proxy), else at the origin the request came to when its host is one of
+ * TRUSTED_HOSTS, else at `localhost` on the port that answered: a `Host` header is the client's to write,
+ * and a link in an answer must not point where any client chose.
  */
 function problemType(c: Context, code: string): string {
-  return `${c.get('publicBaseUrl') ?? new URL(c.req.url).origin}/problems/${problemSlug(code)}`;
+  return `${c.get('publicBaseUrl') ?? trustedOrigin(c)}/problems/${problemSlug(code)}`;
+}
+
+function trustedOrigin(c: Context): string {
+  const url = new URL(c.req.url);
+  if (c.get('trustedHosts')?.has(url.hostname.toLowerCase())) return url.origin;
+  const port = (c.env as { incoming?: { socket?: { localPort?: number } } } | undefined)?.incoming?.socket?.localPort;
+  return `${url.protocol}//localhost${port ? `:${port}` : ''}`;
 }
 
 /** One violation in a validation problem. */

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -88,6 +89,34 @@ describe('the running server', () => {
       expect(files).toEqual(expect.arrayContaining(['inventory/v1/inventory.proto', 'buf/validate/validate.proto']));
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  // Issue 42: a `Host` header is the client's to write; a link in an answer must not point where it chose.
+  it('never reflects an untrusted Host into a problem type URL', async () => {
+    const { port } = new URL(server.httpUrl);
+    const problemTypeWith = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, path: '/v1/orders', headers: { host } }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve((JSON.parse(text) as { type: string }).type));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    expect(await problemTypeWith('evil.example')).toBe(`http://localhost:${port}/problems/unauthenticated`);
+    expect(await problemTypeWith(`localhost:${port}`)).toBe(`http://localhost:${port}/problems/unauthenticated`);
+    expect(await problemTypeWith(`127.0.0.1:${port}`)).toBe(`http://127.0.0.1:${port}/problems/unauthenticated`);
+  });
+
+  it('lets no other site frame its pages', async () => {
+    for (const url of ['/docs', '/problems', '/graphql']) {
+      const response = await fetch(`${server.httpUrl}${url}`, { headers: { accept: 'text/html' } });
+      expect(response.headers.get('content-type'), url).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy'), url).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('x-frame-options'), url).toBe('DENY');
+      await response.body?.cancel();
     }
   });
 

@@ -279,6 +279,21 @@ describe('limits, refused before execution', () => {
     expect(result.body.data?.orders).toEqual(hundred.body.data?.orders);
   });
 
+  // Issue 42: a body is sized as REST's (1 MiB), and the variables are counted, used or not.
+  it('refuses a body over 1 MiB with 413 and more than 100 variables with BAD_USER_INPUT', async () => {
+    const big = await run('query($v: String) { products(first: 1) { totalCount } }', {
+      variables: { v: 'x'.repeat(1_048_576) },
+    });
+    expect(big.status).toBe(413);
+    expect(big.body.errors?.[0]?.extensions?.code).toBe('REQUEST_ENTITY_TOO_LARGE');
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`v${index}`, index]));
+    const counted = await run('{ products(first: 1) { totalCount } }', { variables: many });
+    expect(counted.status).toBe(400);
+    expect(counted.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`v${index}`, index]));
+    expect((await run('{ products(first: 1) { totalCount } }', { variables: hundred })).body.errors).toBeUndefined();
+  });
+
   it('refuses more than 15 aliases', async () => {
     const aliases = Array.from({ length: 16 }, (_, index) => `a${index}: me { id }`).join(' ');
     expect(await refusal(`{ ${aliases} }`)).toBe('ALIAS_LIMIT');

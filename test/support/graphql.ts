@@ -13,6 +13,8 @@ export const defaultGraphQLSettings: GraphQLSettings = {
   timeoutMs: 5000,
   persistedOnly: false,
   introspection: true,
+  maxBodyBytes: 1_048_576,
+  maxVariables: 100,
 };
 
 /** A Yoga instance over a core, called in-process through `yoga.fetch`. */

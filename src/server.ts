@@ -103,7 +103,7 @@ export async function startServer(
     ...{ grpcCodeName: grpcCodeNameOf, projectRoot, logger, core, metrics, registry, deprecationPolicy },
     ...{ evidenceKey, tracing: tracer !== undefined, subscriptions },
     ...(versionHandlers ? { versionHandlers } : {}),
-    ...publicAppSettings(config, db, rateLimiter, wakeups),
+    ...publicAppSettings(config, db, rateLimiter, wakeups, () => serving),
   });
   const grpc = createInternalApp({
     ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER, versionServices },

@@ -10,7 +10,9 @@ export interface paths {
         /**
          * Check readiness
          * @description Answers `200` when the server and its database answer, `503` naming the failing check otherwise,
-         *     so that a load balancer can take the instance out of rotation. Needs no credential; not versioned.
+         *     so that a load balancer can take the instance out of rotation: `database` when the database does
+         *     not answer, `serving` from the moment the instance is told to stop (it goes on answering for
+         *     `SHUTDOWN_DELAY_MS`, then drains). Needs no credential; not versioned.
          */
         get: operations["getHealth"];
         put?: never;
@@ -31,7 +33,7 @@ export interface paths {
         /**
          * Check readiness (probe form)
          * @description The readiness probe, the same answer as `/health`: `200` when the process and its database
-         *     answer, `503` naming the failing check otherwise. Point a Kubernetes `readinessProbe` (or a load
+         *     answer, `503` naming the failing check otherwise (`serving` once the instance is stopping). Point a Kubernetes `readinessProbe` (or a load
          *     balancer's health check) here: a failing database takes the instance out of rotation without
          *     restarting it. Needs no credential; not versioned.
          */
@@ -1918,7 +1920,10 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "unavailable";
-            /** @description Each dependency's state, by name (`database`). */
+            /**
+             * @description Each check's state, by name: `database` (the database answers) and `serving` (the instance
+             *     is not stopping).
+             */
             checks: {
                 [key: string]: "ok" | "failing";
             };
@@ -2838,7 +2843,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
-            /** @description A dependency does not answer. */
+            /** @description A dependency does not answer, or the instance is stopping. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2870,7 +2875,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
-            /** @description A dependency does not answer. */
+            /** @description A dependency does not answer, or the instance is stopping. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -23,6 +23,7 @@ export function publicAppSettings(
   db: Database,
   rateLimiter: RateLimiter | undefined,
   wakeups: Pick<EventWakeups, 'degraded'>,
+  isServing: () => boolean,
 ): Pick<HttpAppDeps, 'publicBaseUrl' | 'trustedHosts' | 'graphql' | 'healthChecks' | 'degradations' | 'rateBudget'> {
   return {
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
@@ -41,6 +42,11 @@ export function publicAppSettings(
     healthChecks: {
       database: async () => {
         await db.query('SELECT 1');
+      },
+      // Failing from SIGTERM on: the balancer takes the instance out of rotation while it still serves
+      // (SHUTDOWN_DELAY_MS), before its drain refuses new gRPC streams.
+      serving: async () => {
+        if (!isServing()) throw new Error('shutting down');
       },
     },
     degradations: {

@@ -538,7 +538,7 @@ describe('HTTP semantics', () => {
 
   it('serves /health with the database check', async () => {
     const health = await checkedFetch(server.httpUrl, '/health');
-    expect(health.body).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    expect(health.body).toEqual({ status: 'ok', checks: { database: 'ok', serving: 'ok' } });
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../support/contract.js';
 import { type ServerDatabase, serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { type CallOutcome, grpcClient } from '../support/grpc-client.js';
 import { GRPC_HOSTS } from '../support/grpc-hosts.js';
@@ -92,3 +93,29 @@ describe.each(GRPC_HOSTS)(
     }, 90_000);
   },
 );
+
+describe('SIGTERM with SHUTDOWN_DELAY_MS (a balancer that only health-checks)', () => {
+  it('answers readiness 503 naming `serving` at once, goes on serving for the delay, then exits 0', async () => {
+    database = serverDatabase('order-api');
+    server = await spawnServer(database, { SHUTDOWN_DELAY_MS: '3000' });
+    const { httpUrl } = server;
+    const ready = await checkedFetch(httpUrl, '/health/ready');
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ok', checks: { database: 'ok', serving: 'ok' } }]);
+
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stopping = await checkedFetch(httpUrl, '/health/ready');
+    const products = await checkedFetch(httpUrl, '/v1/products');
+    const answeredAfterMs = Date.now() - signalledAt;
+    expect([stopping.status, stopping.body]).toEqual([
+      503,
+      { status: 'unavailable', checks: { database: 'ok', serving: 'failing' } },
+    ]);
+    // Still serving: the balancer's next checks take it out of rotation before the drain refuses anything.
+    expect(products.status).toBe(200);
+    expect(answeredAfterMs).toBeLessThan(3000);
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(3000);
+  }, 60_000);
+});

@@ -72,6 +72,8 @@ const environment = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_PERSISTED_ONLY: flag.default(false),
   GRAPHQL_INTROSPECTION: flag.default(true),
+  GRAPHIQL: flag.default(true),
+  GRPC_MAX_CONCURRENT_STREAMS: positiveInt.default(100),
   GRAPHQL_MAX_DEPTH: positiveInt.default(10),
   GRAPHQL_MAX_COST: positiveInt.default(5000),
   GRAPHQL_MAX_ALIASES: positiveInt.default(15),

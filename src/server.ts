@@ -107,6 +107,7 @@ export async function startServer(
   });
   const grpc = createInternalApp({
     ...{ core, inventory, metrics, registry, deprecationPolicy, host: config.GRPC_SERVER, versionServices },
+    maxConcurrentStreams: config.GRPC_MAX_CONCURRENT_STREAMS,
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
     ...{ isServing: () => serving, watchStock, draining: draining.signal },

@@ -54,6 +54,8 @@ export interface InternalAppDeps {
    * @grpc/grpc-js (gRPC only, at several times the calls per core).
    */
   host?: GrpcServerHost;
+  /** GRPC_MAX_CONCURRENT_STREAMS: calls open at once per HTTP/2 connection (default 100). */
+  maxConcurrentStreams?: number;
   /** Packages a later version cuts beside inventory.v1 (`inventory.v2`), each over the same inventory core. */
   versionServices?: readonly VersionService[] | undefined;
 }
@@ -80,6 +82,7 @@ export function createInternalApp({
   draining,
   tracer,
   host = 'connect',
+  maxConcurrentStreams,
   versionServices = [],
 }: InternalAppDeps) {
   // The rules every call passes through, the same on both hosts: its trace continued (tracing on), counted
@@ -117,6 +120,7 @@ export function createInternalApp({
         ...later,
       ],
       reflection: [Inventory, ...later.map(({ service }) => service), Health, ServerReflection],
+      ...(maxConcurrentStreams ? { maxConcurrentStreams } : {}),
     });
   }
   const reflection = reflectionRoutes([Inventory, ...later.map(({ service }) => service), Health]);
@@ -127,5 +131,6 @@ export function createInternalApp({
       for (const { service, implementation } of later) router.service(service, implementation);
       reflection(router);
     },
+    ...(maxConcurrentStreams ? { maxConcurrentStreams } : {}),
   });
 }

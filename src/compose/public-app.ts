@@ -1,4 +1,3 @@
-import type { HttpBindings } from '@hono/node-server';
 import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
@@ -9,19 +8,20 @@ import { requireMetricsReader } from '../core/monitoring.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { SubscriptionSettings } from '../graphql/subscriptions.js';
-import type { RateExchange } from '../graphql/use-rate-budget.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
 import { chain } from '../http/chain.js';
 import { contractsRoutes } from '../http/contracts-routes.js';
 import { docsRoutes } from '../http/docs-routes.js';
-import { addEdgeHeaders, answer, requestIdAndEdgeHeaders } from '../http/edge-headers.js';
+import { addEdgeHeaders, requestIdAndEdgeHeaders } from '../http/edge-headers.js';
+import { createGraphiqlPage, GRAPHIQL_ASSETS } from '../http/graphiql-page.js';
 import { type HealthCheck, healthRoutes } from '../http/health-routes.js';
+import { graphqlEndpoint } from './graphql-endpoint.js';
 import '../http/context-variables.js';
 import { catalogProblem, problemOnError } from '../http/problem.js';
 import { type GrpcCodeName, problemPages } from '../http/problem-pages.js';
-import { clientAddressOf, rateBudget } from '../http/rate-budget.js';
+import { rateBudget } from '../http/rate-budget.js';
 import { pathVersion } from '../http/version-mounts.js';
-import { clientOf, type Metrics } from '../observability/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/observe-requests.js';
 import { traceRequests } from '../observability/trace-requests.js';
 import { type RestContract, readRestContract } from '../rest/contract.js';
@@ -36,6 +36,8 @@ export interface HttpAppDeps {
   subscriptions?: SubscriptionSettings;
   logger: Logger;
   healthChecks: Record<string, HealthCheck>;
+  /** GRAPHIQL: whether `GET /graphql` from a browser gets GraphiQL (default true). */
+  graphiql?: boolean;
   /** Dependencies that can be degraded without failing readiness: name → what is degraded, or undefined. */
   degradations?: Record<string, () => string | undefined>;
   metrics: Metrics;
@@ -60,6 +62,8 @@ export interface HttpAppDeps {
   /** Handlers of operations a later version adds (`createRestApp`'s `versionHandlers`). */
   versionHandlers?: VersionHandlers;
 }
+
+const missing = (c: Context) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`);
 
 /**
  * The public port, composed: mounts the REST and GraphQL transports and the shared edge routes (src/http)
@@ -120,7 +124,9 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     ...(deps.subscriptions ? { subscriptions: deps.subscriptions } : {}),
     ...signalDeps(deps),
   });
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', graphqlEndpoint(yoga, deps.rateBudget !== undefined));
+  const graphiql = deps.graphiql === false ? undefined : await createGraphiqlPage();
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', graphqlEndpoint(yoga, deps.rateBudget !== undefined, graphiql));
+  app.get(`${GRAPHIQL_ASSETS}/:file`, (c) => graphiql?.asset(c, c.req.param('file')) ?? missing(c));
   app.all('/graphql', (c) =>
     catalogProblem(c, 'METHOD_NOT_ALLOWED', '/graphql takes GET and POST.', undefined, { Allow: 'GET, POST, OPTIONS' }),
   );
@@ -136,7 +142,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     onError,
   });
   for (const version of contract.mounts.versions) app.route(contract.mounts.prefix(version), rest);
-  app.notFound((c) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`));
+  app.notFound(missing);
   // Domain errors of the REST steps become problem documents where they are thrown; anything else is
   // logged with the request id the client received and answered 500.
   app.onError(onError);
@@ -150,32 +156,6 @@ function metricsEndpoint({ core, metrics }: HttpAppDeps): Handler {
     if (!caller || caller === 'invalid') return unauthenticatedResponse(c, caller ? 'wrong-key' : 'missing');
     requireMetricsReader(caller);
     return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
-  };
-}
-
-/** Hands a request to Yoga (on the Node request and response when served by Node) and returns its answer. */
-function graphqlEndpoint(yoga: Awaited<ReturnType<typeof createGraphQL>>, withRateBudget: boolean): Handler {
-  return async (c) => {
-    const clientName = clientOf(c.req.header('user-agent'));
-    const rateExchange: RateExchange | undefined = withRateBudget ? { clientAddress: clientAddressOf(c) } : undefined;
-    const traceId = c.get('traceId');
-    const context = { clientName, ...(rateExchange ? { rateExchange } : {}), ...(traceId ? { traceId } : {}) };
-    const node = c.env as Partial<HttpBindings> | undefined;
-    const response =
-      node?.incoming && node.outgoing
-        ? await yoga.handleNodeRequestAndResponse(node.incoming, node.outgoing, context)
-        : await yoga.fetch(c.req.raw, context);
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    Object.assign(headers, rateExchange?.headers);
-    // A subscription's event stream is passed through as it comes (reading it whole would hold every event
-    // until the stream ends).
-    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      return new Response(response.body, { status: response.status, headers });
-    }
-    return answer(c, await response.text(), response.status, headers);
   };
 }
 
@@ -235,7 +215,7 @@ function spanRoute(contract: RestContract): (c: Context) => string {
 /** A bounded route label for requests outside the REST contract. */
 function staticRoute(path: string): string {
   if (path === '/graphql') return 'graphql';
-  for (const prefix of ['/health', '/contracts', '/docs', '/metrics', '/problems'])
+  for (const prefix of ['/health', '/contracts', '/docs', '/metrics', '/problems', GRAPHIQL_ASSETS])
     if (path.startsWith(prefix)) return prefix;
   return 'unmatched';
 }

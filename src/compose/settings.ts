@@ -24,10 +24,14 @@ export function publicAppSettings(
   rateLimiter: RateLimiter | undefined,
   wakeups: Pick<EventWakeups, 'degraded'>,
   isServing: () => boolean,
-): Pick<HttpAppDeps, 'publicBaseUrl' | 'trustedHosts' | 'graphql' | 'healthChecks' | 'degradations' | 'rateBudget'> {
+): Pick<
+  HttpAppDeps,
+  'publicBaseUrl' | 'trustedHosts' | 'graphql' | 'graphiql' | 'healthChecks' | 'degradations' | 'rateBudget'
+> {
   return {
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     trustedHosts: config.TRUSTED_HOSTS,
+    graphiql: config.GRAPHIQL,
     graphql: {
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST,

@@ -1,12 +1,12 @@
 /**
  * GraphQL at `/graphql` with graphql-yoga: the schema of contracts/schema.graphql with the typed
  * resolvers, per-request loaders, limits checked before execution, an execution time-out that answers
- * with partial data, persisted operations from the generated manifest, and GraphiQL without a CDN.
+ * with partial data and persisted operations from the generated manifest. (GraphiQL is the public port's
+ * static page: src/http/graphiql-page.ts.)
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -129,11 +129,8 @@ export async function createGraphQL({
     // One CORS policy for the whole server: Yoga's own would echo any origin.
     cors: false,
     landingPage: false,
-    graphiql: {
-      title: 'Order API · GraphiQL',
-      defaultQuery: '{ products(first: 5) { nodes { id name price rating } } }',
-    },
-    renderGraphiQL,
+    // GraphiQL is a static page of the public port (src/http/graphiql-page.ts), not rendered per request.
+    graphiql: false,
     extraParamNames: ['documentId'],
     // Yoga reports every field error at error level; expected ones are the client's, and unexpected ones
     // are logged once by maskError with the request's context.

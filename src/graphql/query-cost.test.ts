@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
-import { buildSchema, parse, validate } from 'graphql';
+import { buildSchema, getIntrospectionQuery, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { operationCost } from './query-cost.js';
 
@@ -24,6 +24,13 @@ describe('operationCost', () => {
     '{ order(id: 1) { ... on Order { id user { name } } } }',
   ])('is the cost limit’s cost for %s', (query) => {
     expect(operationCost(parse(query), null, {})).toBe(armorCost(query));
+  });
+
+  it('charges nothing for introspection, and the rest of the operation as without it', () => {
+    expect(operationCost(parse(getIntrospectionQuery({ descriptions: true })), null, {})).toBe(0);
+    const data = '{ orders(first: 20) { id user { name } } }';
+    const mixed = '{ __type(name: "Order") { fields { name type { name } } } orders(first: 20) { id user { name } } }';
+    expect(operationCost(parse(mixed), null, {})).toBe(operationCost(parse(data), null, {}));
   });
 
   it('reads `first` from variables too', () => {

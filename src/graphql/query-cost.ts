@@ -16,7 +16,7 @@ const DEPTH_FACTOR = 1.5;
  * The calculated cost of the operation a request runs (graphql-armor's model): 2 per object field, 1 per
  * scalar, ×1.5 per nesting level, a list field multiplied by its `first`/`last`, whether a literal or a
  * variable, and as the list is served: cut to `maxListSize` (a page holds at most 100, so `first: 2000`
- * costs what `first: 100` costs). Fragments count where they are spread.
+ * costs what `first: 100` costs). Fragments count where they are spread; introspection costs nothing.
  */
 export function operationCost(
   document: DocumentNode,
@@ -64,5 +64,12 @@ export function operationCost(
   const objectCost = (children: readonly SelectionNode[], seen: ReadonlySet<string>): number =>
     children.reduce((sum, child) => sum + DEPTH_FACTOR * costOf(child, seen), OBJECT_COST);
 
-  return operation.selectionSet.selections.reduce((sum, selection) => sum + costOf(selection, new Set()), 0);
+  // Introspection (`__schema`, `__type`) reads the schema, bounded by its size, never data: free, as in
+  // graphql-armor (`ignoreIntrospection`), so that GraphiQL and code generators can load the schema.
+  const introspection = (selection: SelectionNode) =>
+    selection.kind === Kind.FIELD && (selection.name.value === '__schema' || selection.name.value === '__type');
+  return operation.selectionSet.selections.reduce(
+    (sum, selection) => sum + (introspection(selection) ? 0 : costOf(selection, new Set())),
+    0,
+  );
 }

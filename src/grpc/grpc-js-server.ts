@@ -22,7 +22,7 @@ import type { HandlerContext } from '@connectrpc/connect';
 import * as grpc from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { MAX_MESSAGE_BYTES } from './create-grpc-server.js';
+import { DEFAULT_MAX_CONCURRENT_STREAMS, MAX_MESSAGE_BYTES } from './create-grpc-server.js';
 import { MAX_STATUS_MESSAGE_CHARS } from './errors.js';
 import { CallContext, statusOf } from './grpc-js-context.js';
 
@@ -38,6 +38,8 @@ export interface GrpcJsServerOptions {
   services: readonly HostedService[];
   /** The services reflection describes (@grpc/reflection over the generated descriptors). */
   reflection?: readonly DescService[];
+  /** GRPC_MAX_CONCURRENT_STREAMS: calls open at once per HTTP/2 connection. */
+  maxConcurrentStreams?: number;
 }
 
 /** The same lifecycle as the connect-node host's. */
@@ -48,12 +50,17 @@ export interface GrpcJsServer {
 }
 
 /** Creates the grpc-js server with the services, health and reflection registered. */
-export function createGrpcJsServer({ services, reflection = [] }: GrpcJsServerOptions): GrpcJsServer {
+export function createGrpcJsServer({
+  services,
+  reflection = [],
+  maxConcurrentStreams = DEFAULT_MAX_CONCURRENT_STREAMS,
+}: GrpcJsServerOptions): GrpcJsServer {
   const server = new grpc.Server({
     // As on connect-node: larger messages, and compressed ones that inflate beyond it, are RESOURCE_EXHAUSTED
     // before any handler runs (grpc-js checks the inflated size while it decompresses).
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_concurrent_streams': maxConcurrentStreams,
   });
   for (const hosted of services) addService(server, hosted);
   if (reflection.length > 0) new ReflectionService(packageDefinitionOf(reflection)).addToServer(server);

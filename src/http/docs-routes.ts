@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { etag } from 'hono/etag';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import { renderDeprecationsPage } from './deprecations-page.js';
+import { StaticAsset } from './static-asset.js';
 import { usagePage } from './usage-page.js';
 import { usageScript } from './usage-script.js';
 import type { VersionMounts } from './version-mounts.js';
@@ -69,12 +70,16 @@ export async function docsRoutes(
     readFile(path.join(dist, 'swagger-ui-bundle.js'), 'utf8'),
   ]);
   // A Map, not an object: `constructor` or `__proto__` must be a 404, not a property of Object.prototype.
-  const assets = new Map<string, [string, string]>([
-    ['swagger-ui.css', ['text/css', css]],
-    ['swagger-ui-bundle.js', ['text/javascript', bundle]],
-    ['init.js', ['text/javascript', init.replace('__DOCUMENTS__', JSON.stringify(documents))]],
-    ['usage.js', ['text/javascript', usageScript(mounts.prefix(mounts.current))]],
+  // Built once: every answer sends the same bytes (gzip-compressed once for callers that accept it).
+  const script = 'text/javascript; charset=utf-8';
+  const assets = new Map<string, StaticAsset>([
+    ['swagger-ui.css', new StaticAsset('text/css; charset=utf-8', css)],
+    ['swagger-ui-bundle.js', new StaticAsset(script, bundle)],
+    ['init.js', new StaticAsset(script, init.replace('__DOCUMENTS__', JSON.stringify(documents)))],
+    ['usage.js', new StaticAsset(script, usageScript(mounts.prefix(mounts.current)))],
   ]);
+  const reference = new StaticAsset('text/html; charset=utf-8', page);
+  const usage = new StaticAsset('text/html; charset=utf-8', usagePage);
 
   const app = new Hono();
   app.use('*', etag());
@@ -86,15 +91,14 @@ export async function docsRoutes(
       "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
     );
   });
-  app.get('/', (c) => c.html(page));
-  for (const version of mounts.versions) app.get(`/${version}`, (c) => c.html(page));
+  app.get('/', (c) => reference.serve(c, 'no-cache'));
+  for (const version of mounts.versions) app.get(`/${version}`, (c) => reference.serve(c, 'no-cache'));
   app.get('/deprecations', (c) => c.html(renderDeprecationsPage(registry, announced)));
-  app.get('/usage', (c) => c.html(usagePage));
+  app.get('/usage', (c) => usage.serve(c, 'no-cache'));
   app.get('/assets/:name', (c) => {
     const asset = assets.get(c.req.param('name'));
     if (!asset) return c.notFound();
-    c.header('Cache-Control', 'public, max-age=3600');
-    return c.body(asset[1], 200, { 'content-type': `${asset[0]}; charset=utf-8` });
+    return asset.serve(c, 'public, max-age=3600');
   });
   return app;
 }

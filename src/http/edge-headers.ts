@@ -27,7 +27,12 @@ export function addEdgeHeaders(c: Context, headers: Record<string, string>) {
  * it). REST answers and problem documents are made here, so nothing on their path calls `c.header()`
  * (test/architecture.test.ts checks it).
  */
-export function answer(c: Context, body: string | null, status: number, headers: Record<string, string>): Response {
+export function answer(
+  c: Context,
+  body: string | Uint8Array<ArrayBuffer> | null,
+  status: number,
+  headers: Record<string, string>,
+): Response {
   const edge = c.get('edgeHeaders') as EdgeHeaders | undefined;
   if (!edge) return new Response(body, { status, headers });
   const all = { ...edge.headers, ...headers };

@@ -111,13 +111,59 @@ describe('GraphQL over HTTP', () => {
     expect(response.status).toBe(405);
   });
 
-  it('serves GraphiQL to browsers from the package, with no other host', async () => {
+  it('serves GraphiQL as a small static page with its files from this host, cached and compressed', async () => {
     const response = await fetch(`${server.httpUrl}/graphql`, { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
     const html = await response.text();
     expect(html).toContain('GraphiQL');
+    // The page is about 1 KB; the 9 MB bundle is in files a browser caches (it was rendered into every page).
+    expect(html.length).toBeLessThan(4096);
+    expect(html).not.toMatch(/<script>|<style>/);
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
     expect(html).not.toMatch(/<link[^>]+href="https?:/);
+    const policy = response.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const etag = response.headers.get('etag') ?? '';
+    const again = await fetch(`${server.httpUrl}/graphql`, { headers: { accept: 'text/html', 'if-none-match': etag } });
+    expect([again.status, await again.text()]).toEqual([304, '']);
+
+    const files = [...html.matchAll(/(?:src|href)="(\/graphql\/graphiql\/[^"]+)"/g)].map((match) => match[1] as string);
+    expect(files.map((file) => file.replace(/\?.*/, ''))).toEqual([
+      '/graphql/graphiql/graphiql.css',
+      '/graphql/graphiql/graphiql.js',
+    ]);
+    const script = await fetch(`${server.httpUrl}${files[1]}`, { headers: { 'accept-encoding': 'identity' } });
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(script.headers.get('cache-control')).toContain('immutable');
+    const size = (await script.arrayBuffer()).byteLength;
+    expect(size).toBeGreaterThan(1_000_000);
+    // The first request that accepts gzip starts the compression; the answers after it are compressed.
+    await fetch(`${server.httpUrl}${files[1]}`, { headers: { 'accept-encoding': 'gzip' } }).then((r) =>
+      r.arrayBuffer(),
+    );
+    await expect
+      .poll(async () => {
+        const compressed = await fetch(`${server.httpUrl}${files[1]}`, { headers: { 'accept-encoding': 'gzip' } });
+        await compressed.arrayBuffer();
+        return compressed.headers.get('content-encoding');
+      })
+      .toBe('gzip');
+    const unknown = await fetch(`${server.httpUrl}/graphql/graphiql/constructor`);
+    expect([unknown.status, unknown.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
+  });
+
+  it('answers a browser with GraphQL, not GraphiQL, when GRAPHIQL is false', async () => {
+    const without = await startTestServer({ GRAPHIQL: 'false', SEED_DEMO: 'false' });
+    try {
+      const page = await fetch(`${without.httpUrl}/graphql`, { headers: { accept: 'text/html' } });
+      expect([page.status, page.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
+      expect(((await page.json()) as { detail: string }).detail).toContain('GRAPHIQL=false');
+      expect((await fetch(`${without.httpUrl}/graphql/graphiql/graphiql.js`)).status).toBe(404);
+    } finally {
+      await without.close();
+    }
   });
 });
 

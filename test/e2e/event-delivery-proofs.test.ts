@@ -190,7 +190,8 @@ describe('event delivery proofs', () => {
     });
     const [cut] = await untilWithin(async () => ((await attempts(huge)).length ? attempts(huge) : undefined));
     expect(cut).toMatchObject({ status: 500, error: 'answered 500', nextRetryAt: expect.any(String) });
-    expect(cut?.durationMs).toBeLessThan(TIMEOUT_MS);
+    // Cut by its size, not by the time-out (whose error it would carry): the receiver saw its body cut. The
+    // attempt's duration is not compared with the time-out: it is taken after the cut, on a loaded machine later.
     expect(hugeOutcome).toMatch(/^cut after \d+ MiB$/);
   });
 

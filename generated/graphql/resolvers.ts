@@ -710,7 +710,10 @@ export type ShipmentStatus =
  * subscription itself has none. An API key holds a limited number of open subscriptions (a refused one is
  * `SUBSCRIPTION_LIMIT`); a subscription that delivered nothing for the idle time-out, and every open one
  * when the server shuts down, is completed cleanly: resubscribe (to another instance) and catch up with
- * `GET /v1/events`.
+ * `GET /v1/events`. The key is re-checked for as long as the stream is open, before every event and every
+ * second between them: once it has expired, was revoked or was rotated out, the stream sends one last
+ * result, `data: null` with an error coded `UNAUTHENTICATED`, then `complete` (a revocation on another
+ * instance is seen within 5 s, as by a query).
  */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -731,7 +734,10 @@ export type Subscription = {
  * subscription itself has none. An API key holds a limited number of open subscriptions (a refused one is
  * `SUBSCRIPTION_LIMIT`); a subscription that delivered nothing for the idle time-out, and every open one
  * when the server shuts down, is completed cleanly: resubscribe (to another instance) and catch up with
- * `GET /v1/events`.
+ * `GET /v1/events`. The key is re-checked for as long as the stream is open, before every event and every
+ * second between them: once it has expired, was revoked or was rotated out, the stream sends one last
+ * result, `data: null` with an error coded `UNAUTHENTICATED`, then `complete` (a revocation on another
+ * instance is seen within 5 s, as by a query).
  */
 export type SubscriptionOrderUpdatedArgs = {
   id?: InputMaybe<Scalars['ID']['input']>;

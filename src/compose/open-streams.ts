@@ -17,6 +17,7 @@ export function openStreams(feed: EventFeed, store: Store, core: Core, config: C
       events: feed,
       getOrder: (caller, id) => core.orders.get(caller, id),
       maxPerKey: config.GRAPHQL_SUBSCRIPTIONS_PER_KEY,
+      stillValid: (caller) => core.apiKeys.stillValid(caller),
     }),
     idleMs: config.GRAPHQL_SUBSCRIPTION_IDLE_MS,
     draining: draining.signal,

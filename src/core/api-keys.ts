@@ -95,6 +95,8 @@ export function createApiKeyService(
 
   return {
     authenticate: check.authenticate,
+    /** Whether an earlier caller's key still holds (streams re-check it while they deliver); see the key check. */
+    stillValid: check.stillValid,
     /** Issues a key (admins only); see `issueKey`. */
     issue: (caller: Caller, input: ApiKeyInput) => issueKey(deps, caller, input),
     /** Reads a key, without its secret: any for admins, their own for customers. */

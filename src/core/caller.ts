@@ -36,6 +36,12 @@ export const unauthenticated = {
   missing: () =>
     new DomainError('UNAUTHENTICATED', 'This operation needs an API key: send `Authorization: Bearer <key>`.'),
   wrongKey: () => new DomainError('UNAUTHENTICATED', 'The API key is wrong, expired, or was revoked or rotated out.'),
+  /** A stream's key stopped working while it delivered: the stream ends. */
+  ended: () =>
+    new DomainError(
+      'UNAUTHENTICATED',
+      'The API key of this stream expired, or was revoked or rotated out: the stream ends. Open it again with a valid key.',
+    ),
 };
 
 /** The caller, or UNAUTHENTICATED when there is none. */

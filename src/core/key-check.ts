@@ -31,6 +31,9 @@ export function createKeyCheck(store: Pick<Store, 'apiKeys'>, { clock, now }: Ke
   // The cache entry of each key id, so that a revocation or rotation on this instance takes effect at once.
   const cachedAs = new LRUCache<number, string>({ max: 10_000, ttl: KEY_CACHE_TTL_MS, perf: clock });
   const useWritten = new LRUCache<number, true>({ max: 10_000, ttl: USE_WRITE_INTERVAL_MS, perf: clock });
+  // Each key's standing by id, for the streams that re-check a caller while they deliver (false: revoked).
+  const standing = new LRUCache<number, ApiKey | false>({ max: 10_000, ttl: KEY_CACHE_TTL_MS, perf: clock });
+  const expired = (expiresAt: Date | null | undefined) => !!expiresAt && expiresAt.getTime() <= now().getTime();
 
   return {
     /**
@@ -57,10 +60,28 @@ export function createKeyCheck(store: Pick<Store, 'apiKeys'>, { clock, now }: Ke
       return caller;
     },
 
+    /**
+     * Whether a caller authenticated earlier may still receive data: its key is neither expired (by the wall
+     * clock, now) nor revoked, nor cut short by a rotation since. Known within the cache's 5 s, at once for a
+     * change made on this instance; an in-process caller without a key is always valid.
+     */
+    async stillValid(caller: Caller): Promise<boolean> {
+      if (expired(caller.expiresAt)) return false;
+      if (caller.apiKeyId === null) return true;
+      let key = standing.get(caller.apiKeyId);
+      if (key === undefined) {
+        const found = await store.apiKeys.get(caller.apiKeyId);
+        key = found && found.revokedAt === null ? found : false;
+        standing.set(caller.apiKeyId, key);
+      }
+      return key !== false && !expired(key.expiresAt);
+    },
+
     /** Drops this instance's cached check of a key (revoked, rotated or changed here). */
     forget(id: number): void {
       const cacheKey = cachedAs.get(id);
       if (cacheKey) verified.delete(cacheKey);
+      standing.delete(id);
     },
   };
 }

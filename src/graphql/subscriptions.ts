@@ -25,6 +25,20 @@ export interface SubscriptionContext extends GraphQLContext {
   request?: Request;
 }
 
+/** What the source yields instead of an event when it failed (its key stopped working): `resolve` throws it. */
+class Ended {
+  constructor(readonly error: unknown) {}
+}
+
+/** The events of `source`, then its failure as one last item (a `next` with the error, then `complete`). */
+async function* endingWithItsError<T>(source: AsyncIterable<T>): AsyncGenerator<T | Ended> {
+  try {
+    yield* source;
+  } catch (error) {
+    yield new Ended(error);
+  }
+}
+
 /** The events of `source` until `signal` aborts or none came for `idleMs`; `stop` aborts the source's signal. */
 async function* untilIdle<T>(source: AsyncIterable<T>, idleMs: number, stop: () => void): AsyncGenerator<T> {
   let idle = setTimeout(stop, idleMs);
@@ -64,9 +78,10 @@ export const subscriptionResolvers: Pick<Resolvers, 'Subscription' | 'OrderEvent
         const signal = AbortSignal.any(signals);
         const id = given(args.id) ? idOf(args.id, 'ORDER_NOT_FOUND', 'order') : undefined;
         const events = await settings.orderWatch.follow(context.caller, id, signal);
-        return untilIdle(events, settings.idleMs, () => ended.abort());
+        return untilIdle(endingWithItsError(events), settings.idleMs, () => ended.abort());
       },
-      resolve(event: StoredEvent, _args: unknown, context: SubscriptionContext) {
+      resolve(event: StoredEvent | Ended, _args: unknown, context: SubscriptionContext) {
+        if (event instanceof Ended) throw event.error;
         // A fresh budget and fresh loaders per event: the subscription itself has no time-out.
         context.timeBudget.end();
         context.timeBudget = context.timeBudget.renewed();

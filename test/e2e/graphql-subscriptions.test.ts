@@ -114,6 +114,50 @@ describe('orderUpdated over SSE', () => {
     client.dispose();
   });
 
+  it('ends a stream with UNAUTHENTICATED within a second of its key’s revocation, delivering nothing after it', async () => {
+    const admin = contractClient(server.httpUrl, ADMIN_KEY);
+    const userId = (await contractClient(server.httpUrl, customerKey).GET('/v1/users/me')).data?.id as number;
+    const issued = (await admin.POST('/v1/api-keys', { body: { userId, role: 'customer' } })).data;
+    const client = sseClient(issued?.key as string);
+    const open = follow(client, { id: String(orderId) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const revoked = await admin.DELETE('/v1/api-keys/{apiKeyId}', {
+      params: { path: { apiKeyId: issued?.id as number } },
+    });
+    expect(revoked.response.ok).toBe(true);
+    const revokedAt = Date.now();
+    // A change after the revocation: the stream must not carry the order's note to the revoked key.
+    await contractClient(server.httpUrl, customerKey).PATCH('/v1/orders/{orderId}', {
+      params: { path: { orderId } },
+      body: { note: 'after the revocation' },
+    });
+    await open.done;
+    expect(Date.now() - revokedAt).toBeLessThan(1500);
+    expect(open.results).toHaveLength(1);
+    expect(open.results[0]?.data ?? null).toBeNull();
+    expect(open.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    expect(JSON.stringify(open.results)).not.toContain('after the revocation');
+    client.dispose();
+  });
+
+  it('ends a stream with UNAUTHENTICATED when its key expires, though no event came', async () => {
+    const admin = contractClient(server.httpUrl, ADMIN_KEY);
+    const userId = (await contractClient(server.httpUrl, customerKey).GET('/v1/users/me')).data?.id as number;
+    const expiresAt = new Date(Date.now() + 2000);
+    const issued = (
+      await admin.POST('/v1/api-keys', { body: { userId, role: 'customer', expiresAt: expiresAt.toISOString() } })
+    ).data;
+    const client = sseClient(issued?.key as string);
+    const open = follow(client, { id: String(orderId) });
+    await open.done;
+    const late = Date.now() - expiresAt.getTime();
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(1500);
+    expect(open.results).toHaveLength(1);
+    expect(open.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    client.dispose();
+  });
+
   it('completes open subscriptions when the server drains', async () => {
     const client = sseClient(otherKey);
     const open = follow(client, { id: String(otherOrderId) });

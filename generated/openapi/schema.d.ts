@@ -543,7 +543,11 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Admins only. The key stops working within 5 seconds (verified keys are cached that long).
+         * @description Admins only. The key stops working within 5 seconds (verified keys are cached that long), and so
+         *     do its predecessors still in their rotation overlap (the keys it replaced, back along the chain),
+         *     so that revoking a leaked key's newest rotation leaves no older secret working. Its successor, if
+         *     it was rotated, stays: rotate, then revoke the old key, works as before. GraphQL subscriptions
+         *     opened with a revoked key end with `UNAUTHENTICATED`.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -580,6 +584,12 @@ export interface paths {
          *     customers their own (another user's key is `404`); the calling key must hold every scope of the key
          *     it rotates (`403 INSUFFICIENT_SCOPE`). A revoked, expired or already rotated key is
          *     `409 API_KEY_INACTIVE`.
+         *
+         *     A rotation replaces a secret; it does not extend what was decided for the key: a customer's
+         *     rotation of a key that expires may not give the new key a later expiry, nor none (`expiresAt`
+         *     later than the old key's, or `null`, is `400 VALIDATION_FAILED`); an admin's may. A key has at most
+         *     one predecessor still working: rotating the new key again within the overlap ends the key before
+         *     it at once.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -1900,7 +1910,9 @@ export interface components {
             overlapUntil?: string;
             /**
              * Format: date-time
-             * @description The new key's expiry, in the future; `null` for none. Default the old key's.
+             * @description The new key's expiry, in the future; `null` for none. Default the old key's. A customer may not
+             *     set it later than the old key's expiry, nor to `null` when the old key expires
+             *     (`400 VALIDATION_FAILED`); an admin may.
              */
             expiresAt?: string | null;
         };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Caller, requireAdmin } from './caller.js';
 import { type CursorCodec, createCursorCodec } from './cursor.js';
-import { DomainError } from './errors.js';
+import { DomainError, invalidInput } from './errors.js';
 import { createKeyCheck, hashKey } from './key-check.js';
 import {
   checkedLabel,
@@ -105,8 +105,8 @@ export function createApiKeyService(
     list: (caller: Caller, input: ListInput & { userId?: number } = {}) => listKeys(deps, caller, input),
     /** Replaces a key by a new one; see `rotateKey`. */
     async rotate(caller: Caller, id: number, input: RotationInput = {}) {
-      const rotated = await rotateKey(deps, caller, await visibleKey(caller, id), input);
-      check.forget(id);
+      const { endedPredecessors, ...rotated } = await rotateKey(deps, caller, await visibleKey(caller, id), input);
+      for (const ended of [id, ...endedPredecessors]) check.forget(ended);
       return rotated;
     },
     /** Gives a key its own rate budget, or (`null`) its role's default (admins only); cached checks within 5 s. */
@@ -114,15 +114,19 @@ export function createApiKeyService(
       requireAdmin(caller, 'change API keys');
       return changing(id, store.apiKeys.setRateLimit(id, rateLimit));
     },
-    /** Revokes a key (admins only); revoking twice is not an error. Cached checks elsewhere end within 5 s. */
+    /**
+     * Revokes a key and its live predecessors (admins only); its successor, if any, stays. Revoking twice
+     * is not an error. Cached checks elsewhere end within 5 s.
+     */
     async revoke(caller: Caller, id: number): Promise<ApiKey> {
       requireAdmin(caller, 'revoke API keys');
-      return changing(id, store.apiKeys.revoke(id));
+      const revoked = await store.apiKeys.revoke(id);
+      for (const predecessor of revoked?.predecessors ?? []) check.forget(predecessor);
+      return changing(id, Promise.resolve(revoked?.key));
     },
     /**
-     * Makes sure an admin can log in on a new database: the configured `ADMIN_API_KEY` belongs to the
-     * first admin user; with none configured and no key at all, a key is issued and returned to be shown
-     * once.
+     * Makes sure an admin can log in on a new database: the configured `ADMIN_API_KEY` belongs to the first
+     * admin user; with none configured and no key at all, a key is issued and returned to be shown once.
      */
     bootstrap: (adminApiKey: string | undefined, adminUserId: number): Promise<string | undefined> =>
       bootstrapKey(store.apiKeys, adminApiKey, adminUserId),
@@ -197,13 +201,17 @@ async function rotateKey(
   caller: Caller,
   old: ApiKey,
   input: RotationInput,
-): Promise<IssuedKey & { replaced: ApiKey }> {
+): Promise<IssuedKey & { replaced: ApiKey; endedPredecessors: number[] }> {
   const at = now();
   if (!isActive(old, at)) throw inactive(old);
   requirePassable(caller, old.scopes);
   const overlapUntil = overlapEnd(input.overlapUntil, at);
   const expiresAt =
     input.expiresAt === undefined ? old.expiresAt : input.expiresAt && futureTime(input.expiresAt, at, '/expiresAt');
+  // A rotation replaces a secret; it does not extend what the key's owner decided. Only an admin may.
+  if (caller.role !== 'admin' && old.expiresAt && (expiresAt === null || expiresAt > old.expiresAt)) {
+    throw invalidInput('expiresAt', `must not be later than the key's own expiry (${old.expiresAt.toISOString()})`);
+  }
   const secret = newSecret();
   const successor: NewApiKey = {
     ...roleKey(old.userId, old.role, secret),
@@ -212,9 +220,9 @@ async function rotateKey(
     expiresAt,
     rateLimit: old.rateLimit,
   };
-  const rotated = await store.apiKeys.rotate(old.id, successor, overlapUntil);
+  const rotated = await store.apiKeys.rotate(old.id, successor, overlapUntil, at);
   if (!rotated) throw inactive(old);
-  return { apiKey: rotated.successor, secret, replaced: rotated.old };
+  return { apiKey: rotated.successor, secret, replaced: rotated.old, endedPredecessors: rotated.endedPredecessors };
 }
 
 /** A key with every scope of its role, no label and no expiry (the bootstrap and seed keys). */

@@ -66,32 +66,8 @@ export function apiKeyStore(db: Database): Store['apiKeys'] {
           : await db.query<{ count: number }>('SELECT count(*) AS count FROM api_keys WHERE user_id = $1', [userId]);
       return Number(rows[0]?.count ?? 0);
     },
-    async revoke(id) {
-      const rows = await db.query(
-        `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, date_trunc('milliseconds', now())) WHERE id = $1 RETURNING *`,
-        [id],
-      );
-      return rows[0] && toApiKey(rows[0]);
-    },
-    rotate(id, successor, oldEndsAt) {
-      return db.transaction(async (tx) => {
-        // Locks the old key first, so that two rotations of one key cannot both succeed.
-        const current = await tx.query(
-          'SELECT id FROM api_keys WHERE id = $1 AND revoked_at IS NULL AND replaced_by IS NULL FOR UPDATE',
-          [id],
-        );
-        if (current.length === 0) return undefined;
-        const created = await insertKey(tx, successor);
-        const rows = await tx.query(
-          `UPDATE api_keys SET replaced_by = $2, expires_at = LEAST(COALESCE(expires_at, $3), $3)
-            WHERE id = $1 RETURNING *`,
-          [id, created.id, oldEndsAt],
-        );
-        // The old key's webhook endpoints are the successor's now: their deliveries count as its uses.
-        await tx.query('UPDATE webhook_endpoints SET api_key_id = $2 WHERE api_key_id = $1', [id, created.id]);
-        return { old: toApiKey(rows[0] as Record<string, unknown>), successor: created };
-      });
-    },
+    revoke: (id) => revokeChain(db, id),
+    rotate: (id, successor, oldEndsAt, now) => rotateKey(db, id, successor, oldEndsAt, now),
     async touch(id, userId) {
       // One statement for both: the key's last use and its user's last login, each at most once a minute.
       await db.query(
@@ -105,4 +81,63 @@ export function apiKeyStore(db: Database): Store['apiKeys'] {
       );
     },
   };
+}
+
+/** Revokes the key and its live predecessors (see the port). */
+async function revokeChain(db: Database, id: number): ReturnType<Store['apiKeys']['revoke']> {
+  // The key and every predecessor still live (the keys it replaced by rotation, back along the chain),
+  // so that revoking a leaked key's newest rotation does not leave its older ones working.
+  const rows = await db.query(
+    `WITH RECURSIVE chain(id) AS (
+       SELECT $1::bigint
+       UNION SELECT k.id FROM api_keys k JOIN chain c ON k.replaced_by = c.id
+     )
+     UPDATE api_keys SET revoked_at = COALESCE(revoked_at, date_trunc('milliseconds', now()))
+      WHERE id IN (SELECT id FROM chain)
+        AND (id = $1 OR (revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())))
+      RETURNING *`,
+    [id],
+  );
+  const key = rows.find((row) => Number(row.id) === id);
+  if (!key) return undefined;
+  const predecessors = rows.filter((row) => row !== key).map((row) => Number(row.id));
+  return { key: toApiKey(key), predecessors };
+}
+
+/** Rotation, atomically (see the port). */
+function rotateKey(
+  db: Database,
+  id: number,
+  successor: NewApiKey,
+  oldEndsAt: Date,
+  now: Date,
+): ReturnType<Store['apiKeys']['rotate']> {
+  return db.transaction(async (tx) => {
+    // Locks the old key first, so that two rotations of one key cannot both succeed.
+    const current = await tx.query(
+      'SELECT id FROM api_keys WHERE id = $1 AND revoked_at IS NULL AND replaced_by IS NULL FOR UPDATE',
+      [id],
+    );
+    if (current.length === 0) return undefined;
+    const created = await insertKey(tx, successor);
+    const rows = await tx.query(
+      `UPDATE api_keys SET replaced_by = $2, expires_at = LEAST(COALESCE(expires_at, $3), $3)
+        WHERE id = $1 RETURNING *`,
+      [id, created.id, oldEndsAt],
+    );
+    // At most one live predecessor per key: a key rotated again within its overlap ends the one before it now.
+    const ended = await tx.query(
+      `UPDATE api_keys SET expires_at = $2
+        WHERE replaced_by = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
+        RETURNING id`,
+      [id, now],
+    );
+    // The old key's webhook endpoints are the successor's now: their deliveries count as its uses.
+    await tx.query('UPDATE webhook_endpoints SET api_key_id = $2 WHERE api_key_id = $1', [id, created.id]);
+    return {
+      old: toApiKey(rows[0] as Record<string, unknown>),
+      successor: created,
+      endedPredecessors: ended.map((row) => Number(row.id)),
+    };
+  });
 }

@@ -231,6 +231,41 @@ describe('API keys over REST', () => {
     expect(second.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('never lets a customer’s rotation extend its key’s expiry; an admin may', async () => {
+    const expiresAt = new Date(Date.now() + DAY).toISOString();
+    const later = new Date(Date.now() + 30 * DAY).toISOString();
+    for (const body of [{ expiresAt: null }, { expiresAt: later }]) {
+      const own = await issue({ userId: aliceId, role: 'customer', expiresAt });
+      const extended = await rotate(own.body.id, body, own.body.key);
+      expect([extended.status, extended.body.code], JSON.stringify(body)).toEqual([400, 'VALIDATION_FAILED']);
+      expect(JSON.stringify(extended.body)).toContain('expiresAt');
+    }
+    const own = await issue({ userId: aliceId, role: 'customer', expiresAt });
+    const kept = await rotate(own.body.id, undefined, own.body.key);
+    expect([kept.status, kept.body.expiresAt]).toEqual([201, expiresAt]);
+    const sooner = new Date(Date.now() + DAY / 2).toISOString();
+    expect((await rotate(kept.body.id, { expiresAt: sooner }, kept.body.key)).body.expiresAt).toBe(sooner);
+    const byAdmin = await issue({ userId: aliceId, role: 'customer', expiresAt });
+    expect((await rotate(byAdmin.body.id, { expiresAt: null })).status).toBe(201);
+  });
+
+  it('keeps one live predecessor per key, and revokes the live predecessors with the key', async () => {
+    const first = await issue({ userId: aliceId, role: 'customer' });
+    const second = await rotate(first.body.id, undefined, first.body.key);
+    const third = await rotate(second.body.id, undefined, second.body.key);
+    // The second rotation within the first's overlap ended the first key at once; the second overlaps.
+    expect((await call('/v1/users/me', { key: first.body.key })).status).toBe(401);
+    expect((await call('/v1/users/me', { key: second.body.key })).status).toBe(200);
+    expect((await call('/v1/users/me', { key: third.body.key })).status).toBe(200);
+
+    const fourth = await rotate(third.body.id, undefined, third.body.key);
+    expect((await call(`/v1/api-keys/${third.body.id}`, { method: 'DELETE' })).status).toBe(204);
+    // Revoking the third revoked its live predecessor (the second) too; its successor stays.
+    expect((await call('/v1/users/me', { key: second.body.key })).status).toBe(401);
+    expect((await call('/v1/users/me', { key: third.body.key })).status).toBe(401);
+    expect((await call('/v1/users/me', { key: fourth.body.key })).status).toBe(200);
+  });
+
   it('lets a customer rotate its own key but not anyone else’s', async () => {
     const alices = await issue({ userId: aliceId, role: 'customer' });
     const bobs = await issue({ userId: bobId, role: 'customer' });

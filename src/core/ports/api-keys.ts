@@ -27,12 +27,22 @@ export interface ApiKeyStore {
   list(query: { userId?: number; sort: readonly SortKey[]; after?: KeyValues; limit: number }): Promise<ApiKey[]>;
   /** How many keys there are (of one user, or of all). */
   count(filter?: { userId?: number }): Promise<number>;
-  revoke(id: number): Promise<ApiKey | undefined>;
+  /**
+   * Revokes the key and its live predecessors (the keys it replaced by rotation, back along the chain);
+   * `predecessors` names those revoked with it. Revoking twice is not an error.
+   */
+  revoke(id: number): Promise<{ key: ApiKey; predecessors: number[] } | undefined>;
   /**
    * Rotation, atomically: inserts the successor and ends the old key at `oldEndsAt` (or its own expiry if
-   * sooner), unless the old key was revoked or already rotated meanwhile (`undefined` then).
+   * sooner), and ends at `now` the old key's own live predecessor (a key has at most one live
+   * predecessor), unless the old key was revoked or already rotated meanwhile (`undefined` then).
    */
-  rotate(id: number, successor: NewApiKey, oldEndsAt: Date): Promise<{ old: ApiKey; successor: ApiKey } | undefined>;
+  rotate(
+    id: number,
+    successor: NewApiKey,
+    oldEndsAt: Date,
+    now: Date,
+  ): Promise<{ old: ApiKey; successor: ApiKey; endedPredecessors: number[] } | undefined>;
   /** Records a use: the key's `lastUsedAt` and its user's `lastLoginAt`, each at most once a minute. */
   touch(id: number, userId: number): Promise<void>;
 }

@@ -54,6 +54,7 @@ const environment = z.object({
   WEBHOOK_POLL_MS: positiveInt.default(1000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   WEBHOOK_DISPATCH: flag.default(true),
+  WEBHOOK_MAX_ENDPOINTS: positiveInt.default(10),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).default('Order API <noreply@localhost>'),
   SMTP_RETRY_SECONDS: z

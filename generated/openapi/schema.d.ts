@@ -861,7 +861,10 @@ export interface paths {
          *
          *     A customer's endpoint receives events about the customer's own orders only (`stock.changed` is for
          *     admins: a customer asking for it is `403 FORBIDDEN`); an admin's receives every event of its
-         *     types. The URL must be `https`; its host must not be, or resolve to, a loopback, private,
+         *     types. An endpoint receives only what the key that registers it may read: `order.*` events need
+         *     `orders:read` too (`403 INSUFFICIENT_SCOPE` naming it). One owner holds at most 10 endpoints
+         *     (configurable by the operator; `409 WEBHOOK_ENDPOINT_LIMIT`, those registered before stay), and
+         *     never the same URL twice (`409 WEBHOOK_URL_TAKEN`; two owners may share a URL). The URL must be `https`; its host must not be, or resolve to, a loopback, private,
          *     link-local or otherwise internal address (checked here and again before every delivery attempt):
          *     otherwise `400 VALIDATION_FAILED` naming `url`. An operator may allow `http` on loopback and
          *     private targets for development (`WEBHOOK_ALLOW_PRIVATE_TARGETS=true`).
@@ -901,7 +904,8 @@ export interface paths {
          * Change a webhook endpoint
          * @description A JSON merge patch of `url`, `events` and `disabled`. `disabled: false` re-enables an endpoint the
          *     server disabled (after a `410` or three days of failures); deliveries resume with new events. The
-         *     URL rules of `POST /v1/webhook-endpoints` apply.
+         *     URL and event rules of `POST /v1/webhook-endpoints` apply (another of the owner's endpoints with
+         *     the new URL is `409 WEBHOOK_URL_TAKEN`).
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -4961,6 +4965,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -5068,6 +5073,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

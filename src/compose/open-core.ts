@@ -76,6 +76,7 @@ export async function openCore(
     registry,
     maxItemQuantity,
     webhookTargets: { resolve: resolveHost, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+    maxWebhookEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
     brownoutNoticeDays: config.BROWNOUT_NOTICE_DAYS,
     brownoutMaxMinutes: config.BROWNOUT_MAX_MINUTES,
     // With SMTP_URL, notices queue their e-mail with their events; the mail dispatcher (src/mail) sends it.

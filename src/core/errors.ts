@@ -78,6 +78,11 @@ export const errorCatalog = {
     'API key inactive',
     'The key is revoked, expired or already rotated, so it cannot be rotated.',
   ),
+  WEBHOOK_ENDPOINT_LIMIT: rest(
+    'Webhook endpoint limit',
+    'The owner already holds as many webhook endpoints as the server allows; delete one first.',
+  ),
+  WEBHOOK_URL_TAKEN: rest('Webhook URL taken', 'The owner already has an endpoint with this URL.'),
   BROWNOUT_CONFLICT: rest(
     'Brownout conflict',
     'Another window of the item overlaps this one, or the window has already ended.',

@@ -43,6 +43,8 @@ export interface CoreOptions {
   inventory: InventoryPort;
   /** How webhook hosts resolve (DNS), and whether private targets are allowed (development). */
   webhookTargets?: { resolve: ResolveHost; allowPrivate: boolean };
+  /** WEBHOOK_MAX_ENDPOINTS: endpoints one owner may hold (default 10). */
+  maxWebhookEndpoints?: number;
   /** The deprecated and watched items of the contracts (generated/deprecations.json); none by default. */
   registry?: DeprecationRegistry;
   /** The clock of the deprecation report and the brownout windows (tests move it). */
@@ -112,6 +114,7 @@ export async function createCore(options: CoreOptions) {
       cursors,
       resolve: options.webhookTargets?.resolve ?? (async () => []),
       allowPrivateTargets: options.webhookTargets?.allowPrivate ?? false,
+      maxEndpointsPerOwner: options.maxWebhookEndpoints ?? 10,
       ...clock,
     }),
     /** The caller's events of the last 30 days. */

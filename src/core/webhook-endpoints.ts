@@ -9,6 +9,7 @@ import { DomainError } from './errors.js';
 import type { EventType } from './events.js';
 import { type ListInput, readPage } from './paging.js';
 import type { EventStore, WebhookAttempt, WebhookEndpoint, WebhookStore } from './ports/index.js';
+import { insufficientScope, scopesOf } from './scopes.js';
 import { checkWebhookTarget, type ResolveHost } from './webhook-targets.js';
 
 /** How long a rotated secret keeps signing beside the new one. */
@@ -25,6 +26,8 @@ export interface WebhookServiceDeps {
   cursors: CursorCodec;
   resolve: ResolveHost;
   allowPrivateTargets: boolean;
+  /** Endpoints one owner may hold (WEBHOOK_MAX_ENDPOINTS); those registered before a lower cap stay. */
+  maxEndpointsPerOwner: number;
   now?: () => Date;
 }
 
@@ -55,18 +58,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     }
     return endpoint;
   };
-  const checkEvents = (caller: Caller, events: readonly EventType[]) => {
-    const refused = events.find((type) => ADMIN_ONLY.includes(type));
-    if (refused && caller.role !== 'admin') {
-      throw new DomainError('FORBIDDEN', `Only admins' endpoints may receive ${refused} events.`);
-    }
-  };
+  const { checkEvents, checkUrl, checkRoom } = endpointRules(deps);
   const checkTarget = (url: string) => checkWebhookTarget(url, deps.allowPrivateTargets, deps.resolve);
 
   return {
     /** Registers an endpoint; the secret is in the answer only. */
     async create(caller: Caller, input: EndpointInput): Promise<EndpointWithSecret> {
       checkEvents(caller, input.events);
+      await checkRoom(caller.userId);
+      await checkUrl(caller.userId, input.url);
       await checkTarget(input.url);
       const secret = newSecret();
       const endpoint = await webhooks.insert({
@@ -89,7 +89,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async update(caller: Caller, id: number, patch: { url?: string; events?: EventType[]; disabled?: boolean }) {
       const endpoint = await visible(caller, id);
       if (patch.events) checkEvents(caller, patch.events);
-      if (patch.url !== undefined) await checkTarget(patch.url);
+      if (patch.url !== undefined) {
+        await checkUrl(endpoint.userId, patch.url, id);
+        await checkTarget(patch.url);
+      }
       const disabledReason =
         patch.disabled === undefined ? undefined : patch.disabled ? (endpoint.disabledReason ?? 'requested') : null;
       const updated = await webhooks.update(id, {
@@ -182,3 +185,38 @@ function createDeliveryLog(
 
 /** The webhook service. */
 export type WebhookService = ReturnType<typeof createWebhookService>;
+
+/**
+ * The rules of registering an endpoint: it receives only what its key may read (`order.*` events carry
+ * orders: `orders:read`; `stock.changed` admins only), one owner holds at most `maxEndpointsPerOwner`
+ * endpoints (`WEBHOOK_ENDPOINT_LIMIT`), and never the same URL twice (`WEBHOOK_URL_TAKEN`; across owners it
+ * is allowed, since refusing it would tell one tenant another's URL).
+ */
+function endpointRules({ webhooks, maxEndpointsPerOwner }: WebhookServiceDeps) {
+  // An endpoint receives only what its key may read: `order.*` events carry orders (`orders:read`).
+  const checkEvents = (caller: Caller, events: readonly EventType[]) => {
+    const refused = events.find((type) => ADMIN_ONLY.includes(type));
+    if (refused && caller.role !== 'admin') {
+      throw new DomainError('FORBIDDEN', `Only admins' endpoints may receive ${refused} events.`);
+    }
+    if (events.some((type) => type.startsWith('order.')) && !scopesOf(caller).includes('orders:read')) {
+      throw insufficientScope('orders:read', 'Receiving order.* events');
+    }
+  };
+  const checkUrl = async (userId: number, url: string, exceptId?: number) => {
+    if (await webhooks.hasUrl(userId, url, exceptId)) {
+      throw new DomainError('WEBHOOK_URL_TAKEN', 'You already have a webhook endpoint with this URL.', [
+        { in: 'body', name: 'url', message: 'is already the URL of another of your endpoints' },
+      ]);
+    }
+  };
+  const checkRoom = async (userId: number) => {
+    if ((await webhooks.count(userId)) >= maxEndpointsPerOwner) {
+      throw new DomainError(
+        'WEBHOOK_ENDPOINT_LIMIT',
+        `You already hold ${maxEndpointsPerOwner} webhook endpoints, the most allowed: delete one first.`,
+      );
+    }
+  };
+  return { checkEvents, checkUrl, checkRoom };
+}

@@ -51,6 +51,8 @@ export const grpcCodeOf = {
   RESERVATION_MISMATCH: Code.FailedPrecondition,
   STOCK_BELOW_RESERVED: Code.FailedPrecondition,
   API_KEY_INACTIVE: null,
+  WEBHOOK_ENDPOINT_LIMIT: null,
+  WEBHOOK_URL_TAKEN: null,
   BROWNOUT_CONFLICT: Code.FailedPrecondition,
   BROWNOUT: Code.FailedPrecondition,
   IDEMPOTENCY_KEY_IN_USE: Code.Aborted,

@@ -71,6 +71,7 @@ function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' |
       );
       return rows[0]?.count ?? 0;
     },
+    hasUrl: (userId, url, exceptId) => hasUrl(db, userId, url, exceptId),
     async countAttempts(endpointId) {
       const rows = await db.query<{ count: number }>(
         'SELECT count(*) AS count FROM webhook_attempts WHERE endpoint_id = $1',
@@ -98,4 +99,14 @@ function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' |
       await db.query('INSERT INTO webhook_deliveries (endpoint_id, event_id) VALUES ($1, $2)', [endpointId, eventId]);
     },
   };
+}
+
+/** Whether the user already has an endpoint with this URL (other than `exceptId`). */
+async function hasUrl(db: Database, userId: number, url: string, exceptId = 0): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM webhook_endpoints WHERE user_id = $1 AND url = $2 AND id <> $3 LIMIT 1', [
+    userId,
+    url,
+    exceptId,
+  ]);
+  return rows.length > 0;
 }

@@ -182,6 +182,59 @@ describe('webhooks', () => {
     expect((await call(`/v1/webhook-endpoints/${own.id}`, { key: otherKey })).status).toBe(404);
   });
 
+  it('registers an endpoint for order events only with a key that may read orders', async () => {
+    const narrow = (
+      await post<{ key: string }>('/v1/api-keys', { userId: customerId, role: 'customer', scopes: ['webhooks:write'] })
+    ).body.key;
+    const refused = await post<{ code: string; requiredScope: string }>(
+      '/v1/webhook-endpoints',
+      { url: `${receiverUrl}/narrow`, events: ['order.updated'] },
+      narrow,
+    );
+    expect([refused.status, refused.body.code, refused.body.requiredScope]).toEqual([
+      403,
+      'INSUFFICIENT_SCOPE',
+      'orders:read',
+    ]);
+  });
+
+  it('refuses one owner the same URL twice and an endpoint past the cap; another owner may share the URL', async () => {
+    const url = `${receiverUrl}/shared`;
+    const first = await post('/v1/webhook-endpoints', { url, events: ['order.created'] }, otherKey);
+    expect(first.status).toBe(201);
+    const twice = await post<{ code: string }>('/v1/webhook-endpoints', { url, events: ['order.updated'] }, otherKey);
+    expect([twice.status, twice.body.code]).toEqual([409, 'WEBHOOK_URL_TAKEN']);
+    const other = await post<{ id: number }>(
+      '/v1/webhook-endpoints',
+      { url: `${url}-2`, events: ['order.created'] },
+      otherKey,
+    );
+    const moved = await call<{ code: string }>(`/v1/webhook-endpoints/${other.body.id}`, {
+      key: otherKey,
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ url }),
+    });
+    expect([moved.status, moved.body.code]).toEqual([409, 'WEBHOOK_URL_TAKEN']);
+    expect((await post('/v1/webhook-endpoints', { url, events: ['order.created'] }, customerKey)).status).toBe(201);
+
+    // WEBHOOK_MAX_ENDPOINTS is 10 by default: olaf holds 2, 8 more fit, the 11th is refused.
+    for (let index = 0; index < 8; index++) {
+      const created = await post(
+        '/v1/webhook-endpoints',
+        { url: `${url}/${index}`, events: ['order.created'] },
+        otherKey,
+      );
+      expect(created.status).toBe(201);
+    }
+    const past = await post<{ code: string }>(
+      '/v1/webhook-endpoints',
+      { url: `${url}/11`, events: ['order.created'] },
+      otherKey,
+    );
+    expect([past.status, past.body.code]).toEqual([409, 'WEBHOOK_ENDPOINT_LIMIT']);
+  });
+
   it('redelivers an event on request, with the same webhook-id', async () => {
     const hook = await endpoint('/again', ['order.created']);
     await placeOrder();

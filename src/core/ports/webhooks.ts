@@ -79,6 +79,8 @@ export interface WebhookStore {
   delete(id: number): Promise<boolean>;
   /** How many endpoints (of one user). */
   count(userId?: number): Promise<number>;
+  /** Whether the user already has an endpoint with this URL (other than `exceptId`). */
+  hasUrl(userId: number, url: string, exceptId?: number): Promise<boolean>;
   /** How many attempts an endpoint's log holds. */
   countAttempts(endpointId: number): Promise<number>;
   /** Sets a new secret; the current one keeps signing until `previousUntil`. */

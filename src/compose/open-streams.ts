@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Config } from '../config.js';
 import type { Core } from '../core/index.js';
 import { createOrderWatch } from '../core/order-watch.js';
@@ -12,6 +13,8 @@ import type { EventFeed } from '../store/event-feed.js';
  */
 export function openStreams(feed: EventFeed, store: Store, core: Core, config: Config) {
   const draining = new AbortController();
+  // Every open stream follows this signal (a listener each while it is open): not a leak.
+  setMaxListeners(0, draining.signal);
   const subscriptions = {
     orderWatch: createOrderWatch({
       events: feed,

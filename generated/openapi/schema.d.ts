@@ -862,7 +862,10 @@ export interface paths {
          *     A customer's endpoint receives events about the customer's own orders only (`stock.changed` is for
          *     admins: a customer asking for it is `403 FORBIDDEN`); an admin's receives every event of its
          *     types. An endpoint receives only what the key that registers it may read: `order.*` events need
-         *     `orders:read` too (`403 INSUFFICIENT_SCOPE` naming it). One owner holds at most 10 endpoints
+         *     `orders:read` too (`403 INSUFFICIENT_SCOPE` naming it), and events are given to it only while that
+         *     key works: once it is revoked or expired, new events no longer reach the endpoint (a rotation hands
+         *     the endpoint to the new key; an endpoint an operator registered without a key follows its owner's
+         *     role alone). One owner holds at most 10 endpoints
          *     (configurable by the operator; `409 WEBHOOK_ENDPOINT_LIMIT`, those registered before stay), and
          *     never the same URL twice (`409 WEBHOOK_URL_TAKEN`; two owners may share a URL). The URL must be `https`; its host must not be, or resolve to, a loopback, private,
          *     link-local or otherwise internal address (checked here and again before every delivery attempt):

@@ -220,7 +220,9 @@ describe('event delivery proofs', () => {
     }
   });
 
-  it('queues deliveries on an instance with WEBHOOK_DISPATCH=false, for an instance that dispatches', async () => {
+  it('queues deliveries on an instance with WEBHOOK_DISPATCH=false, for an instance that dispatches', {
+    timeout: 90_000,
+  }, async () => {
     const ownDatabase = serverDatabase('event-proofs-dispatch');
     let server = await spawnServer(ownDatabase, { ...ENV, WEBHOOK_DISPATCH: 'false' });
     try {

@@ -235,6 +235,23 @@ describe('webhooks', () => {
     expect([past.status, past.body.code]).toEqual([409, 'WEBHOOK_ENDPOINT_LIMIT']);
   });
 
+  it('stops giving an endpoint events once the key that registered it is revoked', async () => {
+    const issued = (await post<{ id: number; key: string }>('/v1/api-keys', { userId: customerId, role: 'customer' }))
+      .body;
+    await endpoint('/revoked', ['order.created'], issued.key);
+    await placeOrder();
+    await until(() => (deliveredTo('/revoked').length > 0 ? true : undefined));
+    expect((await call(`/v1/api-keys/${issued.id}`, { method: 'DELETE' })).status).toBe(204);
+    const placed = await placeOrder();
+    expect(placed.status).toBe(201);
+    // Another endpoint of the same customer, registered with a working key, gets the event: it was written.
+    await until(() =>
+      deliveredTo('/carla').some((r) => JSON.parse(r.body).data.object.id === placed.body.id) ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(deliveredTo('/revoked').map((r) => JSON.parse(r.body).data.object.id)).not.toContain(placed.body.id);
+  });
+
   it('redelivers an event on request, with the same webhook-id', async () => {
     const hook = await endpoint('/again', ['order.created']);
     await placeOrder();

@@ -1836,9 +1836,9 @@ export interface components {
         /**
          * @description What a key may be used for (see "Scopes"): `orders:read`, `orders:write` (orders, their items,
          *     shipments, cancellations and drafts), `users:read`, `users:write`, `ratings:write`, `catalog:write`
-         *     (products), `keys:read`, `keys:write` (API keys), `webhooks:write` (event endpoints; no operation
-         *     needs it yet) and `admin` (the deprecation report and brownouts). A customer key may hold all but
-         *     `catalog:write`, `webhooks:write` and `admin`. New scopes may be added.
+         *     (products), `keys:read`, `keys:write` (API keys), `webhooks:write` (webhook endpoints; their
+         *     `order.*` events need `orders:read` too) and `admin` (the deprecation report and brownouts). A
+         *     customer key may hold all but `catalog:write` and `admin`. New scopes may be added.
          * @enum {string}
          */
         ApiKeyScope: "orders:read" | "orders:write" | "users:read" | "users:write" | "ratings:write" | "catalog:write" | "keys:read" | "keys:write" | "webhooks:write" | "admin";

@@ -12,10 +12,15 @@ const migrationsDir = path.join(projectRoot, 'src/store/migrations');
  * on one server apply them once.
  */
 export async function migrate(db: Database): Promise<string[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    text PRIMARY KEY,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`);
+  // Under the same lock as the migrations: two instances creating the table at once both pass IF NOT EXISTS
+  // and one fails on the catalog's unique index (seen when three instances started together).
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(7220150)');
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  });
   const files = (await readdir(migrationsDir)).filter((file) => file.endsWith('.sql')).sort();
   const applied: string[] = [];
   for (const file of files) {

@@ -67,6 +67,7 @@ const environment = z.object({
   REQUEST_TIMEOUT_MS: positiveInt.default(2000),
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
   IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
+  UNPAID_ORDER_MINUTES: z.coerce.number().int().min(0).max(525_600).default(1440),
   INVENTORY_URL: z.url({ protocol: /^https?$/ }).optional(),
   INTERNAL_TOKEN: z.string().min(16).optional(),
   GRPC_ALLOW_UNAUTHENTICATED: flag.default(false),

@@ -201,6 +201,7 @@ function startTimers(core: Core, inventory: InventoryService, config: Config, lo
     () => {
       inventory.expireStale().catch(warn('reservation expiry failed'));
       core.idempotency.purgeExpired().catch(warn('idempotency purge failed'));
+      core.orders.expireUnpaid().catch(warn('unpaid order expiry failed'));
     },
     Math.min(EXPIRY_SWEEP_MS, config.IDEMPOTENCY_LEASE_SECONDS * 1000),
   );

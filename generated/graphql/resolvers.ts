@@ -492,7 +492,12 @@ export type OrderLineInput = {
   quantity: Scalars['Int']['input'];
 };
 
-/** The state of an order: `PENDING → PAID → SHIPPED → DELIVERED`, forward only; `CANCELED` from any state, and final. */
+/**
+ * The state of an order: `PENDING → PAID → SHIPPED → DELIVERED`, forward only; `CANCELED` from any state,
+ * and final. An order still `PENDING` 24 hours after it was placed (the operator may set another time) is
+ * canceled by the server, with the reason `unpaid: not paid in time, canceled by the server` and an
+ * `order.canceled` event, which releases its stock; orders placed before this rule existed keep theirs.
+ */
 export type OrderStatus =
   /** Canceled; final. */
   | 'CANCELED'

@@ -1433,7 +1433,11 @@ export interface components {
         DateOrDateTime: string;
         /**
          * @description The state of an order: `PENDING → PAID → SHIPPED → DELIVERED`, forward only; `CANCELED` from any
-         *     state, and final. New states may be added; treat an unknown one as "in progress".
+         *     state, and final. New states may be added; treat an unknown one as "in progress". An order still
+         *     `PENDING` 24 hours after it was placed (the operator may set another time) is canceled by the
+         *     server, with the reason `unpaid: not paid in time, canceled by the server` and an `order.canceled`
+         *     event, which releases its stock: an unpaid order cannot hold stock from other customers forever.
+         *     Orders placed before this rule existed keep the rule they were placed under.
          * @enum {string}
          */
         OrderStatus: "PENDING" | "PAID" | "SHIPPED" | "DELIVERED" | "CANCELED";

@@ -71,6 +71,7 @@ export async function openCore(
     inventory: inventoryClient,
     vatRate: config.VAT_RATE,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    unpaidOrderMinutes: config.UNPAID_ORDER_MINUTES,
     idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     ...(config.CURSOR_SECRET ? { cursorSecret: config.CURSOR_SECRET } : {}),
     registry,

@@ -49,6 +49,8 @@ export interface CoreOptions {
   registry?: DeprecationRegistry;
   /** The clock of the deprecation report and the brownout windows (tests move it). */
   now?: () => Date;
+  /** UNPAID_ORDER_MINUTES: a PENDING order older than this is canceled by the server (0: never). */
+  unpaidOrderMinutes?: number;
   /** Days of notice a brownout window needs (default 7). */
   brownoutNoticeDays?: number;
   /** The longest brownout window in minutes (default 24 hours). */
@@ -71,6 +73,7 @@ export async function createCore(options: CoreOptions) {
   const cursors = createCursorCodec(secret);
   const idempotency = createIdempotencyService(store, undefined, options.idempotencyLeaseMs);
   const maxItemQuantity = options.maxItemQuantity ?? Number.MAX_SAFE_INTEGER;
+  const clock = options.now ? { now: options.now } : {};
   const orders = createOrderService({
     store,
     inventory: options.inventory,
@@ -79,9 +82,9 @@ export async function createCore(options: CoreOptions) {
     requestTimeoutMs: options.requestTimeoutMs,
     vatRate: options.vatRate,
     maxItemQuantity,
+    ...(options.unpaidOrderMinutes ? { unpaidOrderMs: options.unpaidOrderMinutes * 60_000 } : {}),
   });
   const registry = options.registry ?? { items: [] };
-  const clock = options.now ? { now: options.now } : {};
   const brownouts = createBrownoutService({
     store: store.brownouts,
     registry,

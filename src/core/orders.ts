@@ -1,4 +1,6 @@
+import type { Caller } from './caller.js';
 import type { CursorCodec } from './cursor.js';
+import { DomainError } from './errors.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { Cancellation, Order } from './model.js';
 import { splitVat, type VatSplit } from './money.js';
@@ -26,7 +28,14 @@ export interface OrderServiceDeps {
   vatRate: number;
   /** The most units of one order item (lines of one product merged): `OrderItem.quantity`'s maximum. */
   maxItemQuantity: number;
+  /** How long an order may stay PENDING (unpaid) before the server cancels it (UNPAID_ORDER_MINUTES). */
+  unpaidOrderMs?: number;
 }
+
+/** Who cancels an unpaid order: the server itself, with an admin's rights and no key. */
+const SERVER: Caller = { userId: 0, role: 'admin', apiKeyId: null };
+/** The reason an expired order's cancellation record carries. */
+export const UNPAID_REASON = 'unpaid: not paid in time, canceled by the server';
 
 /** A cancellation as a create: the order and the optional reason. */
 export interface CancelInput {
@@ -53,5 +62,27 @@ export function createOrderService(deps: OrderServiceDeps) {
     ),
     ...createOrderReads({ orders: store.orders, cursors }),
     ...changes,
+    /**
+     * Cancels the orders still PENDING `unpaidOrderMs` after they were placed (those placed before the
+     * rule existed keep theirs), which releases their stock and writes `order.canceled`; at most 100 a
+     * call. Another instance canceling one first is not an error. Returns how many it canceled.
+     */
+    async expireUnpaid(): Promise<number> {
+      if (!deps.unpaidOrderMs) return 0;
+      const due = await store.orders.unpaidOlderThan(deps.unpaidOrderMs, 100);
+      let canceled = 0;
+      for (const id of due) {
+        const outcome = await cancel(SERVER, id, UNPAID_REASON).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof DomainError && ['ALREADY_CANCELED', 'INVALID_TRANSITION'].includes(error.code))
+              return false;
+            throw error;
+          },
+        );
+        if (outcome) canceled++;
+      }
+      return canceled;
+    },
   };
 }

@@ -35,6 +35,15 @@ export function orderStore(db: Database, events: Outbox): Store['orders'] {
       return (rows[0] as { id: number }).id;
     },
     get: (id) => loadOrder(db, id),
+    async unpaidOlderThan(ageMs, limit) {
+      const rows = await db.query<{ id: number }>(
+        `SELECT id FROM orders
+          WHERE status = 'PENDING' AND unpaid_expiry AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+          ORDER BY created_at LIMIT $2`,
+        [ageMs, limit],
+      );
+      return rows.map((row) => Number(row.id));
+    },
     async getMany(ids) {
       if (ids.length === 0) return [];
       return withItems(db, await db.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::bigint[])', [ids]));

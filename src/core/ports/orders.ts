@@ -57,6 +57,11 @@ export interface OrderChange {
 /** Orders with their items, shipments and cancellations; every multi-row change is one transaction. */
 export interface OrderStore {
   allocateId(): Promise<number>;
+  /**
+   * Up to `limit` PENDING orders placed under the unpaid-order expiry (from its migration on) more than
+   * `ageMs` ago by the database's clock (the one that stamped `createdAt`), oldest first.
+   */
+  unpaidOlderThan(ageMs: number, limit: number): Promise<number[]>;
   get(id: number): Promise<Order | undefined>;
   getMany(ids: readonly number[]): Promise<Order[]>;
   orderOfItem(itemId: number): Promise<number | undefined>;

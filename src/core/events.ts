@@ -17,6 +17,14 @@ export const EVENT_TYPES = [
 /** One of the contract's event types. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The scope a key needs to receive an event of this type (its payload carries an order for `order.*`);
+ * none for the others. Decided here once: endpoint registration and the outbox's fan-out both ask it.
+ */
+export function readScopeOf(type: EventType): 'orders:read' | null {
+  return type.startsWith('order.') ? 'orders:read' : null;
+}
+
 /** Whether a string names an event type of the contract. */
 export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
 

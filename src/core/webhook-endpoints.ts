@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { type Caller, canSee } from './caller.js';
 import type { CursorCodec } from './cursor.js';
 import { DomainError } from './errors.js';
-import type { EventType } from './events.js';
+import { type EventType, readScopeOf } from './events.js';
 import { type ListInput, readPage } from './paging.js';
 import type { EventStore, WebhookAttempt, WebhookEndpoint, WebhookStore } from './ports/index.js';
 import { insufficientScope, scopesOf } from './scopes.js';
@@ -193,14 +193,15 @@ export type WebhookService = ReturnType<typeof createWebhookService>;
  * is allowed, since refusing it would tell one tenant another's URL).
  */
 function endpointRules({ webhooks, maxEndpointsPerOwner }: WebhookServiceDeps) {
-  // An endpoint receives only what its key may read: `order.*` events carry orders (`orders:read`).
+  // An endpoint receives only what its key may read (`readScopeOf`).
   const checkEvents = (caller: Caller, events: readonly EventType[]) => {
     const refused = events.find((type) => ADMIN_ONLY.includes(type));
     if (refused && caller.role !== 'admin') {
       throw new DomainError('FORBIDDEN', `Only admins' endpoints may receive ${refused} events.`);
     }
-    if (events.some((type) => type.startsWith('order.')) && !scopesOf(caller).includes('orders:read')) {
-      throw insufficientScope('orders:read', 'Receiving order.* events');
+    for (const type of events) {
+      const needed = readScopeOf(type);
+      if (needed && !scopesOf(caller).includes(needed)) throw insufficientScope(needed, `Receiving ${type} events`);
     }
   };
   const checkUrl = async (userId: number, url: string, exceptId?: number) => {

@@ -1,5 +1,5 @@
 import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
-import type { NewEvent, StoredEvent } from '../core/events.js';
+import { type NewEvent, readScopeOf, type StoredEvent } from '../core/events.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { appendEvents } from './event-store.js';
 import { type EventWakeups, notifyWakeups } from './event-wakeups.js';
@@ -8,9 +8,9 @@ import { type EventWakeups, notifyWakeups } from './event-wakeups.js';
  * Writes events in the caller's transaction and queues one delivery per matching enabled endpoint in the
  * same transaction: an endpoint takes an event of one of its types when it belongs to an admin, or to the
  * event's owner, and while the key that registered it works (neither revoked nor expired; a rotation hands
- * its endpoints to the successor) and may read what the event carries (`order.*`: `orders:read`). An endpoint
- * registered without a key (by an operator command) follows its owner's role alone. A crash after commit
- * loses nothing; the dispatcher finds the queued rows.
+ * its endpoints to the successor) and holds the scope the event needs (`readScopeOf`; a key without a scope
+ * list holds all its role allows). An endpoint registered without a key (by an operator command) follows its
+ * owner's role alone. A crash after commit loses nothing; the dispatcher finds the queued rows.
  */
 export async function writeEvents(
   tx: Transaction,
@@ -24,12 +24,13 @@ export async function writeEvents(
      SELECT w.id, e.id FROM events e JOIN webhook_endpoints w
        ON e.type = ANY (w.events) AND w.disabled_reason IS NULL
       AND (w.all_owners OR w.user_id = e.owner_user_id)
+     JOIN unnest($1::text[], $2::text[]) AS wanted(id, scope) ON wanted.id = e.id
       AND (w.api_key_id IS NULL OR EXISTS (
             SELECT 1 FROM api_keys k
              WHERE k.id = w.api_key_id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-               AND (e.type NOT LIKE 'order.%' OR k.scopes IS NULL OR 'orders:read' = ANY (k.scopes))))
+               AND (wanted.scope IS NULL OR k.scopes IS NULL OR wanted.scope = ANY (k.scopes))))
       WHERE e.id = ANY ($1::text[])`,
-    [stored.map((event) => event.id)],
+    [stored.map((event) => event.id), stored.map((event) => readScopeOf(event.type))],
   );
   return stored;
 }

@@ -82,11 +82,11 @@ export function createOrderChanges(orders: OrderStore) {
         conditions,
       ),
 
-    /** Cancels an order with a record; a second cancellation is ALREADY_CANCELED. */
-    async cancel(caller: Caller, id: number, reason?: string): Promise<Cancellation> {
+    /** Cancels an order with a record; see `requireCancellable` (`onlyIf`: the state it must still be in). */
+    async cancel(caller: Caller, id: number, reason?: string, onlyIf?: Order['status']): Promise<Cancellation> {
       await retryStale(undefined, async () => {
         const order = await visibleOrder(orders, caller, id);
-        if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${id} is already canceled.`);
+        requireCancellable(order, onlyIf);
         await applyChange(orders, caller, order, { ...order, status: 'CANCELED' }, undefined, reason ?? null);
       });
       const record = await orders.cancellation(id);
@@ -123,6 +123,18 @@ function merged({ status, shippingAddress, note, couponCode }: Order, patch: Ord
 }
 
 /** Moves an order to its next state: the version check, the state machine, and what the move does. */
+/**
+ * A second cancellation is ALREADY_CANCELED. With `onlyIf`, an order in another state is INVALID_TRANSITION,
+ * decided on the version the change is written over: the server's expiry of an unpaid order does not cancel
+ * one paid since the sweep found it.
+ */
+function requireCancellable(order: Order, onlyIf: Order['status'] | undefined): void {
+  if (order.status === 'CANCELED') throw new DomainError('ALREADY_CANCELED', `Order ${order.id} is already canceled.`);
+  if (onlyIf && order.status !== onlyIf) {
+    throw new DomainError('INVALID_TRANSITION', `Order ${order.id} is ${order.status}, no longer ${onlyIf}.`);
+  }
+}
+
 async function applyChange(
   orders: OrderStore,
   caller: Caller,

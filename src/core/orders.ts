@@ -72,7 +72,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       const due = await store.orders.unpaidOlderThan(deps.unpaidOrderMs, 100);
       let canceled = 0;
       for (const id of due) {
-        const outcome = await cancel(SERVER, id, UNPAID_REASON).then(
+        const outcome = await cancel(SERVER, id, UNPAID_REASON, 'PENDING').then(
           () => true,
           (error: unknown) => {
             if (error instanceof DomainError && ['ALREADY_CANCELED', 'INVALID_TRANSITION'].includes(error.code))

@@ -69,4 +69,18 @@ describe('unpaid orders', () => {
     expect((await core.orders.get(admin, before.id)).status).toBe('PENDING');
     expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 5 });
   });
+
+  it('does not cancel an order paid after the sweep found it unpaid', async () => {
+    const product = await makeProduct(core, admin, 500, 10);
+    const placed = (await core.orders.place(hoarder, { items: [{ productId: product.id, quantity: 2 }] })).result;
+    await core.orders.update(admin, placed.id, { status: 'PAID' });
+    // The race: the sweep's query saw the order PENDING; it was paid before the cancellation was written.
+    const racing = await testCore(
+      { ...database.store, orders: { ...database.store.orders, unpaidOlderThan: async () => [placed.id] } },
+      { unpaidOrderMinutes: 24 * 60 },
+    );
+    expect(await racing.orders.expireUnpaid()).toBe(0);
+    expect((await core.orders.get(admin, placed.id)).status).toBe('PAID');
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 2 });
+  });
 });

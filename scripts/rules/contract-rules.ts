@@ -136,6 +136,11 @@ function protoFieldRules(options: Json | undefined): Rules {
     if (text.maxLen !== undefined) rules.maxLength = Number(text.maxLen);
     if (text.pattern !== undefined) rules.pattern = text.pattern;
   }
+  const list = field.repeated as Json | undefined;
+  if (list) {
+    if (list.minItems !== undefined) rules.minItems = Number(list.minItems);
+    if (list.maxItems !== undefined) rules.maxItems = Number(list.maxItems);
+  }
   for (const kind of ['int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64']) {
     const number = field[kind] as Json | undefined;
     if (!number) continue;

@@ -3,7 +3,8 @@ import { DomainError } from './errors.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { OrderDraft } from './model.js';
 import { sumMinor } from './money.js';
-import { type OrderLine, priceLines } from './order-placement.js';
+import { priceLines } from './order-lines.js';
+import type { OrderLine } from './order-placement.js';
 import type { Store } from './ports/index.js';
 
 /** A new draft: its lines, and for an admin the user it is for. */

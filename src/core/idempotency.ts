@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
+import { createEndedClaims } from './ended-claims.js';
 import { DomainError } from './errors.js';
-import type { IdempotencyStore, Store } from './ports/index.js';
+import type { ClaimCompletion, IdempotencyStore, Store } from './ports/index.js';
 
 /** How long a key is remembered (docs/decisions.md §3). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -15,6 +16,8 @@ export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
  * and a retry learns what a dead earlier attempt wrote. Without an Idempotency-Key it holds nothing.
  */
 export interface ClaimHold {
+  /** When the call began, before its claim was taken: its budget runs from here. */
+  readonly startedAt: number;
   /**
    * The order an earlier, dead attempt of this call wrote before it could complete the claim (its process
    * died, or the database failed under it): the retry answers with that order.
@@ -22,10 +25,28 @@ export interface ClaimHold {
   readonly heldOrderId?: number;
   /**
    * Records that this call holds stock for `orderId`: if the process dies before the call completes,
-   * whoever takes over or sweeps the expired claim releases that stock.
+   * whoever takes over or sweeps the expired claim releases that stock. Fails with IDEMPOTENCY_KEY_IN_USE
+   * when a retry took the claim over.
    */
   hold(orderId: number): Promise<void>;
+  /**
+   * The claim as the work's final write can complete it in the same statement (`ClaimCompletion`, fenced by
+   * the claim's token); undefined without an Idempotency-Key. A work that does so calls `completed()`.
+   */
+  readonly completion: Omit<ClaimCompletion, 'result'> | undefined;
+  /** Tells the service that the work's own write completed the claim with its result. */
+  completed(): void;
 }
+
+/** The answer to a late holder whose claim a retry took over: that retry decides the key's outcome. */
+export const claimTakenOver = (retryAfter = 1) =>
+  new DomainError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    `This request outlived its hold on the Idempotency-Key and a retry took it over; it changed nothing. Retry in ${retryAfter} s (Retry-After) to get the retry's outcome.`,
+    undefined,
+    undefined,
+    retryAfter,
+  );
 
 /** What a request brings to a create besides its input. */
 export interface CreateOptions {
@@ -41,7 +62,12 @@ export type CreateWork<I, T> = (caller: Caller, input: I, claim: ClaimHold, sign
 /** A create use case as the core exposes it: run once per Idempotency-Key, answering whether it replayed. */
 export type IdempotentCreate<I, T> = (caller: Caller, input: I, options?: CreateOptions) => Promise<Idempotent<T>>;
 
-const NO_CLAIM: ClaimHold = { hold: () => Promise.resolve() };
+const noClaim = (): ClaimHold => ({
+  startedAt: Date.now(),
+  hold: () => Promise.resolve(),
+  completion: undefined,
+  completed: () => undefined,
+});
 
 /** The outcome of an idempotent call: the result and whether it is a replay of an earlier one. */
 export interface Idempotent<T> {
@@ -86,32 +112,66 @@ function replayOf<T>(
 
 const isDatabaseLoss = (error: unknown) => error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE';
 
-/** How often an ended claim is marked in the database while the database is away. */
-const MARK_RETRY_MS = 1000;
+/** What tells one request from another under one key: its operation and its canonical input. */
+const fingerprintOf = (operation: string, input: unknown) =>
+  createHash('sha256')
+    .update(`${operation}\n${canonicalJson(input)}`)
+    .digest('base64url');
+
+/** The claim `completion` names, as its work holds it. */
+function claimHold(
+  store: Pick<Store, 'idempotency'>,
+  completion: Omit<ClaimCompletion, 'result'>,
+  startedAt: number,
+  heldOrderId: number | undefined,
+  completed: () => void,
+): ClaimHold {
+  const { caller, key, token } = completion;
+  return {
+    startedAt,
+    ...(heldOrderId === undefined ? {} : { heldOrderId }),
+    async hold(orderId) {
+      if (!(await store.idempotency.hold(caller, key, token, orderId))) throw claimTakenOver();
+    },
+    completion,
+    completed,
+  };
+}
 
 /**
- * The claims of this instance whose request ended without an outcome: a retry here takes them over at
- * once, and each is marked ended in the database as soon as it answers, for retries on other instances.
- * An entry lasts one lease, after which any retry takes the key over anyway.
+ * Runs the work of a claim taken and settles the claim: completed with the result (by the work's own
+ * write, or here), abandoned when the work failed, or marked ended when the database was lost under it.
  */
-function createEndedClaims(store: Pick<Store, 'idempotency'>, leaseMs: number) {
-  const ended = new Map<string, { scope: string; key: string; token: string; until: number }>();
-  const id = (scope: string, key: string) => `${scope}\n${key}`;
-  const mark = (entry: { scope: string; key: string; token: string; until: number }) => {
-    store.idempotency.end(entry.scope, entry.key, entry.token).catch(() => {
-      if (Date.now() + MARK_RETRY_MS < entry.until) setTimeout(() => mark(entry), MARK_RETRY_MS).unref();
-    });
-  };
-  return {
-    add(scope: string, key: string, token: string) {
-      for (const [name, entry] of ended) if (entry.until <= Date.now()) ended.delete(name);
-      const entry = { scope, key, token, until: Date.now() + leaseMs };
-      ended.set(id(scope, key), entry);
-      mark(entry);
-    },
-    tokenOf: (scope: string, key: string) => ended.get(id(scope, key))?.token,
-    forget: (scope: string, key: string) => ended.delete(id(scope, key)),
-  };
+async function runClaimed<T>(
+  store: Pick<Store, 'idempotency'>,
+  endedClaims: ReturnType<typeof createEndedClaims>,
+  completion: Omit<ClaimCompletion, 'result'>,
+  startedAt: number,
+  heldOrderId: number | undefined,
+  work: (claim: ClaimHold) => Promise<T>,
+): Promise<Idempotent<T>> {
+  const { caller: scope, key, token } = completion;
+  let completedByWork = false;
+  let result: T;
+  try {
+    result = await work(claimHold(store, completion, startedAt, heldOrderId, () => (completedByWork = true)));
+  } catch (error) {
+    // A lost database leaves the outcome unknown (the last commit may have landed): the claim stays,
+    // and the retry answers with what was written, if anything. This request is over, so a retry need
+    // not wait out the lease: the claim is marked ended (here at once, in the database once it is back).
+    // A claim taken over is the retry's now: abandoning changes nothing then (the token fences it).
+    if (isDatabaseLoss(error)) endedClaims.add(scope, key, token);
+    else await store.idempotency.abandon(scope, key, token);
+    throw error;
+  }
+  if (completedByWork) return { result, replayed: false };
+  // The work's commit landed; if the database fails now, the retry answers with what it wrote. A claim
+  // taken over meanwhile is not overwritten (the token fences it): the retry's outcome stands.
+  await store.idempotency.complete(scope, key, token, result).catch((error: unknown) => {
+    if (isDatabaseLoss(error)) endedClaims.add(scope, key, token);
+    throw error;
+  });
+  return { result, replayed: false };
 }
 
 /** Idempotency keys, shared by every transport: the key is scoped to the caller, and the result stored is the core's. */
@@ -144,36 +204,24 @@ export function createIdempotencyService(
     input: unknown,
     work: (claim: ClaimHold) => Promise<T>,
   ): Promise<Idempotent<T>> {
-    if (key === undefined) return { result: await work(NO_CLAIM), replayed: false };
+    if (key === undefined) return { result: await work(noClaim()), replayed: false };
+    const startedAt = Date.now();
     // Keys belong to the caller's user, whichever key or interface they come through.
     const scope = `user:${caller.userId}`;
-    const fingerprint = createHash('sha256')
-      .update(`${operation}\n${canonicalJson(input)}`)
-      .digest('base64url');
+    const fingerprint = fingerprintOf(operation, input);
     const since = new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS);
     const ended = endedClaims.tokenOf(scope, key);
     const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since, leaseStart(), ended);
     if (claim.kind !== 'claimed') return replayOf<T>(claim, fingerprint, secondsUntil, leaseMs);
     endedClaims.forget(scope, key);
-    let result: T;
-    try {
-      const hold = (orderId: number) => store.idempotency.hold(scope, key, orderId);
-      const { heldOrderId } = claim;
-      result = await work({ hold, ...(heldOrderId === undefined ? {} : { heldOrderId }) });
-    } catch (error) {
-      // A lost database leaves the outcome unknown (the last commit may have landed): the claim stays,
-      // and the retry answers with what was written, if anything. This request is over, so a retry need
-      // not wait out the lease: the claim is marked ended (here at once, in the database once it is back).
-      if (isDatabaseLoss(error)) endedClaims.add(scope, key, claim.token);
-      else await store.idempotency.abandon(scope, key);
-      throw error;
-    }
-    // The work's commit landed; if the database fails now, the retry answers with what it wrote.
-    await store.idempotency.complete(scope, key, result).catch((error: unknown) => {
-      if (isDatabaseLoss(error)) endedClaims.add(scope, key, claim.token);
-      throw error;
-    });
-    return { result, replayed: false };
+    return runClaimed(
+      store,
+      endedClaims,
+      { caller: scope, key, token: claim.token },
+      startedAt,
+      claim.heldOrderId,
+      work,
+    );
   }
 
   return {

@@ -1,6 +1,6 @@
 import { DomainError } from './errors.js';
 import type { Reservation, Stock } from './model.js';
-import type { Store } from './ports/index.js';
+import type { ReserveLine, ReserveOutcome, Store } from './ports/index.js';
 
 /** How long a reservation whose order never appeared holds stock (docs/decisions.md §9). */
 export const RESERVATION_TTL_MS = 10 * 60 * 1000;
@@ -33,6 +33,26 @@ const deadlineGuard =
     }
   };
 
+/** Why lines could not be held, as the caller is told. */
+function reserveFailure(orderId: string, outcome: Exclude<ReserveOutcome, { kind: 'reserved' }>): DomainError {
+  switch (outcome.kind) {
+    case 'unknown-sku':
+      return new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${outcome.sku}.`);
+    case 'insufficient': {
+      const { stock, quantity } = outcome;
+      return new DomainError(
+        'INSUFFICIENT_STOCK',
+        `Only ${stock.onHand - stock.reserved} of ${stock.sku} are available; ${quantity} were requested.`,
+      );
+    }
+    case 'mismatch':
+      return new DomainError(
+        'RESERVATION_MISMATCH',
+        `Order ${orderId} already holds ${outcome.reservation.quantity} of ${outcome.reservation.sku}; a retry must ask for the same quantity.`,
+      );
+  }
+}
+
 /** Creates the inventory service over the store; `now` is injectable for expiry tests. */
 export function createInventoryService(store: Pick<Store, 'inventory'>, now: () => Date = () => new Date()) {
   async function stockOf(sku: string): Promise<Stock> {
@@ -41,7 +61,24 @@ export function createInventoryService(store: Pick<Store, 'inventory'>, now: () 
     return stock;
   }
 
+  async function reserveOrder(
+    orderId: string,
+    lines: readonly ReserveLine[],
+    options?: WriteOptions,
+  ): Promise<{ reservations: Reservation[]; stocks: Stock[]; replayed: boolean }> {
+    const expiresAt = new Date(now().getTime() + RESERVATION_TTL_MS);
+    const outcome = await store.inventory.reserve(Number(orderId), lines, expiresAt, deadlineGuard(options));
+    if (outcome.kind === 'reserved') return outcome;
+    throw reserveFailure(orderId, outcome);
+  }
+
   return {
+    /**
+     * Holds stock for every line of one order, all or nothing; idempotent per (order, SKU) for the same
+     * quantity. Fails as `reserve` would for the first line, in SKU order, that cannot be held.
+     */
+    reserveOrder,
+
     /** Holds stock for one order line; idempotent per (order, SKU) for the same quantity. */
     async reserve(
       orderId: string,
@@ -49,25 +86,8 @@ export function createInventoryService(store: Pick<Store, 'inventory'>, now: () 
       quantity: number,
       options?: WriteOptions,
     ): Promise<{ reservation: Reservation; stock: Stock; replayed: boolean }> {
-      const id = Number(orderId);
-      const expiresAt = new Date(now().getTime() + RESERVATION_TTL_MS);
-      const outcome = await store.inventory.reserve(id, sku, quantity, expiresAt, deadlineGuard(options));
-      switch (outcome.kind) {
-        case 'reserved':
-          return outcome;
-        case 'unknown-sku':
-          throw new DomainError('SKU_NOT_FOUND', `There is no stock record for SKU ${sku}.`);
-        case 'insufficient':
-          throw new DomainError(
-            'INSUFFICIENT_STOCK',
-            `Only ${outcome.stock.onHand - outcome.stock.reserved} of ${sku} are available; ${quantity} were requested.`,
-          );
-        case 'mismatch':
-          throw new DomainError(
-            'RESERVATION_MISMATCH',
-            `Order ${orderId} already holds ${outcome.reservation.quantity} of ${sku}; a retry must ask for the same quantity.`,
-          );
-      }
+      const { reservations, stocks, replayed } = await reserveOrder(orderId, [{ sku, quantity }], options);
+      return { reservation: reservations[0] as Reservation, stock: stocks[0] as Stock, replayed };
     },
 
     /** Gives back what an order holds (one SKU or all); releasing twice is not an error. */

@@ -1,9 +1,10 @@
-import { actingFor, type Caller, canSee } from './caller.js';
+import { actingFor, type Caller } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
-import type { ClaimHold, IdempotencyService, IdempotentCreate } from './idempotency.js';
-import type { Address, Order } from './model.js';
+import { type ClaimHold, claimTakenOver, type IdempotencyService, type IdempotentCreate } from './idempotency.js';
+import type { Address, Order, OrderItem } from './model.js';
 import { sumMinor, timesMinor } from './money.js';
-import type { CallOptions, InventoryPort, NewOrder, Store } from './ports/index.js';
+import { draftLines, newOrder, type PricedLine, priceLines, shippingAddressOf } from './order-lines.js';
+import type { CallOptions, InventoryPort, OrderAllocation, Store } from './ports/index.js';
 
 /** The ports order placement (and the order service around it) uses. */
 export type OrderPlacementStore = Pick<Store, 'orders' | 'drafts' | 'products' | 'users'>;
@@ -51,28 +52,32 @@ export function createPlaceOrder({
   requestTimeoutMs,
   maxItemQuantity,
 }: OrderPlacementDeps): PlaceOrder {
-  const linesFor = (caller: Caller, input: PlaceOrderInput, userId: number): Promise<NewOrder['items']> =>
+  const linesFor = (caller: Caller, input: PlaceOrderInput, userId: number): Promise<PricedLine[]> =>
     input.draftId !== undefined
       ? draftLines(store, caller, input.draftId, userId)
       : priceLines(store, input.items ?? [], maxItemQuantity);
   const compensate = (orderId: number) => release(inventory, orderId);
 
-  /** Reserves every line, or releases what was reserved and rethrows (no transaction spans the calls). */
-  async function reserveAll(orderId: number, lines: NewOrder['items'], deadline: number, signal?: AbortSignal) {
+  /** Reserves every line in one call, or rethrows having released what may have been reserved. */
+  async function reserveAll(orderId: number, lines: PricedLine[], deadline: number, signal?: AbortSignal) {
     try {
-      for (const line of lines) {
-        const options = callOptions(deadline, signal);
-        await inventory.reserve({ orderId: String(orderId), sku: line.sku, quantity: line.quantity }, options);
-      }
+      const request = { orderId: String(orderId), lines: lines.map(({ sku, quantity }) => ({ sku, quantity })) };
+      await inventory.reserveOrder(request, callOptions(deadline, signal));
     } catch (error) {
       await compensate(orderId);
       throw asTimeout(error, deadline);
     }
   }
 
-  /** Places an order under its claim: reserve every line, then write the order; all or nothing. */
+  /**
+   * Places an order under its claim, all or nothing, in about seven round trips to the database whatever
+   * the number of lines (docs/benchmarks.md): the claim; the user, the prices and the ids side by side;
+   * the stock of every line in one reservation (its four) beside the claim's hold; the order in one
+   * statement that also completes the claim.
+   */
   async function place(caller: Caller, input: PlaceOrderInput, claim: ClaimHold, signal?: AbortSignal) {
-    const deadline = Date.now() + requestTimeoutMs;
+    const deadline = claim.startedAt + requestTimeoutMs;
+    const { draftId } = input;
     if ((input.items === undefined) === (input.draftId === undefined)) {
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
     }
@@ -82,115 +87,94 @@ export function createPlaceOrder({
       const order = await store.orders.get(claim.heldOrderId);
       if (order && order.userId === userId) return order;
     }
-    const shippingAddress = await shippingAddressOf(store, userId, input.shippingAddress);
-    const items = await linesFor(caller, input, userId);
-
-    const orderId = await store.orders.allocateId();
-    // Tie the stock about to be held to the idempotency claim: if this process dies before the order is
-    // written, the claim's expiry releases it (and a retry with the key may run).
-    await claim.hold(orderId);
-    await reserveAll(orderId, items, deadline, signal);
-    try {
-      // Past the budget the caller has given up (and a retry may take the claim over): write nothing.
-      if (Date.now() >= deadline) {
-        throw new DomainError('UPSTREAM_TIMEOUT', 'The order could not be placed in time; no order was placed.');
-      }
-      const written = await store.orders.insert({
-        id: orderId,
-        userId,
-        items,
-        amount: sumMinor(items.map((line) => line.amount)),
-        shippingAddress,
-        note: input.note ?? null,
-        couponCode: input.couponCode ?? null,
-        ...(input.draftId === undefined ? {} : { draftId: input.draftId }),
-      });
-      if (written === 'draft-already-ordered') {
-        throw new DomainError('DRAFT_ALREADY_ORDERED', `Draft ${input.draftId} was already placed.`);
-      }
-      return written;
-    } catch (error) {
-      // With the database lost mid-write the order may exist after all: its reservations are then its
-      // own (no expiry); if it does not, the claim's lease or the reservation expiry gives them back.
-      if (!(error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE')) await compensate(orderId);
-      throw error;
+    const [shippingAddress, lines, allocated] = await inOrder([
+      shippingAddressOf(store, userId, input.shippingAddress),
+      linesFor(caller, input, userId),
+      input.items ? store.orders.allocate(input.items.length) : undefined,
+    ] as const);
+    const allocation = allocated ?? (await store.orders.allocate(lines.length));
+    const orderId = allocation.id;
+    // The claim's hold ties the stock about to be held to it: if this process dies before the order is
+    // written, a takeover or the claim's expiry releases it (and, should the hold not land, the
+    // reservation's own expiry). Both travel at once.
+    const [held, reserved] = await Promise.allSettled([
+      claim.hold(orderId),
+      reserveAll(orderId, lines, deadline, signal),
+    ]);
+    if (reserved.status === 'rejected') throw reserved.reason;
+    if (held.status === 'rejected') {
+      await compensate(orderId);
+      throw held.reason;
     }
+    // Past the budget the caller has given up (and a retry may take the claim over): write nothing.
+    if (Date.now() >= deadline) {
+      await compensate(orderId);
+      throw placementTimeout();
+    }
+    return writeOrder(store, compensate, newOrder(allocation, userId, lines, shippingAddress, input), draftId, claim);
   }
 
   return idempotency.useCase('orders.place', place);
 }
 
-/** The lines of a draft of the user, not yet placed. */
-async function draftLines(
+/** Writes the order, completing its claim in the same statement; gives the stock back if refused. */
+async function writeOrder(
   store: OrderPlacementStore,
-  caller: Caller,
-  draftId: number,
-  userId: number,
-): Promise<NewOrder['items']> {
-  const draft = await store.drafts.get(draftId);
-  if (!draft || !canSee(caller, draft.userId) || draft.userId !== userId) {
-    throw new DomainError('DRAFT_NOT_FOUND', `There is no order draft ${draftId}.`);
+  compensate: (orderId: number) => Promise<void>,
+  order: Order,
+  draftId: number | undefined,
+  claim: ClaimHold,
+): Promise<Order> {
+  const completes = claim.completion && { ...claim.completion, result: order };
+  let outcome: Awaited<ReturnType<typeof store.orders.insert>>;
+  try {
+    outcome = await store.orders.insert({ order, ...(draftId === undefined ? {} : { draftId }) }, completes);
+  } catch (error) {
+    // Refused by the database, nothing was written and the stock goes back. Any other failure (the
+    // connection lost, the answer never came) leaves the outcome unknown: the order may exist and own
+    // its reservations, so they are not touched; if it does not, their expiry gives the stock back.
+    if (error instanceof DomainError && error.code !== 'DATABASE_UNAVAILABLE') await compensate(order.id);
+    throw error;
   }
-  if (draft.status === 'ORDERED') {
-    throw new DomainError('DRAFT_ALREADY_ORDERED', `Draft ${draft.id} was already placed as order ${draft.orderId}.`);
+  if (outcome === 'placed') {
+    if (completes) claim.completed();
+    return order;
   }
-  return draft.items.map(({ productId, sku, quantity, unitPrice, amount }) => ({
-    productId,
-    sku,
-    quantity,
-    unitPrice,
-    amount,
-  }));
+  await compensate(order.id);
+  if (outcome === 'draft-already-ordered') {
+    throw new DomainError('DRAFT_ALREADY_ORDERED', `Draft ${draftId} was already placed.`);
+  }
+  throw outcome === 'claim-lost' ? claimTakenOver() : placementTimeout();
 }
 
-/** The address given, or the user's address on file. */
-async function shippingAddressOf(store: OrderPlacementStore, userId: number, given: Address | undefined) {
-  const user = await store.users.get(userId);
-  if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
-  const shippingAddress = given ?? user.address;
-  if (!shippingAddress) throw invalidInput('shippingAddress', 'is required: the user has no address on file');
-  return shippingAddress;
+/**
+ * Awaits every read at once (one round trip, not one each) and fails as reading them one after another
+ * would: with the first failure in the order given, whichever failed first in time.
+ */
+async function inOrder<const T extends readonly unknown[]>(
+  reads: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(reads);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as never;
 }
+
+/** The answer when the budget ran out, or the stock was released before the order could be written. */
+const placementTimeout = () =>
+  new DomainError(
+    'UPSTREAM_TIMEOUT',
+    'The order could not be placed within its budget; no order was placed. Retry (Retry-After) with the same Idempotency-Key.',
+    undefined,
+    undefined,
+    1,
+  );
 
 /** Best-effort release with a short budget of its own; what it misses expires (RESERVATION_TTL_MS). */
 async function release(inventory: InventoryPort, orderId: number): Promise<void> {
   await inventory
     .release({ orderId: String(orderId) }, { timeoutMs: 1000, signal: AbortSignal.timeout(1000) })
     .catch(() => undefined);
-}
-
-/**
- * Prices lines at today's prices. Each line was checked as sent (its contract's bounds); lines of one
- * product are then merged, and a merged line must still fit an order item (`maxItemQuantity`).
- */
-export async function priceLines(
-  store: Pick<Store, 'products'>,
-  lines: readonly { productId: number; quantity: number }[],
-  maxItemQuantity: number,
-) {
-  if (lines.length === 0) throw invalidInput('/items', 'must hold at least one line');
-  const merged = new Map<number, number>();
-  for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
-  for (const [productId, quantity] of merged) {
-    if (quantity > maxItemQuantity) {
-      throw invalidInput(
-        '/items',
-        `must hold at most ${maxItemQuantity} units of one product (product ${productId}: ${quantity})`,
-      );
-    }
-  }
-  const products = new Map((await store.products.getMany([...merged.keys()])).map((product) => [product.id, product]));
-  return [...merged].map(([productId, quantity]) => {
-    const product = products.get(productId);
-    if (!product) throw new DomainError('PRODUCT_NOT_FOUND', `There is no product ${productId}.`);
-    return {
-      productId,
-      sku: product.sku,
-      quantity,
-      unitPrice: product.price,
-      amount: timesMinor(product.price, quantity),
-    };
-  });
 }
 
 function callOptions(deadline: number, signal?: AbortSignal): CallOptions {
@@ -205,7 +189,7 @@ function asTimeout(error: unknown, deadline: number): unknown {
     Date.now() >= deadline ||
     (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
   ) {
-    return new DomainError('UPSTREAM_TIMEOUT', 'Stock could not be reserved in time; no order was placed.');
+    return placementTimeout();
   }
   return error;
 }

@@ -1,4 +1,11 @@
-import { type Client, createClient, createRouterTransport, type Transport } from '@connectrpc/connect';
+import {
+  type Client,
+  Code,
+  ConnectError,
+  createClient,
+  createRouterTransport,
+  type Transport,
+} from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import type { Tracer } from '@opentelemetry/api';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
@@ -10,6 +17,18 @@ import { validateRequests } from './input-rules.js';
 import { inventoryService } from './inventory-service.js';
 import { wrapService } from './service-wrappers.js';
 import { continueTraces, traceClientCalls } from './trace-interceptors.js';
+
+/** Reserves lines one call each, in SKU order (`Reserve`): the way before `ReserveOrder`. */
+async function reserveEach(
+  client: Client<typeof Inventory>,
+  orderId: string,
+  lines: ReadonlyArray<{ sku: string; quantity: number }>,
+  options: Parameters<Client<typeof Inventory>['reserve']>[1],
+): Promise<void> {
+  for (const line of [...lines].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0))) {
+    await client.reserve({ orderId, sku: line.sku, quantity: line.quantity }, options);
+  }
+}
 
 /** Where the Inventory service is: in this process (default) or at a URL. */
 export interface InventoryClientOptions {
@@ -55,12 +74,15 @@ export function createInventoryClient(service: InventoryService, options: Invent
   });
 
   return {
-    async reserve(request, options) {
+    async reserveOrder(request, options) {
       try {
-        await client.reserve(
-          { orderId: request.orderId, sku: request.sku, quantity: request.quantity },
-          callOptions(options),
-        );
+        const lines = request.lines.map(({ sku, quantity }) => ({ sku, quantity }));
+        await client.reserveOrder({ orderId: request.orderId, lines }, callOptions(options)).catch((error: unknown) => {
+          if (ConnectError.from(error).code !== Code.Unimplemented) throw error;
+          // A server of an older release (a rolling deploy) has no ReserveOrder: one Reserve per line, in SKU
+          // order; the caller releases them all if one fails.
+          return reserveEach(client, request.orderId, lines, callOptions(options));
+        });
       } catch (error) {
         throw fromConnectError(error);
       }

@@ -119,6 +119,16 @@ export function inventoryService(
         );
         return { reservation: reservationMessage(reservation), stock: stockMessage(stock), replayed };
       }),
+    reserveOrder: (request, context) =>
+      withinDeadline(context, async (options) => {
+        const lines = request.lines.map(({ sku, quantity }) => ({ sku, quantity }));
+        const { reservations, stocks, replayed } = await inventory.reserveOrder(request.orderId, lines, options);
+        return {
+          reservations: reservations.map(reservationMessage),
+          stocks: stocks.map(stockMessage),
+          replayed,
+        };
+      }),
     release: (request, context) =>
       withinDeadline(context, async () => {
         return { reservations: (await inventory.release(request.orderId, request.sku)).map(reservationMessage) };

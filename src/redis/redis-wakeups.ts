@@ -80,10 +80,11 @@ export function createRedisWakeups({ url, channel, logger, pollMs }: RedisWakeup
       }
     });
   }
-  const announced = new WeakSet<Transaction>();
+  const announced = new WeakSet<Pick<Transaction, 'afterCommit'>>();
   const publish = () => target.dispatchEvent(new CustomEvent(channel));
 
   return {
+    notifyChannel: undefined,
     async announce(tx) {
       if (announced.has(tx)) return;
       announced.add(tx);

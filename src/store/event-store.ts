@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { EventFilter, EventType, NewEvent, StoredEvent } from '../core/events.js';
+import type { EventFilter, EventType, StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
-import type { Database, Transaction } from './database.js';
-import type { EventWakeups } from './event-wakeups.js';
+import type { Database } from './database.js';
 
-interface EventRow {
+export interface EventRow {
   seq: number;
   tx_id: number;
   id: string;
@@ -18,7 +17,7 @@ interface EventRow {
 const COLUMNS = 'seq, tx_id::text::bigint AS tx_id, id, type, created_at, owner_user_id, subject, data';
 const LAST_SEQ = Number.MAX_SAFE_INTEGER;
 
-const toEvent = (row: EventRow): StoredEvent => ({
+export const toEvent = (row: EventRow): StoredEvent => ({
   seq: row.seq,
   id: row.id,
   type: row.type,
@@ -30,28 +29,7 @@ const toEvent = (row: EventRow): StoredEvent => ({
 
 // 130 random bits in 26 characters of an unambiguous alphabet (Crockford's base32), as public event ids.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-const newEventId = (): string => `evt_${Array.from(randomBytes(26), (byte) => ALPHABET[byte & 31]).join('')}`;
-
-/**
- * Writes events in the caller's transaction and announces them: the feeds of every instance are woken
- * once it commits, never if it rolls back (`EventWakeups`).
- */
-export async function appendEvents(
-  tx: Transaction,
-  wakeups: Pick<EventWakeups, 'announce'>,
-  events: readonly NewEvent[],
-): Promise<StoredEvent[]> {
-  const stored: StoredEvent[] = [];
-  for (const event of events) {
-    const rows = await tx.query<EventRow>(
-      `INSERT INTO events (id, type, owner_user_id, subject, data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [newEventId(), event.type, event.ownerUserId, event.subject, JSON.stringify(event.data)],
-    );
-    stored.push(toEvent(rows[0] as EventRow));
-  }
-  if (stored.length > 0) await wakeups.announce(tx);
-  return stored;
-}
+export const newEventId = (): string => `evt_${Array.from(randomBytes(26), (byte) => ALPHABET[byte & 31]).join('')}`;
 
 /** The filter as SQL conditions from parameter `$first` on. */
 function filterSql(filter: EventFilter, first: number): { where: string; params: unknown[] } {

@@ -9,8 +9,16 @@ export const EVENTS_CHANNEL = 'order_api_events';
  * the feed's poll), never an event.
  */
 export interface EventWakeups {
-  /** Called in the transaction that wrote events: every feed is woken once it commits, never if it rolls back. */
-  announce(tx: Transaction): Promise<void>;
+  /**
+   * The channel the statement that writes events notifies itself (PostgreSQL NOTIFY, sent when its
+   * transaction commits: `eventWriteSql`); undefined when wake-ups travel after the commit (`announce`).
+   */
+  readonly notifyChannel: string | undefined;
+  /**
+   * Called in the transaction (or by the single statement) that wrote events: every feed is woken once it
+   * commits, never if it rolls back.
+   */
+  announce(tx: Pick<Transaction, 'afterCommit'>): Promise<void>;
   /**
    * Calls `onWake` on every wake-up, and after a lost connection came back (wake-ups may have been missed).
    * Resolves once listening (or, for Redis, once asked to: it may be away), to a stop function.
@@ -29,10 +37,10 @@ export interface EventWakeups {
 export function notifyWakeups(db: Pick<Database, 'listen' | 'channel'>): EventWakeups {
   const channel = db.channel(EVENTS_CHANNEL);
   return {
-    async announce(tx) {
-      // PostgreSQL folds identical notifications of one transaction into one.
-      await tx.query("SELECT pg_notify($1, '')", [channel]);
-    },
+    // The writing statement sends `pg_notify` itself; PostgreSQL folds identical notifications of one
+    // transaction into one.
+    notifyChannel: channel,
+    announce: async () => undefined,
     listen: (onWake) => db.listen(channel, () => onWake()),
     degraded: () => undefined,
     close: async () => undefined,

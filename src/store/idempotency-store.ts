@@ -1,27 +1,35 @@
 import type { IdempotencyClaim, Store } from '../core/ports/index.js';
 import type { Database, Transaction } from './database.js';
-import { releaseWithEvents } from './inventory-store.js';
+import { releaseUnkept } from './inventory-store.js';
 import type { Outbox } from './outbox.js';
 
 /**
  * Releases the stock a dropped claim held, unless its order was written after all; returns the ids of
- * the orders that were written (the work finished but its claim never completed).
+ * the orders that were written (the work finished but its claim never completed). An order committing at
+ * this moment is not seen here, but the release skips every reservation that order kept (`releaseUnkept`),
+ * and the order's own write fails if a reservation it needs was released first.
  */
 async function releaseOrphaned(tx: Transaction, events: Outbox, heldOrderIds: unknown[]): Promise<number[]> {
   const written: number[] = [];
   for (const orderId of heldOrderIds) {
     if (orderId === null || orderId === undefined) continue;
     const rows = await tx.query('SELECT 1 FROM orders WHERE id = $1', [orderId]);
-    if (rows.length === 0) await releaseWithEvents(tx, events, Number(orderId));
+    if (rows.length === 0) await releaseUnkept(tx, events, Number(orderId));
     else written.push(Number(orderId));
   }
   return written;
 }
 
 /**
- * Drops the key's row when it no longer counts (older than `since`) or its claim is dead (in progress since
- * before `leaseStart`, or ended), releasing the stock a dead claim held; returns the order a dead claim of
- * this same request wrote, which the new claim answers with.
+ * When a key's row no longer counts (older than `since`: $3) or its claim is dead (in progress since before
+ * `leaseStart`: $4, or ended, or ended on this instance: `endedToken`, $5): a new request takes it over.
+ */
+const DEAD = `(created_at < $3 OR (state = 'IN_PROGRESS'
+  AND (created_at < $4 OR ended_at IS NOT NULL OR created_at::text = $5)))`;
+
+/**
+ * Drops the key's row when it no longer counts or its claim is dead (`DEAD`), releasing the stock a dead
+ * claim held; returns the order a dead claim of this same request wrote, which the new claim answers with.
  */
 function takeOverDead(
   db: Database,
@@ -35,9 +43,7 @@ function takeOverDead(
 ): Promise<number | undefined> {
   return db.transaction(async (tx) => {
     const dropped = await tx.query(
-      `DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2
-          AND (created_at < $3 OR (state = 'IN_PROGRESS'
-            AND (created_at < $4 OR ended_at IS NOT NULL OR created_at::text = $5)))
+      `DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND ${DEAD}
         RETURNING held_order_id, state, fingerprint`,
       [caller, key, since, leaseStart, endedToken ?? null],
     );
@@ -51,30 +57,62 @@ function takeOverDead(
   });
 }
 
+/**
+ * Claims the key in one round trip: the new claim's token, or the row that holds the key already, with
+ * whether it is dead. (The row is read in the statement's snapshot: one committed just after it started
+ * is missed, and the caller tries again.)
+ */
+const CLAIM = `WITH claimed AS (
+    INSERT INTO idempotency_keys (caller, key, operation, fingerprint, state, held_order_id)
+    VALUES ($1, $2, $6, $7, 'IN_PROGRESS', $8)
+    ON CONFLICT (caller, key) DO NOTHING RETURNING created_at::text AS token)
+  SELECT token, NULL AS state, NULL AS fingerprint, NULL AS result, NULL AS created_at, false AS dead FROM claimed
+  UNION ALL
+  SELECT NULL, state, fingerprint, result, created_at, ${DEAD} FROM idempotency_keys
+   WHERE caller = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM claimed)`;
+
+/** What a claim names: the key of a caller, the request's operation and fingerprint, its time limits. */
+interface ClaimRequest {
+  caller: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  since: Date;
+  leaseStart: Date;
+  endedToken: string | undefined;
+}
+
+/** Claims a key: one round trip when it is free or held (replay, in progress); a takeover when it is dead. */
+async function claimKey(db: Database, events: Outbox, request: ClaimRequest): Promise<IdempotencyClaim> {
+  const { caller, key, operation, fingerprint, since, leaseStart, endedToken } = request;
+  const attempt = (heldOrderId: number | undefined) =>
+    db.query(CLAIM, [caller, key, since, leaseStart, endedToken ?? null, operation, fingerprint, heldOrderId ?? null]);
+  let rows = await attempt(undefined);
+  let heldOrderId: number | undefined;
+  if (rows[0]?.dead === true) {
+    // A key older than 24 hours no longer counts, nor does a claim whose lease ran out: the request that
+    // comes now takes it over, and the stock of the dead claim goes back. The order a dead claim of this
+    // same request wrote is handed to the new claim, so that the retry answers with it instead of placing
+    // a second one.
+    heldOrderId = await takeOverDead(db, events, caller, key, fingerprint, since, leaseStart, endedToken);
+    rows = await attempt(heldOrderId);
+  }
+  const row = rows[0];
+  // Gone between the two statements, or dead again: claim afresh.
+  if (!row || row.dead === true) return claimKey(db, events, request);
+  if (row.token !== null) {
+    return { kind: 'claimed', token: row.token as string, ...(heldOrderId === undefined ? {} : { heldOrderId }) };
+  }
+  return row.state === 'COMPLETED'
+    ? { kind: 'completed', fingerprint: row.fingerprint as string, result: row.result }
+    : { kind: 'in-progress', fingerprint: row.fingerprint as string, claimedAt: row.created_at as Date };
+}
+
 /** Idempotency keys in PostgreSQL: one row per (caller, key), claimed IN_PROGRESS, then COMPLETED with its result. */
 export function idempotencyStore(db: Database, events: Outbox): Store['idempotency'] {
   return {
-    async claim(caller, key, operation, fingerprint, since, leaseStart, endedToken): Promise<IdempotencyClaim> {
-      // A key older than 24 hours no longer counts, nor does a claim whose lease ran out: the request
-      // that comes now takes it over, and the stock of the dead claim goes back.
-      // The order a dead claim of this same request wrote is handed to the new claim, so that the retry
-      // answers with it instead of placing a second one.
-      const heldOrderId = await takeOverDead(db, events, caller, key, fingerprint, since, leaseStart, endedToken);
-      const claimed = await db.query(
-        `INSERT INTO idempotency_keys (caller, key, operation, fingerprint, state, held_order_id)
-         VALUES ($1, $2, $3, $4, 'IN_PROGRESS', $5)
-         ON CONFLICT (caller, key) DO NOTHING RETURNING created_at::text AS token`,
-        [caller, key, operation, fingerprint, heldOrderId ?? null],
-      );
-      const token = claimed[0]?.token as string | undefined;
-      if (token !== undefined) return { kind: 'claimed', token, ...(heldOrderId === undefined ? {} : { heldOrderId }) };
-      const rows = await db.query('SELECT * FROM idempotency_keys WHERE caller = $1 AND key = $2', [caller, key]);
-      const row = rows[0];
-      if (!row) return this.claim(caller, key, operation, fingerprint, since, leaseStart, endedToken);
-      return row.state === 'COMPLETED'
-        ? { kind: 'completed', fingerprint: row.fingerprint as string, result: row.result }
-        : { kind: 'in-progress', fingerprint: row.fingerprint as string, claimedAt: row.created_at as Date };
-    },
+    claim: (caller, key, operation, fingerprint, since, leaseStart, endedToken) =>
+      claimKey(db, events, { caller, key, operation, fingerprint, since, leaseStart, endedToken }),
     async end(caller, key, token) {
       await db.query(
         `UPDATE idempotency_keys SET ended_at = now()
@@ -82,17 +120,21 @@ export function idempotencyStore(db: Database, events: Outbox): Store['idempoten
         [caller, key, token],
       );
     },
-    async hold(caller, key, orderId) {
-      await db.query(
-        `UPDATE idempotency_keys SET held_order_id = $3 WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS'`,
-        [caller, key, orderId],
+    async hold(caller, key, token, orderId) {
+      const rows = await db.query(
+        `UPDATE idempotency_keys SET held_order_id = $4
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3 RETURNING key`,
+        [caller, key, token, orderId],
       );
+      return rows.length > 0;
     },
-    async complete(caller, key, result) {
-      await db.query(
-        `UPDATE idempotency_keys SET state = 'COMPLETED', result = $3, held_order_id = NULL WHERE caller = $1 AND key = $2`,
-        [caller, key, JSON.stringify(result)],
+    async complete(caller, key, token, result) {
+      const rows = await db.query(
+        `UPDATE idempotency_keys SET state = 'COMPLETED', result = $4, held_order_id = NULL
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3 RETURNING key`,
+        [caller, key, token, JSON.stringify(result)],
       );
+      return rows.length > 0;
     },
     async purge(before) {
       const rows = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING key', [before]);
@@ -117,11 +159,13 @@ export function idempotencyStore(db: Database, events: Outbox): Store['idempoten
         return dropped.length;
       });
     },
-    async abandon(caller, key) {
-      await db.query(`DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS'`, [
-        caller,
-        key,
-      ]);
+    async abandon(caller, key, token) {
+      const rows = await db.query(
+        `DELETE FROM idempotency_keys
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3 RETURNING key`,
+        [caller, key, token],
+      );
+      return rows.length > 0;
     },
   };
 }

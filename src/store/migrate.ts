@@ -39,10 +39,19 @@ export async function migrate(db: Database): Promise<string[]> {
   return applied;
 }
 
-/** Splits a migration script on semicolons at line ends (the scripts hold no functions or literals with `;`). */
+/**
+ * Splits a migration script on semicolons at line ends, keeping a dollar-quoted body (`$$ … $$`, a
+ * function's) whole; the scripts hold no literals with `;` at a line end.
+ */
 function splitStatements(script: string): string[] {
-  return script
-    .split(/;\s*$/m)
-    .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
-    .filter(Boolean);
+  const statements: string[] = [];
+  let open = '';
+  for (const piece of script.split(/;\s*$/m)) {
+    open = open ? `${open};${piece}` : piece;
+    if ((open.match(/\$\$/g) ?? []).length % 2 === 0) {
+      statements.push(open);
+      open = '';
+    }
+  }
+  return statements.map((statement) => statement.replace(/^\s*--.*$/gm, '').trim()).filter(Boolean);
 }

@@ -1,8 +1,9 @@
 import type { Order } from '../core/model.js';
-import type { KeysetQuery, NewOrder, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
+import type { KeysetQuery, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { pageSql } from './keyset.js';
+import { insertOrder } from './order-insert.js';
 import { orderColumns, orderConditions } from './order-query.js';
 import { itemsOf, type OrderRow, toCancellation, toOrderHead, toShipment, withItems } from './order-rows.js';
 import { type Outbox, writeEvents } from './outbox.js';
@@ -30,9 +31,14 @@ function listSql({ filters, sort, after, limit }: KeysetQuery<OrderFilters>): [s
 /** Orders with their items, shipments and cancellations in PostgreSQL; every multi-row change is one transaction. */
 export function orderStore(db: Database, events: Outbox): Store['orders'] {
   return {
-    async allocateId() {
-      const rows = await db.query<{ id: number }>(`SELECT nextval('orders_id_seq') AS id`);
-      return (rows[0] as { id: number }).id;
+    async allocate(lineCount) {
+      const rows = await db.query<{ id: number; item_ids: number[]; at: Date }>(
+        `SELECT nextval('orders_id_seq') AS id, date_trunc('milliseconds', now()) AS at,
+                ARRAY(SELECT nextval('order_items_id_seq') FROM generate_series(1, $1)) AS item_ids`,
+        [lineCount],
+      );
+      const row = rows[0] as { id: number; item_ids: unknown[]; at: Date };
+      return { id: row.id, itemIds: row.item_ids.map(Number), at: row.at };
     },
     get: (id) => loadOrder(db, id),
     async unpaidOlderThan(ageMs, limit) {
@@ -67,18 +73,7 @@ export function orderStore(db: Database, events: Outbox): Store['orders'] {
       );
       return rows[0]?.count ?? 0;
     },
-    insert(order) {
-      return db
-        .transaction(async (tx) => {
-          const placed = await insertOrder(tx, order);
-          await writeEvents(tx, events.wakeups, events.orderPlaced(placed));
-          return placed;
-        })
-        .catch((error: unknown) => {
-          if (error instanceof DraftTaken) return 'draft-already-ordered' as const;
-          throw error;
-        });
-    },
+    insert: (order, completes) => insertOrder(db, events, order, completes),
     change: (change) => db.transaction((tx) => changeOrder(tx, events, change)),
     delete(id, version) {
       return db.transaction(async (tx) => {
@@ -126,33 +121,6 @@ export function draftStore(db: Database): Store['drafts'] {
   };
 }
 
-/** Writes a new order and its items, consumes its draft, and keeps its reservations from expiring. */
-async function insertOrder(tx: Queryable, order: NewOrder): Promise<Order> {
-  await tx.query(
-    `INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code)
-   VALUES ($1, $2, 'PENDING', $3, $4, $5, $6)`,
-    [order.id, order.userId, order.amount, order.shippingAddress, order.note, order.couponCode],
-  );
-  for (const item of order.items) {
-    await tx.query(
-      `INSERT INTO order_items (order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-      [order.id, item.productId, item.sku, item.quantity, item.unitPrice, item.amount],
-    );
-  }
-  if (order.draftId !== undefined) {
-    const consumed = await tx.query(
-      `UPDATE order_drafts SET status = 'ORDERED', order_id = $2 WHERE id = $1 AND status = 'OPEN' RETURNING id`,
-      [order.draftId, order.id],
-    );
-    // The draft is consumed in the order's own transaction, so two placements of one draft cannot both win.
-    if (consumed.length === 0) throw new DraftTaken();
-  }
-  // The order exists now: its reservations no longer expire.
-  await tx.query(`UPDATE reservations SET expires_at = NULL WHERE order_id = $1 AND state = 'HELD'`, [order.id]);
-  return (await loadOrder(tx, order.id)) as Order;
-}
-
 /** Applies a change: the order row (at its version), its shipment, its cancellation, its reservations. */
 async function changeOrder(tx: Transaction, events: Outbox, change: OrderChange): Promise<Order | 'stale'> {
   const updated = await tx.query(
@@ -198,8 +166,6 @@ async function changeOrder(tx: Transaction, events: Outbox, change: OrderChange)
   await writeEvents(tx, events.wakeups, events.orderChanged(order, change));
   return order;
 }
-
-class DraftTaken extends Error {}
 
 /** Sets a shipment's carrier data; the order's `order.updated` event names the shipment. */
 async function updateShipment(

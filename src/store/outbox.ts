@@ -1,16 +1,14 @@
 import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
-import { type NewEvent, readScopeOf, type StoredEvent } from '../core/events.js';
+import type { NewEvent, StoredEvent } from '../core/events.js';
 import type { Database, Queryable, Transaction } from './database.js';
-import { appendEvents } from './event-store.js';
+import { type EventRow, toEvent } from './event-store.js';
 import { type EventWakeups, notifyWakeups } from './event-wakeups.js';
+import { eventWriteSql } from './event-writes.js';
 
 /**
- * Writes events in the caller's transaction and queues one delivery per matching enabled endpoint in the
- * same transaction: an endpoint takes an event of one of its types when it belongs to an admin, or to the
- * event's owner, and while the key that registered it works (neither revoked nor expired; a rotation hands
- * its endpoints to the successor) and holds the scope the event needs (`readScopeOf`; a key without a scope
- * list holds all its role allows). An endpoint registered without a key (by an operator command) follows its
- * owner's role alone. A crash after commit loses nothing; the dispatcher finds the queued rows.
+ * Writes events in the caller's transaction in one statement (`eventWriteSql`): the events, one queued
+ * delivery per matching endpoint, and the wake-up of every feed once the transaction commits. A crash
+ * after commit loses nothing; the dispatcher finds the queued rows.
  */
 export async function writeEvents(
   tx: Transaction,
@@ -18,21 +16,13 @@ export async function writeEvents(
   events: readonly NewEvent[],
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const stored = await appendEvents(tx, wakeups, events);
-  await tx.query(
-    `INSERT INTO webhook_deliveries (endpoint_id, event_id)
-     SELECT w.id, e.id FROM events e JOIN webhook_endpoints w
-       ON e.type = ANY (w.events) AND w.disabled_reason IS NULL
-      AND (w.all_owners OR w.user_id = e.owner_user_id)
-     JOIN unnest($1::text[], $2::text[]) AS wanted(id, scope) ON wanted.id = e.id
-      AND (w.api_key_id IS NULL OR EXISTS (
-            SELECT 1 FROM api_keys k
-             WHERE k.id = w.api_key_id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-               AND (wanted.scope IS NULL OR k.scopes IS NULL OR wanted.scope = ANY (k.scopes))))
-      WHERE e.id = ANY ($1::text[])`,
-    [stored.map((event) => event.id), stored.map((event) => readScopeOf(event.type))],
+  const written = eventWriteSql(events, wakeups.notifyChannel, 1);
+  const rows = await tx.query<EventRow>(
+    `WITH ${written.ctes.join(',\n')} SELECT e.*, ${written.touch} AS notified FROM written_events e ORDER BY seq`,
+    written.params,
   );
-  return stored;
+  await wakeups.announce(tx);
+  return rows.map(toEvent);
 }
 
 /** A key that used an item recently, with its owner and the owner's e-mail address. */
@@ -58,7 +48,7 @@ export async function recentCallerKeys(tx: Queryable, item: string, sinceDay: st
 }
 
 /** The core's event policy with the instance's event wake-ups: what the writing stores need. */
-export type Outbox = EventPolicy & { wakeups: Pick<EventWakeups, 'announce'> };
+export type Outbox = EventPolicy & { wakeups: Pick<EventWakeups, 'announce' | 'notifyChannel'> };
 
 /** The outbox of a database with the default policy and NOTIFY wake-ups (tools and tests that do not write orders). */
 export const sqlOutbox = (db: Database): Outbox => ({

@@ -4,11 +4,12 @@ import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';
 import type { Database } from './database.js';
 import { eventStore } from './event-store.js';
-import { type EventWakeups, notifyWakeups } from './event-wakeups.js';
+import { notifyWakeups } from './event-wakeups.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { inventoryStore } from './inventory-store.js';
 import { noticeMailStore } from './notice-mail-store.js';
 import { draftStore, orderStore } from './order-store.js';
+import type { Outbox } from './outbox.js';
 import { productStore, ratingStore } from './product-store.js';
 import { usageStore } from './usage-store.js';
 import { userStore } from './user-store.js';
@@ -23,7 +24,7 @@ import { webhookStore } from './webhook-store.js';
 export function createSqlStore(
   db: Database,
   policy: EventPolicy = createEventPolicy({ vatRate: 0.1 }),
-  wakeups: Pick<EventWakeups, 'announce'> = notifyWakeups(db),
+  wakeups: Outbox['wakeups'] = notifyWakeups(db),
 ): Store {
   const events = { ...policy, wakeups };
   return {

@@ -117,10 +117,10 @@ describe('idempotency keys', () => {
     // The first placement waits inside its reservation call until the test lets it go on.
     const waiting = await testCore(database.store, {
       inventory: {
-        async reserve(request) {
+        async reserveOrder(request) {
           started();
           await held;
-          await core.inventory.reserve(request.orderId, request.sku, request.quantity);
+          await core.inventory.reserveOrder(request.orderId, request.lines);
         },
         release: async () => undefined,
       },
@@ -160,11 +160,11 @@ describe('idempotency keys', () => {
     { sweptFirst: false, key: 'lease-2' },
     { sweptFirst: true, key: 'lease-swept' },
   ])(
-    'answers a retry with the order a dead attempt wrote before it could complete its claim (sweep first: $sweptFirst)',
+    'answers a retry with the order whose commit landed while its answer was lost (sweep first: $sweptFirst)',
     async ({ sweptFirst, key }) => {
       const product = await makeProduct(core, admin, 100, 10);
       const input = { items: [{ productId: product.id, quantity: 1 }] };
-      const dyingCore = await testCore(dyingStore(database.store, 'before-completing'));
+      const dyingCore = await testCore(dyingStore(database.store, 'after-committing'));
       const before = (await orderCount()) ?? 0;
       await expect(placeWithKey(key, input, dyingCore)).rejects.toThrow('connection lost');
       const later = await leaseRunOut();
@@ -202,8 +202,8 @@ describe('idempotency keys', () => {
   it('marks an ended claim in the database once it is back, so a retry on any instance answers at once', async () => {
     const product = await makeProduct(core, admin, 100, 10);
     const input = { items: [{ productId: product.id, quantity: 1 }] };
-    // The order commits, then the database fails before the claim completes: the outcome is unknown to the client.
-    const outage = outageStore(database.store, 'before-completing');
+    // The database fails after the reservation: the order is not written, the outcome unknown to the client.
+    const outage = outageStore(database.store, 'after-reserving');
     const instance = await testCore(outage.store);
     const before = (await orderCount()) ?? 0;
     await expect(placeWithKey('outage-2', input, instance)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
@@ -213,9 +213,25 @@ describe('idempotency keys', () => {
         timeout: 3000,
       })
       .toMatchObject({ ended_at: expect.any(Date) });
+    // Another instance, long before the lease ran out, takes the ended claim over and places the order.
     const retry = await placeWithKey('outage-2', input);
+    expect(retry.replayed).toBe(false);
     expect((await orderCount()) ?? 0).toBe(before + 1);
     expect(await placeWithKey('outage-2', input)).toMatchObject({ replayed: true, result: { id: retry.result.id } });
+  });
+
+  it('completes the claim with the order in one statement: a lost answer after it is replayed anywhere at once', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    const input = { items: [{ productId: product.id, quantity: 1 }] };
+    const outage = outageStore(database.store, 'after-committing');
+    const instance = await testCore(outage.store);
+    const before = (await orderCount()) ?? 0;
+    await expect(placeWithKey('outage-3', input, instance)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    // No lease to wait out and nothing to mark: the key holds its outcome already.
+    const retry = await placeWithKey('outage-3', input);
+    expect(retry.replayed).toBe(true);
+    expect((await orderCount()) ?? 0).toBe(before + 1);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
   });
 
   it('sweeps claims past their lease and the stock they held', async () => {

@@ -84,12 +84,14 @@ describe('placing orders', () => {
     const fast = await makeProduct(core, admin, 100, 10);
     const slow = await makeProduct(core, admin, 100, 10);
     const service = core.inventory;
-    // An inventory that answers the slow SKU only after the budget has run out.
+    // An inventory that holds the stock, then answers only after the budget has run out when the slow SKU
+    // is among the lines: what it reserved must be released by the placement's compensation.
     const slowCore = await testCore(database.store, {
       requestTimeoutMs: 150,
       inventory: {
-        async reserve(request, options) {
-          if (request.sku === slow.sku) {
+        async reserveOrder(request, options) {
+          await service.reserveOrder(request.orderId, request.lines);
+          if (request.lines.some((line) => line.sku === slow.sku)) {
             await new Promise((resolve, reject) => {
               const timer = setTimeout(resolve, 2_000);
               options.signal?.addEventListener('abort', () => {
@@ -98,7 +100,6 @@ describe('placing orders', () => {
               });
             });
           }
-          await service.reserve(request.orderId, request.sku, request.quantity);
         },
         async release(request) {
           await service.release(request.orderId, request.sku).catch(() => undefined);

@@ -218,6 +218,8 @@ describe('deadlines from the REST edge', () => {
 
   it('passes the remaining budget to a remote Inventory and answers 504 with nothing left behind', async () => {
     const seen: { timeoutMs?: number; released: string[] } = { released: [] };
+    // It serves Reserve and not ReserveOrder, as a server of the release before ReserveOrder does: the
+    // order path falls back to one Reserve per line, with the same budget.
     const slow = createGrpcServer({
       routes: (router) =>
         router.service(Inventory, {

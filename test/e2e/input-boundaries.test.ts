@@ -25,6 +25,8 @@ let userId: number;
 let productId: number;
 let counter = 0;
 const unique = () => (++counter).toString(36);
+/** A line of a ReserveOrder that the rules allow, its SKU different every time (each SKU may appear once). */
+const line = () => ({ sku: `BOUNDS-${++counter}`, quantity: 1 });
 const address = () => ({ zipCode: '1', line1: 'x' });
 
 /** A header carries Latin-1 only; a key must differ from every key sent before (one store per caller). */
@@ -407,12 +409,38 @@ describe('gRPC', () => {
     ReleaseRequest: ['Release', () => ({ orderId: '1', sku: 'BOUNDS' })],
     GetStockRequest: ['GetStock', () => ({ sku: 'BOUNDS' })],
     AdjustStockRequest: ['AdjustStock', () => ({ sku: 'BOUNDS', delta: 0, reason: '' })],
+    ReserveOrderRequest: ['ReserveOrder', () => ({ orderId: String(990_000 + ++counter), lines: [line()] })],
   };
-  const protoCases = protoBoundaryCases(path.resolve(import.meta.dirname, '../../contracts'));
+  // A field of a line is sent in the one line of a ReserveOrder, and named by its path there.
+  const lineRequest = (field: string, value: unknown) => ({
+    orderId: String(990_000 + ++counter),
+    lines: [{ ...line(), [field]: value }],
+  });
+  const protoCases = protoBoundaryCases(path.resolve(import.meta.dirname, '../../contracts'), {
+    'ReserveOrderRequest.lines': line,
+  });
 
   it('generates cases for every rule of every request', () => {
     const messages = new Set(protoCases.map((boundary) => boundary.message));
-    expect([...messages].sort()).toEqual([...Object.keys(requests), 'WatchStockRequest'].sort());
+    expect([...messages].sort()).toEqual([...Object.keys(requests), 'ReserveLine', 'WatchStockRequest'].sort());
+  });
+
+  it('refuses a ReserveOrder that names one SKU twice, naming the lines', async () => {
+    const client = grpcClient({ address: server.grpcUrl });
+    try {
+      const twice = {
+        orderId: String(990_000 + ++counter),
+        lines: [
+          { sku: 'BOUNDS', quantity: 1 },
+          { sku: 'BOUNDS', quantity: 2 },
+        ],
+      };
+      const outcome = await client.call('ReserveOrder', twice);
+      expect(outcome.code, outcome.details).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(badRequestFields(outcome.error)).toContain('lines');
+    } finally {
+      client.close();
+    }
   });
 
   // WatchStock is a stream: its rule (the SKU's form) is the same as GetStock's, which is proven here.
@@ -421,15 +449,18 @@ describe('gRPC', () => {
       .filter((boundary) => boundary.message !== 'WatchStockRequest')
       .map((c) => [`${c.message}.${c.field} ${c.rule}`, c] as const),
   )('%s', async (_, boundary) => {
-    const [method, base] = requests[boundary.message] as [string, () => Args];
+    const inLine = boundary.message === 'ReserveLine';
+    const [method, base] = inLine ? ['ReserveOrder', () => ({})] : (requests[boundary.message] as [string, () => Args]);
+    const value = boundary.value(unique);
+    const request = inLine ? lineRequest(camel(boundary.field), value) : { ...base(), [camel(boundary.field)]: value };
     const client = grpcClient({ address: server.grpcUrl });
     try {
-      const outcome = await client.call(method, { ...base(), [camel(boundary.field)]: boundary.value(unique) });
+      const outcome = await client.call(method, request);
       expect(outcome.code, outcome.details).not.toBe(grpc.status.INTERNAL);
       if (boundary.accept) expect(outcome.code, outcome.details).not.toBe(grpc.status.INVALID_ARGUMENT);
       else {
         expect(outcome.code, outcome.details).toBe(grpc.status.INVALID_ARGUMENT);
-        expect(badRequestFields(outcome.error)).toContain(boundary.field);
+        expect(badRequestFields(outcome.error)).toContain(inLine ? `lines[0].${boundary.field}` : boundary.field);
       }
     } finally {
       client.close();

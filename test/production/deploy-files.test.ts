@@ -127,6 +127,7 @@ describe('deploy/haproxy/haproxy.cfg', () => {
       const idempotent = /^\s*acl idempotent_rpc path (.*)$/m.exec(config)?.[1]?.split(' ');
       expect(idempotent).not.toContain('/inventory.v1.Inventory/AdjustStock');
       expect(idempotent).toContain('/inventory.v1.Inventory/Reserve');
+      expect(idempotent).toContain('/inventory.v1.Inventory/ReserveOrder');
     }
     expect(local).toMatch(/server app2 127\.0\.0\.1:18102 proto h2 check port 18002 /);
   });

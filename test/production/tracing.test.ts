@@ -117,17 +117,18 @@ function expectOrderTrace(trace: ReceivedSpan[], caller: { parentId: string }) {
   // Its SQL statements and its inventory call are its children.
   const underUseCase = childrenOf(trace, useCase as ReceivedSpan);
   expect(underUseCase.filter(isSql).length).toBeGreaterThan(0);
-  const [reserveCall] = underUseCase.filter((span) => span.name === 'inventory.v1.Inventory/Reserve');
+  const [reserveCall] = underUseCase.filter((span) => span.name === 'inventory.v1.Inventory/ReserveOrder');
   expect(reserveCall?.kind).toBe(CLIENT);
   // The inventory service continues the call's trace in a server span, and its SQL is under that.
-  const [reserveServed] = named(trace, 'inventory.v1.Inventory/Reserve', SERVER);
+  const [reserveServed] = named(trace, 'inventory.v1.Inventory/ReserveOrder', SERVER);
   expect(reserveServed?.parentSpanId).toBe(reserveCall?.spanId);
   expect(childrenOf(trace, reserveServed as ReceivedSpan).filter(isSql).length).toBeGreaterThan(0);
   return { serverSpan: serverSpan as ReceivedSpan };
 }
 
 const complete = (trace: ReceivedSpan[]) =>
-  named(trace, 'POST /v1/orders').length === 1 && named(trace, 'inventory.v1.Inventory/Reserve', SERVER).length > 0;
+  named(trace, 'POST /v1/orders').length === 1 &&
+  named(trace, 'inventory.v1.Inventory/ReserveOrder', SERVER).length > 0;
 
 describe('tracing with an OTLP endpoint', { timeout: 180_000 }, () => {
   it('exports a placed order as one trace continuing the caller’s, its id in the log lines and problems', async () => {

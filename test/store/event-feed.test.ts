@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { NewEvent, StoredEvent } from '../../src/core/events.js';
 import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed, type EventFeed } from '../../src/store/event-feed.js';
-import { appendEvents } from '../../src/store/event-store.js';
 import { type EventWakeups, notifyWakeups } from '../../src/store/event-wakeups.js';
+import { writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
 
@@ -55,7 +55,7 @@ const stockEvent = (sku: string, ownerUserId: number | null = null): NewEvent =>
   subject: `sku:${sku}`,
   data: { object: { sku } },
 });
-const append = (events: NewEvent[]) => database.db.transaction((tx) => appendEvents(tx, wakeups, events));
+const append = (events: NewEvent[]) => database.db.transaction((tx) => writeEvents(tx, wakeups, events));
 
 /** Collects what a subscription yields until `count` events arrived (or the subscription ends). */
 function collect(filter: Parameters<EventFeed['subscribe']>[0], count: number) {
@@ -85,7 +85,7 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
     await append([stockEvent('A')]);
     await expect(
       database.db.transaction(async (tx) => {
-        await appendEvents(tx, wakeups, [stockEvent('ROLLED-BACK')]);
+        await writeEvents(tx, wakeups, [stockEvent('ROLLED-BACK')]);
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
@@ -110,7 +110,7 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
     // Released even when an assertion below fails: an open transaction holds back every feed on the server.
     onTestFinished(() => releaseOlder());
     const older = database.db.transaction(async (tx) => {
-      await appendEvents(tx, wakeups, [stockEvent('OLDER')]);
+      await writeEvents(tx, wakeups, [stockEvent('OLDER')]);
       await new Promise<void>((resolve) => (releaseOlder = resolve));
     });
     await new Promise((resolve) => setTimeout(resolve, 50));

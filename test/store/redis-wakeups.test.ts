@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { NewEvent, StoredEvent } from '../../src/core/events.js';
 import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed } from '../../src/store/event-feed.js';
-import { appendEvents } from '../../src/store/event-store.js';
 import type { EventWakeups } from '../../src/store/event-wakeups.js';
+import { writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { requires } from '../support/requires.js';
 import { openTcpProxy } from '../support/tcp-proxy.js';
@@ -58,22 +58,22 @@ describe.runIf(requires(redisUrl, 'event wake-ups over Redis', 'set REDIS_TEST_U
     }
 
     const write = (wakeups: EventWakeups, ...skus: string[]) =>
-      database.db.transaction((tx) => appendEvents(tx, wakeups, skus.map(stockEvent)));
+      database.db.transaction((tx) => writeEvents(tx, wakeups, skus.map(stockEvent)));
 
     it('publishes one wake-up per transaction, once it committed, and none for a rollback', async () => {
       const { channel, wakeups } = open(redisUrl as string);
       const messages = await messagesOn(channel);
       await until(() => (wakeups.degraded() === undefined ? true : undefined));
       await database.db.transaction(async (tx) => {
-        await appendEvents(tx, wakeups, [stockEvent('FIRST')]);
-        await appendEvents(tx, wakeups, [stockEvent('SECOND')]);
+        await writeEvents(tx, wakeups, [stockEvent('FIRST')]);
+        await writeEvents(tx, wakeups, [stockEvent('SECOND')]);
         await sleep(150);
         expect(messages).toEqual([]); // not before the commit
       });
       await until(() => (messages.length > 0 ? true : undefined));
       await expect(
         database.db.transaction(async (tx) => {
-          await appendEvents(tx, wakeups, [stockEvent('ROLLED-BACK')]);
+          await writeEvents(tx, wakeups, [stockEvent('ROLLED-BACK')]);
           throw new Error('the change failed');
         }),
       ).rejects.toThrow('the change failed');

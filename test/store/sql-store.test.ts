@@ -8,6 +8,7 @@ import type { Address, Product, User } from '../../src/core/model.js';
 import { type Minor, minor } from '../../src/core/money.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { writeOrder } from '../support/store-orders.js';
 
 let database: TestDatabase;
 let store: Store;
@@ -23,20 +24,8 @@ async function newProduct(stock = 10, price = minor(1_000)): Promise<Product> {
   return product;
 }
 
-async function newOrder(product: Product, amount: Minor) {
-  const id = await store.orders.allocateId();
-  const order = await store.orders.insert({
-    id,
-    userId: user.id,
-    items: [{ productId: product.id, sku: product.sku, quantity: 1, unitPrice: amount, amount }],
-    amount,
-    shippingAddress: address,
-    note: null,
-    couponCode: null,
-  });
-  if (order === 'draft-already-ordered') throw new Error('unexpected');
-  return order;
-}
+const newOrder = (product: Product, amount: Minor) =>
+  writeOrder(store, user.id, [{ productId: product.id, sku: product.sku, quantity: 1, unitPrice: amount }]);
 
 beforeAll(async () => {
   database = await openTestDatabase();
@@ -78,29 +67,52 @@ describe('the SQL store', () => {
   it('reserves atomically: replays, mismatches, refuses beyond stock and unknown SKUs', async () => {
     const { sku } = await newProduct(5);
     const later = new Date(Date.now() + 600_000);
-    const first = await store.inventory.reserve(9001, sku, 3, later);
-    expect(first).toMatchObject({ kind: 'reserved', replayed: false, stock: { onHand: 5, reserved: 3 } });
-    expect(await store.inventory.reserve(9001, sku, 3, later)).toMatchObject({ kind: 'reserved', replayed: true });
-    expect(await store.inventory.reserve(9001, sku, 2, later)).toMatchObject({ kind: 'mismatch' });
-    expect(await store.inventory.reserve(9002, sku, 3, later)).toMatchObject({
+    const first = await store.inventory.reserve(9001, [{ sku, quantity: 3 }], later);
+    expect(first).toMatchObject({ kind: 'reserved', replayed: false, stocks: [{ onHand: 5, reserved: 3 }] });
+    const again = store.inventory.reserve(9001, [{ sku, quantity: 3 }], later);
+    expect(await again).toMatchObject({ kind: 'reserved', replayed: true });
+    expect(await store.inventory.reserve(9001, [{ sku, quantity: 2 }], later)).toMatchObject({ kind: 'mismatch' });
+    expect(await store.inventory.reserve(9002, [{ sku, quantity: 3 }], later)).toMatchObject({
       kind: 'insufficient',
       stock: { onHand: 5, reserved: 3 },
     });
-    expect(await store.inventory.reserve(9003, 'NO-SUCH-SKU', 1, later)).toEqual({ kind: 'unknown-sku' });
+    const unknown = await store.inventory.reserve(9003, [{ sku: 'NO-SUCH-SKU', quantity: 1 }], later);
+    expect(unknown).toEqual({ kind: 'unknown-sku', sku: 'NO-SUCH-SKU' });
     expect(await store.inventory.stock(sku)).toMatchObject({ onHand: 5, reserved: 3 });
+  });
+
+  it('reserves every line of an order or none, and a retry replays them all', async () => {
+    const [a, b] = [await newProduct(5), await newProduct(1)];
+    const later = new Date(Date.now() + 600_000);
+    const lines = [
+      { sku: b.sku, quantity: 2 },
+      { sku: a.sku, quantity: 2 },
+    ];
+    // b has 1 unit: neither line is held, and a keeps all its stock.
+    expect(await store.inventory.reserve(9201, lines, later)).toMatchObject({ kind: 'insufficient', quantity: 2 });
+    expect(await store.inventory.stock(a.sku)).toMatchObject({ reserved: 0 });
+    lines[0] = { sku: b.sku, quantity: 1 };
+    const held = await store.inventory.reserve(9201, lines, later);
+    expect(held).toMatchObject({ kind: 'reserved', replayed: false });
+    // The answer is in SKU order, whatever the order of the lines.
+    const skus = [a.sku, b.sku].sort();
+    expect(held.kind === 'reserved' && held.reservations.map((reservation) => reservation.sku)).toEqual(skus);
+    expect(await store.inventory.reserve(9201, lines, later)).toMatchObject({ kind: 'reserved', replayed: true });
+    expect(await store.inventory.stock(a.sku)).toMatchObject({ reserved: 2 });
   });
 
   it('rolls a reservation back when the check before commit refuses it', async () => {
     const { sku } = await newProduct(5);
     const later = new Date(Date.now() + 600_000);
     await expect(
-      store.inventory.reserve(9101, sku, 2, later, () => {
+      store.inventory.reserve(9101, [{ sku, quantity: 2 }], later, () => {
         throw new Error('deadline passed');
       }),
     ).rejects.toThrow('deadline passed');
     expect(await store.inventory.stock(sku)).toMatchObject({ onHand: 5, reserved: 0 });
     // No reservation row was left behind either: the same order's reservation is new, not a replay.
-    expect(await store.inventory.reserve(9101, sku, 2, later)).toMatchObject({ kind: 'reserved', replayed: false });
+    const retried = await store.inventory.reserve(9101, [{ sku, quantity: 2 }], later);
+    expect(retried).toMatchObject({ kind: 'reserved', replayed: false });
   });
 
   it('writes an order only at the version it was read at', async () => {

@@ -262,16 +262,28 @@ export interface ProtoBoundaryCase {
   value: (unique: () => string) => unknown;
 }
 
-/** The cases of every buf.validate rule of the proto packages under `contractsDir`. */
-export function protoBoundaryCases(contractsDir: string): ProtoBoundaryCase[] {
+/**
+ * The cases of every buf.validate rule of the proto packages under `contractsDir`. A repeated field's
+ * elements (for its item-count rules) come from `elements`, by `Message.field`, each call a fresh one.
+ */
+export function protoBoundaryCases(
+  contractsDir: string,
+  elements: Record<string, () => unknown> = {},
+): ProtoBoundaryCase[] {
   const out: ProtoBoundaryCase[] = [];
   for (const [item, own] of protoRules(contractsDir)) {
     const [message, field] = item.split('.') as [string, string];
     const integer = typeof own.minimum === 'number' || typeof own.maximum === 'number';
-    const shape: Shape = { list: false, id: false, integer, item, object: undefined, objectOf: () => ({}) };
+    const element = elements[item];
+    const list = typeof own.minItems === 'number' || typeof own.maxItems === 'number';
+    if (list && !element) throw new Error(`no element given for the repeated field ${item}`);
+    const shape: Shape = list
+      ? { list: true, id: false, integer: false, item, object: item, objectOf: () => (element as () => unknown)() }
+      : { list: false, id: false, integer, item, object: undefined, objectOf: () => ({}) };
     const { required, ...rest } = own;
     // An int32 cannot carry a value past its own range: that bound holds by the wire format.
-    const made = scalarValues(rest, shape).filter(([rule, accept]) => accept || !rule.startsWith('maximum 2147483647'));
+    const values = list ? valuesFor(rest, shape) : scalarValues(rest, shape);
+    const made = values.filter(([rule, accept]) => accept || !rule.startsWith('maximum 2147483647'));
     if (required === true) made.push(['required: empty', false, () => '']);
     for (const [rule, accept, value] of made) out.push({ message, field, rule, accept, value });
   }

@@ -5,8 +5,11 @@ import type { Store } from '../../src/core/ports/index.js';
 export type DeathPoint =
   /** After reserving stock: the order is never written and nothing is given back. */
   | 'after-reserving'
-  /** After writing the order: the idempotency claim is never completed. */
-  | 'before-completing';
+  /**
+   * The last write commits (the order with its claim completed, or another create before its claim is
+   * completed) and its answer never arrives.
+   */
+  | 'after-committing';
 
 /**
  * The store as a process that dies at `point` sees it: the writes it would make from there on fail, while
@@ -14,9 +17,10 @@ export type DeathPoint =
  * survives (the retry, the sweep).
  */
 export function dyingStore(store: Store, point: DeathPoint): Store {
-  if (point === 'before-completing') {
+  if (point === 'after-committing') {
     return {
       ...store,
+      orders: { ...store.orders, insert: landsUnanswered(store.orders.insert, () => new Error('connection lost')) },
       idempotency: { ...store.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
     };
   }
@@ -28,6 +32,14 @@ export function dyingStore(store: Store, point: DeathPoint): Store {
     idempotency: { ...store.idempotency, abandon: killed },
   };
 }
+
+/** A write that lands, whose answer is lost: it fails with `lost()` after committing. */
+const landsUnanswered =
+  <A extends unknown[], R>(write: (...args: A) => Promise<R>, lost: () => Error) =>
+  async (...args: A): Promise<never> => {
+    await write(...args);
+    throw lost();
+  };
 
 /** A database outage that the test ends: the store fails as a lost database does until `end()`. */
 export interface Outage {
@@ -53,8 +65,12 @@ export function outageStore(store: Store, point: DeathPoint): Outage {
     abandon: whileDown(store.idempotency.abandon),
   };
   const failing: Store =
-    point === 'before-completing'
-      ? { ...store, idempotency }
+    point === 'after-committing'
+      ? {
+          ...store,
+          idempotency,
+          orders: { ...store.orders, insert: landsUnanswered(store.orders.insert, unavailable) },
+        }
       : {
           ...store,
           idempotency,

@@ -20,11 +20,19 @@ export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
 export type { EventSubscriptions } from './event-subscriptions.js';
 export type { EventPosition, EventStore } from './events.js';
-export type { IdempotencyClaim, IdempotencyStore } from './idempotency.js';
-export type { CallOptions, InventoryPort, InventoryStore, ReserveOutcome } from './inventory.js';
+export type { ClaimCompletion, IdempotencyClaim, IdempotencyStore } from './idempotency.js';
+export type { CallOptions, InventoryPort, InventoryStore, ReserveLine, ReserveOutcome } from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';
 export type { ClaimedMail, ComposeMail, Mail, MailAttemptRecord, Mailer, NoticeMailStore } from './mail.js';
-export type { DraftStore, NewOrder, OrderChange, OrderFilters, OrderStore } from './orders.js';
+export type {
+  DraftStore,
+  NewOrder,
+  OrderAllocation,
+  OrderChange,
+  OrderFilters,
+  OrderRefusal,
+  OrderStore,
+} from './orders.js';
 export type { ProductStore, RatingStore } from './products.js';
 export type { SettingsStore } from './settings.js';
 export type { UserFields, UserStore } from './users.js';

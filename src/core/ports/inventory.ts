@@ -1,10 +1,20 @@
 import type { Reservation, Stock } from '../model.js';
 
-/** The outcome of a reservation attempt, decided atomically by the store. */
+/** One SKU and quantity to hold. */
+export interface ReserveLine {
+  sku: string;
+  quantity: number;
+}
+
+/**
+ * The outcome of reserving the lines of one order, decided atomically by the store: every line held (in
+ * SKU order, `replayed` when every one was held already), or none, and the first line in SKU order that
+ * could not be.
+ */
 export type ReserveOutcome =
-  | { kind: 'reserved'; reservation: Reservation; stock: Stock; replayed: boolean }
-  | { kind: 'unknown-sku' }
-  | { kind: 'insufficient'; stock: Stock }
+  | { kind: 'reserved'; reservations: Reservation[]; stocks: Stock[]; replayed: boolean }
+  | { kind: 'unknown-sku'; sku: string }
+  | { kind: 'insufficient'; stock: Stock; quantity: number }
   | { kind: 'mismatch'; reservation: Reservation };
 
 /**
@@ -24,11 +34,14 @@ export interface InventoryStore {
   watchedStock(sku: string): Promise<WatchedStock | undefined>;
   /** Up to `limit` SKUs' stock in SKU order, those after `afterSku` (a keyset page; '' starts), as `watchedStock`. */
   watchedStocks(afterSku: string, limit: number): Promise<WatchedStock[]>;
-  /** `beforeCommit` may throw to roll the reservation back (a caller whose deadline passed). */
+  /**
+   * Holds every line for the order until `expiresAt` (until its order keeps them), all or nothing, locking
+   * the SKUs in sorted order; idempotent per (order, SKU) for the same quantity. Each SKU at most once.
+   * `beforeCommit` may throw to roll the reservation back (a caller whose deadline passed).
+   */
   reserve(
     orderId: number,
-    sku: string,
-    quantity: number,
+    lines: readonly ReserveLine[],
     expiresAt: Date,
     beforeCommit?: () => void,
   ): Promise<ReserveOutcome>;
@@ -40,7 +53,7 @@ export interface InventoryStore {
     delta: number,
     beforeCommit?: () => void,
   ): Promise<Stock | 'unknown-sku' | 'below-reserved' | 'above-maximum'>;
-  /** Releases HELD reservations whose order never appeared before `now`. */
+  /** Releases HELD reservations that no order kept and whose time ran out before `now`. */
   expire(now: Date): Promise<number>;
 }
 
@@ -55,6 +68,7 @@ export interface CallOptions {
  * `inventory.v1.Inventory` implements the same port, so deadlines and errors behave the same either way.
  */
 export interface InventoryPort {
-  reserve(request: { orderId: string; sku: string; quantity: number }, options: CallOptions): Promise<void>;
+  /** Holds every line of the order, all or nothing (`ReserveOrder`). */
+  reserveOrder(request: { orderId: string; lines: readonly ReserveLine[] }, options: CallOptions): Promise<void>;
   release(request: { orderId: string; sku?: string }, options: CallOptions): Promise<void>;
 }

@@ -11,6 +11,7 @@ import type {
 } from '../model.js';
 import type { Minor } from '../money.js';
 import type { OrderStatus } from '../order-state.js';
+import type { ClaimCompletion } from './idempotency.js';
 import type { KeysetQuery } from './keyset-query.js';
 
 /** Normalized order filters (REST query, search body and GraphQL filter all become this). */
@@ -25,17 +26,27 @@ export interface OrderFilters {
   ids?: number[];
 }
 
-/** A new order as the store writes it (the id was allocated before stock was reserved). */
-export interface NewOrder {
+/** What `allocate` hands out before stock is reserved: the order's id, ids for its items, and its time. */
+export interface OrderAllocation {
   id: number;
-  userId: number;
-  items: Array<Omit<OrderItem, 'id' | 'orderId'>>;
-  amount: Minor;
-  shippingAddress: Address;
-  note: string | null;
-  couponCode: string | null;
+  itemIds: number[];
+  /** Now, by the database's clock (the one every other timestamp of the order uses). */
+  at: Date;
+}
+
+/** A new order as the store writes it: ids and time allocated beforehand, its stock already reserved. */
+export interface NewOrder {
+  order: Order;
+  /** The draft the order is placed from, consumed by the same write. */
   draftId?: number;
 }
+
+/**
+ * Why an order's write changed nothing: its draft was placed already, one of its reservations is no
+ * longer held (released by the expiry sweep or a takeover of its claim), or its idempotency claim was
+ * taken over by a retry.
+ */
+export type OrderRefusal = 'draft-already-ordered' | 'reservation-lost' | 'claim-lost';
 
 /** The writable state of an order after a change, with what else the change does. */
 export interface OrderChange {
@@ -56,7 +67,8 @@ export interface OrderChange {
 
 /** Orders with their items, shipments and cancellations; every multi-row change is one transaction. */
 export interface OrderStore {
-  allocateId(): Promise<number>;
+  /** Allocates an order id and `lineCount` item ids, in one round trip. */
+  allocate(lineCount: number): Promise<OrderAllocation>;
   /**
    * Up to `limit` PENDING orders placed under the unpaid-order expiry (from its migration on) more than
    * `ageMs` ago by the database's clock (the one that stamped `createdAt`), oldest first.
@@ -71,8 +83,12 @@ export interface OrderStore {
   /** The items of several orders, in one statement. */
   items(orderIds: readonly number[]): Promise<OrderItem[]>;
   count(filters: OrderFilters): Promise<number>;
-  /** Writes the order and its items, confirms its reservations, and consumes the draft if any. */
-  insert(order: NewOrder): Promise<Order | 'draft-already-ordered'>;
+  /**
+   * Writes the order and its items, keeps its reservations (every one must still be held), consumes the
+   * draft if any and completes the idempotency claim if given (only while it is still that claim), in one
+   * statement: all of it or none.
+   */
+  insert(order: NewOrder, completes?: ClaimCompletion): Promise<'placed' | OrderRefusal>;
   change(change: OrderChange): Promise<Order | 'stale'>;
   /** Deletes the order (with its items, shipment, cancellation) and releases its reservations. */
   delete(id: number, version: number): Promise<'deleted' | 'stale'>;

@@ -44,7 +44,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file inventory/v1/inventory.proto.
  */
 export const file_inventory_v1_inventory: GenFile = /*@__PURE__*/
-  fileDesc("ChxpbnZlbnRvcnkvdjEvaW52ZW50b3J5LnByb3RvEgxpbnZlbnRvcnkudjEiqQEKDlJlc2VydmVSZXF1ZXN0EisKCG9yZGVyX2lkGAEgASgJQhm6SBZyFDISXlsxLTldWzAtOV17MCwxNX0kEh8KCHF1YW50aXR5GAMgASgFQg26SAoaCBj/////ByAAEjoKA3NrdRgEIAEoCUItukgqyAEBciUYQDIhXltBLVphLXowLTldW0EtWmEtejAtOS5fLV17MCw2M30kSgQIAhADUgdpdGVtX2lkInQKDFJlc2VydmVSZXBseRIuCgtyZXNlcnZhdGlvbhgBIAEoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbhIQCghyZXBsYXllZBgCIAEoCBIiCgVzdG9jaxgDIAEoCzITLmludmVudG9yeS52MS5TdG9jayJ5Cg5SZWxlYXNlUmVxdWVzdBIrCghvcmRlcl9pZBgBIAEoCUIZukgWchQyEl5bMS05XVswLTldezAsMTV9JBI6CgNza3UYAiABKAlCLbpIKtgBAXIlGEAyIV5bQS1aYS16MC05XVtBLVphLXowLTkuXy1dezAsNjN9JCI/CgxSZWxlYXNlUmVwbHkSLwoMcmVzZXJ2YXRpb25zGAEgAygLMhkuaW52ZW50b3J5LnYxLlJlc2VydmF0aW9uIk0KD0dldFN0b2NrUmVxdWVzdBI6CgNza3UYASABKAlCLbpIKsgBAXIlGEAyIV5bQS1aYS16MC05XVtBLVphLXowLTkuXy1dezAsNjN9JCIzCg1HZXRTdG9ja1JlcGx5EiIKBXN0b2NrGAEgASgLMhMuaW52ZW50b3J5LnYxLlN0b2NrInkKEkFkanVzdFN0b2NrUmVxdWVzdBI6CgNza3UYASABKAlCLbpIKsgBAXIlGEAyIV5bQS1aYS16MC05XVtBLVphLXowLTkuXy1dezAsNjN9JBINCgVkZWx0YRgCIAEoBRIYCgZyZWFzb24YAyABKAlCCLpIBXIDGPQDIjYKEEFkanVzdFN0b2NrUmVwbHkSIgoFc3RvY2sYASABKAsyEy5pbnZlbnRvcnkudjEuU3RvY2siTwoRV2F0Y2hTdG9ja1JlcXVlc3QSOgoDc2t1GAEgASgJQi26SCrYAQFyJRhAMiFeW0EtWmEtejAtOV1bQS1aYS16MC05Ll8tXXswLDYzfSQihAEKC1N0b2NrQ2hhbmdlEiIKBXN0b2NrGAEgASgLMhMuaW52ZW50b3J5LnYxLlN0b2NrEg8KB2luaXRpYWwYAiABKAgSEAoIZXZlbnRfaWQYAyABKAkSLgoKY2hhbmdlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiSgoFU3RvY2sSCwoDc2t1GAEgASgJEg8KB29uX2hhbmQYAiABKAUSEAoIcmVzZXJ2ZWQYAyABKAUSEQoJYXZhaWxhYmxlGAQgASgFIs0BCgtSZXNlcnZhdGlvbhIQCghvcmRlcl9pZBgBIAEoCRILCgNza3UYAiABKAkSEAoIcXVhbnRpdHkYAyABKAUSLQoFc3RhdGUYBCABKA4yHi5pbnZlbnRvcnkudjEuUmVzZXJ2YXRpb25TdGF0ZRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqRAQoQUmVzZXJ2YXRpb25TdGF0ZRIhCh1SRVNFUlZBVElPTl9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlJFU0VSVkFUSU9OX1NUQVRFX0hFTEQQARIeChpSRVNFUlZBVElPTl9TVEFURV9SRUxFQVNFRBACEh4KGlJFU0VSVkFUSU9OX1NUQVRFX0NPTlNVTUVEEAMy+gIKCUludmVudG9yeRJDCgdSZXNlcnZlEhwuaW52ZW50b3J5LnYxLlJlc2VydmVSZXF1ZXN0GhouaW52ZW50b3J5LnYxLlJlc2VydmVSZXBseRJDCgdSZWxlYXNlEhwuaW52ZW50b3J5LnYxLlJlbGVhc2VSZXF1ZXN0GhouaW52ZW50b3J5LnYxLlJlbGVhc2VSZXBseRJGCghHZXRTdG9jaxIdLmludmVudG9yeS52MS5HZXRTdG9ja1JlcXVlc3QaGy5pbnZlbnRvcnkudjEuR2V0U3RvY2tSZXBseRJPCgtBZGp1c3RTdG9jaxIgLmludmVudG9yeS52MS5BZGp1c3RTdG9ja1JlcXVlc3QaHi5pbnZlbnRvcnkudjEuQWRqdXN0U3RvY2tSZXBseRJKCgpXYXRjaFN0b2NrEh8uaW52ZW50b3J5LnYxLldhdGNoU3RvY2tSZXF1ZXN0GhkuaW52ZW50b3J5LnYxLlN0b2NrQ2hhbmdlMAFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChxpbnZlbnRvcnkvdjEvaW52ZW50b3J5LnByb3RvEgxpbnZlbnRvcnkudjEiqQEKDlJlc2VydmVSZXF1ZXN0EisKCG9yZGVyX2lkGAEgASgJQhm6SBZyFDISXlsxLTldWzAtOV17MCwxNX0kEh8KCHF1YW50aXR5GAMgASgFQg26SAoaCBj/////ByAAEjoKA3NrdRgEIAEoCUItukgqyAEBciUYQDIhXltBLVphLXowLTldW0EtWmEtejAtOS5fLV17MCw2M30kSgQIAhADUgdpdGVtX2lkInQKDFJlc2VydmVSZXBseRIuCgtyZXNlcnZhdGlvbhgBIAEoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbhIQCghyZXBsYXllZBgCIAEoCBIiCgVzdG9jaxgDIAEoCzITLmludmVudG9yeS52MS5TdG9jayLLAQoTUmVzZXJ2ZU9yZGVyUmVxdWVzdBIrCghvcmRlcl9pZBgBIAEoCUIZukgWchQyEl5bMS05XVswLTldezAsMTV9JBKGAQoFbGluZXMYAiADKAsyGS5pbnZlbnRvcnkudjEuUmVzZXJ2ZUxpbmVCXLpIWboBTwoQbGluZXMudW5pcXVlX3NrdRIYZWFjaCBTS1UgbWF5IGFwcGVhciBvbmNlGiF0aGlzLm1hcChsaW5lLCBsaW5lLnNrdSkudW5pcXVlKCmSAQQIARBkImoKC1Jlc2VydmVMaW5lEjoKA3NrdRgBIAEoCUItukgqyAEBciUYQDIhXltBLVphLXowLTldW0EtWmEtejAtOS5fLV17MCw2M30kEh8KCHF1YW50aXR5GAIgASgFQg26SAoaCBj/////ByAAInsKEVJlc2VydmVPcmRlclJlcGx5Ei8KDHJlc2VydmF0aW9ucxgBIAMoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbhIjCgZzdG9ja3MYAiADKAsyEy5pbnZlbnRvcnkudjEuU3RvY2sSEAoIcmVwbGF5ZWQYAyABKAgieQoOUmVsZWFzZVJlcXVlc3QSKwoIb3JkZXJfaWQYASABKAlCGbpIFnIUMhJeWzEtOV1bMC05XXswLDE1fSQSOgoDc2t1GAIgASgJQi26SCrYAQFyJRhAMiFeW0EtWmEtejAtOV1bQS1aYS16MC05Ll8tXXswLDYzfSQiPwoMUmVsZWFzZVJlcGx5Ei8KDHJlc2VydmF0aW9ucxgBIAMoCzIZLmludmVudG9yeS52MS5SZXNlcnZhdGlvbiJNCg9HZXRTdG9ja1JlcXVlc3QSOgoDc2t1GAEgASgJQi26SCrIAQFyJRhAMiFeW0EtWmEtejAtOV1bQS1aYS16MC05Ll8tXXswLDYzfSQiMwoNR2V0U3RvY2tSZXBseRIiCgVzdG9jaxgBIAEoCzITLmludmVudG9yeS52MS5TdG9jayJ5ChJBZGp1c3RTdG9ja1JlcXVlc3QSOgoDc2t1GAEgASgJQi26SCrIAQFyJRhAMiFeW0EtWmEtejAtOV1bQS1aYS16MC05Ll8tXXswLDYzfSQSDQoFZGVsdGEYAiABKAUSGAoGcmVhc29uGAMgASgJQgi6SAVyAxj0AyI2ChBBZGp1c3RTdG9ja1JlcGx5EiIKBXN0b2NrGAEgASgLMhMuaW52ZW50b3J5LnYxLlN0b2NrIk8KEVdhdGNoU3RvY2tSZXF1ZXN0EjoKA3NrdRgBIAEoCUItukgq2AEBciUYQDIhXltBLVphLXowLTldW0EtWmEtejAtOS5fLV17MCw2M30kIoQBCgtTdG9ja0NoYW5nZRIiCgVzdG9jaxgBIAEoCzITLmludmVudG9yeS52MS5TdG9jaxIPCgdpbml0aWFsGAIgASgIEhAKCGV2ZW50X2lkGAMgASgJEi4KCmNoYW5nZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKBVN0b2NrEgsKA3NrdRgBIAEoCRIPCgdvbl9oYW5kGAIgASgFEhAKCHJlc2VydmVkGAMgASgFEhEKCWF2YWlsYWJsZRgEIAEoBSLNAQoLUmVzZXJ2YXRpb24SEAoIb3JkZXJfaWQYASABKAkSCwoDc2t1GAIgASgJEhAKCHF1YW50aXR5GAMgASgFEi0KBXN0YXRlGAQgASgOMh4uaW52ZW50b3J5LnYxLlJlc2VydmF0aW9uU3RhdGUSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqkQEKEFJlc2VydmF0aW9uU3RhdGUSIQodUkVTRVJWQVRJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIaChZSRVNFUlZBVElPTl9TVEFURV9IRUxEEAESHgoaUkVTRVJWQVRJT05fU1RBVEVfUkVMRUFTRUQQAhIeChpSRVNFUlZBVElPTl9TVEFURV9DT05TVU1FRBADMs4DCglJbnZlbnRvcnkSQwoHUmVzZXJ2ZRIcLmludmVudG9yeS52MS5SZXNlcnZlUmVxdWVzdBoaLmludmVudG9yeS52MS5SZXNlcnZlUmVwbHkSUgoMUmVzZXJ2ZU9yZGVyEiEuaW52ZW50b3J5LnYxLlJlc2VydmVPcmRlclJlcXVlc3QaHy5pbnZlbnRvcnkudjEuUmVzZXJ2ZU9yZGVyUmVwbHkSQwoHUmVsZWFzZRIcLmludmVudG9yeS52MS5SZWxlYXNlUmVxdWVzdBoaLmludmVudG9yeS52MS5SZWxlYXNlUmVwbHkSRgoIR2V0U3RvY2sSHS5pbnZlbnRvcnkudjEuR2V0U3RvY2tSZXF1ZXN0GhsuaW52ZW50b3J5LnYxLkdldFN0b2NrUmVwbHkSTwoLQWRqdXN0U3RvY2sSIC5pbnZlbnRvcnkudjEuQWRqdXN0U3RvY2tSZXF1ZXN0Gh4uaW52ZW50b3J5LnYxLkFkanVzdFN0b2NrUmVwbHkSSgoKV2F0Y2hTdG9jaxIfLmludmVudG9yeS52MS5XYXRjaFN0b2NrUmVxdWVzdBoZLmludmVudG9yeS52MS5TdG9ja0NoYW5nZTABYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * ReserveRequest asks to hold stock of one SKU for one order.
@@ -117,6 +117,97 @@ export const ReserveReplySchema: GenMessage<ReserveReply> = /*@__PURE__*/
   messageDesc(file_inventory_v1_inventory, 1);
 
 /**
+ * ReserveOrderRequest asks to hold stock of every line of one order.
+ *
+ * @generated from message inventory.v1.ReserveOrderRequest
+ */
+export type ReserveOrderRequest = Message<"inventory.v1.ReserveOrderRequest"> & {
+  /**
+   * The order the stock is held for: the REST order id as a decimal string (no leading zero).
+   *
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * The lines to hold, 1 to 100 (an order's most lines), each SKU at most once.
+   *
+   * @generated from field: repeated inventory.v1.ReserveLine lines = 2;
+   */
+  lines: ReserveLine[];
+};
+
+/**
+ * Describes the message inventory.v1.ReserveOrderRequest.
+ * Use `create(ReserveOrderRequestSchema)` to create a new message.
+ */
+export const ReserveOrderRequestSchema: GenMessage<ReserveOrderRequest> = /*@__PURE__*/
+  messageDesc(file_inventory_v1_inventory, 2);
+
+/**
+ * ReserveLine is one SKU and quantity of a ReserveOrderRequest, with the rules of ReserveRequest.
+ *
+ * @generated from message inventory.v1.ReserveLine
+ */
+export type ReserveLine = Message<"inventory.v1.ReserveLine"> & {
+  /**
+   * The stock-keeping unit to hold, as products name it; required.
+   *
+   * @generated from field: string sku = 1;
+   */
+  sku: string;
+
+  /**
+   * How many units to hold; at least 1.
+   *
+   * @generated from field: int32 quantity = 2;
+   */
+  quantity: number;
+};
+
+/**
+ * Describes the message inventory.v1.ReserveLine.
+ * Use `create(ReserveLineSchema)` to create a new message.
+ */
+export const ReserveLineSchema: GenMessage<ReserveLine> = /*@__PURE__*/
+  messageDesc(file_inventory_v1_inventory, 3);
+
+/**
+ * ReserveOrderReply describes the reservations that now exist, in SKU order.
+ *
+ * @generated from message inventory.v1.ReserveOrderReply
+ */
+export type ReserveOrderReply = Message<"inventory.v1.ReserveOrderReply"> & {
+  /**
+   * One reservation per line, in SKU order.
+   *
+   * @generated from field: repeated inventory.v1.Reservation reservations = 1;
+   */
+  reservations: Reservation[];
+
+  /**
+   * The stock of each SKU after the call, in SKU order.
+   *
+   * @generated from field: repeated inventory.v1.Stock stocks = 2;
+   */
+  stocks: Stock[];
+
+  /**
+   * True when every line was already held (an idempotent retry) and nothing changed.
+   *
+   * @generated from field: bool replayed = 3;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message inventory.v1.ReserveOrderReply.
+ * Use `create(ReserveOrderReplySchema)` to create a new message.
+ */
+export const ReserveOrderReplySchema: GenMessage<ReserveOrderReply> = /*@__PURE__*/
+  messageDesc(file_inventory_v1_inventory, 4);
+
+/**
  * ReleaseRequest asks to give back stock held for an order.
  *
  * @generated from message inventory.v1.ReleaseRequest
@@ -142,7 +233,7 @@ export type ReleaseRequest = Message<"inventory.v1.ReleaseRequest"> & {
  * Use `create(ReleaseRequestSchema)` to create a new message.
  */
 export const ReleaseRequestSchema: GenMessage<ReleaseRequest> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 2);
+  messageDesc(file_inventory_v1_inventory, 5);
 
 /**
  * ReleaseReply lists what was released.
@@ -163,7 +254,7 @@ export type ReleaseReply = Message<"inventory.v1.ReleaseReply"> & {
  * Use `create(ReleaseReplySchema)` to create a new message.
  */
 export const ReleaseReplySchema: GenMessage<ReleaseReply> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 3);
+  messageDesc(file_inventory_v1_inventory, 6);
 
 /**
  * GetStockRequest names the SKU to report.
@@ -184,7 +275,7 @@ export type GetStockRequest = Message<"inventory.v1.GetStockRequest"> & {
  * Use `create(GetStockRequestSchema)` to create a new message.
  */
 export const GetStockRequestSchema: GenMessage<GetStockRequest> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 4);
+  messageDesc(file_inventory_v1_inventory, 7);
 
 /**
  * GetStockReply reports the stock of one SKU.
@@ -205,7 +296,7 @@ export type GetStockReply = Message<"inventory.v1.GetStockReply"> & {
  * Use `create(GetStockReplySchema)` to create a new message.
  */
 export const GetStockReplySchema: GenMessage<GetStockReply> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 5);
+  messageDesc(file_inventory_v1_inventory, 8);
 
 /**
  * AdjustStockRequest changes the on-hand quantity of one SKU.
@@ -240,7 +331,7 @@ export type AdjustStockRequest = Message<"inventory.v1.AdjustStockRequest"> & {
  * Use `create(AdjustStockRequestSchema)` to create a new message.
  */
 export const AdjustStockRequestSchema: GenMessage<AdjustStockRequest> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 6);
+  messageDesc(file_inventory_v1_inventory, 9);
 
 /**
  * AdjustStockReply reports the stock after the change.
@@ -261,7 +352,7 @@ export type AdjustStockReply = Message<"inventory.v1.AdjustStockReply"> & {
  * Use `create(AdjustStockReplySchema)` to create a new message.
  */
 export const AdjustStockReplySchema: GenMessage<AdjustStockReply> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 7);
+  messageDesc(file_inventory_v1_inventory, 10);
 
 /**
  * WatchStockRequest names the stock to watch.
@@ -282,7 +373,7 @@ export type WatchStockRequest = Message<"inventory.v1.WatchStockRequest"> & {
  * Use `create(WatchStockRequestSchema)` to create a new message.
  */
 export const WatchStockRequestSchema: GenMessage<WatchStockRequest> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 8);
+  messageDesc(file_inventory_v1_inventory, 11);
 
 /**
  * StockChange is the stock of one SKU at the start of a watch or after one change.
@@ -324,7 +415,7 @@ export type StockChange = Message<"inventory.v1.StockChange"> & {
  * Use `create(StockChangeSchema)` to create a new message.
  */
 export const StockChangeSchema: GenMessage<StockChange> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 9);
+  messageDesc(file_inventory_v1_inventory, 12);
 
 /**
  * Stock is the quantity of one SKU.
@@ -366,7 +457,7 @@ export type Stock = Message<"inventory.v1.Stock"> & {
  * Use `create(StockSchema)` to create a new message.
  */
 export const StockSchema: GenMessage<Stock> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 10);
+  messageDesc(file_inventory_v1_inventory, 13);
 
 /**
  * Reservation is stock of one SKU held for one order.
@@ -422,7 +513,7 @@ export type Reservation = Message<"inventory.v1.Reservation"> & {
  * Use `create(ReservationSchema)` to create a new message.
  */
 export const ReservationSchema: GenMessage<Reservation> = /*@__PURE__*/
-  messageDesc(file_inventory_v1_inventory, 11);
+  messageDesc(file_inventory_v1_inventory, 14);
 
 /**
  * ReservationState tells whether a reservation still holds stock.
@@ -484,6 +575,21 @@ export const Inventory: GenService<{
     methodKind: "unary";
     input: typeof ReserveRequestSchema;
     output: typeof ReserveReplySchema;
+  },
+  /**
+   * ReserveOrder holds stock of every line of one order in one step, all or nothing: either every line is
+   * held, or none is and the call fails as Reserve would for the first failing line in SKU order
+   * (FAILED_PRECONDITION with INSUFFICIENT_STOCK or RESERVATION_MISMATCH, NOT_FOUND for an unknown SKU).
+   * Each line is idempotent per (order_id, sku) as in Reserve, so a retry with the same lines returns the
+   * reservations that exist (`replayed`). The SKUs are locked in sorted order, so concurrent calls that
+   * share SKUs queue instead of deadlocking. Order placement uses it: one call per order, not one per line.
+   *
+   * @generated from rpc inventory.v1.Inventory.ReserveOrder
+   */
+  reserveOrder: {
+    methodKind: "unary";
+    input: typeof ReserveOrderRequestSchema;
+    output: typeof ReserveOrderReplySchema;
   },
   /**
    * Release gives back the stock held for one order (one SKU, or every SKU when sku is empty). Releasing a

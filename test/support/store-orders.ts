@@ -1,6 +1,6 @@
 import type { Order } from '../../src/core/model.js';
 import { type Minor, sumMinor, timesMinor } from '../../src/core/money.js';
-import type { Store } from '../../src/core/ports/index.js';
+import type { ClaimCompletion, Store } from '../../src/core/ports/index.js';
 
 /** A line to write: a product and what it costs. */
 export interface StoreLine {
@@ -12,9 +12,16 @@ export interface StoreLine {
 
 /**
  * Writes an order through the store as placement does (ids allocated, every line reserved, then the order
- * in one statement), for tests of the store below the core. Answers the order, or the store's refusal.
+ * in one statement), for tests of the store below the core; `completes` is its idempotency claim, and
+ * `beforeWriting` runs between the reservation and the order. Answers the order, or fails with the refusal.
  */
-export async function writeOrder(store: Store, userId: number, lines: readonly StoreLine[]) {
+export async function writeOrder(
+  store: Store,
+  userId: number,
+  lines: readonly StoreLine[],
+  completes?: Omit<ClaimCompletion, 'result'>,
+  beforeWriting?: (orderId: number) => Promise<unknown>,
+) {
   const { id, itemIds, at } = await store.orders.allocate(lines.length);
   const expiresAt = new Date(Date.now() + 600_000);
   const reserved = await store.inventory.reserve(id, lines, expiresAt);
@@ -38,7 +45,8 @@ export async function writeOrder(store: Store, userId: number, lines: readonly S
     updatedAt: at,
     version: 1,
   };
-  const outcome = await store.orders.insert({ order });
+  await beforeWriting?.(id);
+  const outcome = await store.orders.insert({ order }, completes && { ...completes, result: order });
   if (outcome !== 'placed') throw new Error(`order not written: ${outcome}`);
   return order;
 }

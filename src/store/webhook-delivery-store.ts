@@ -20,6 +20,7 @@ const toClaimed = (row: Record<string, unknown>): ClaimedDelivery => ({
   endpoint: toEndpoint({ ...row, id: row.endpoint_id, api_key_id: row.owner_key_id }),
   secrets: [row.secret as string, ...(row.signing_previous ? [row.signing_previous as string] : [])],
   event: toStoredEvent(row),
+  lease: row.lease as string,
 });
 
 /**
@@ -33,7 +34,9 @@ const OWNERS_NEWEST_KEY = `SELECT k.id FROM api_keys k WHERE k.user_id = w.user_
  * One statement claims due deliveries: the oldest due and unleased rows (of endpoints other than `$3`),
  * locked with SKIP LOCKED (instances claiming at once take different rows) and leased, so that a claimed
  * row gets no second attempt until this one is recorded or the lease runs out (its instance died); with
- * each, its endpoint, its event and the secrets that sign now. The queue's tables grow fast, faster than
+ * each, its endpoint, its event, the secrets that sign now and its lease (the fence of its outcome). A due
+ * row whose endpoint was disabled, or whose registering key was revoked or expired since it was queued, is
+ * failed instead: nothing is sent to it. The queue's tables grow fast, faster than
  * their statistics, and a planner that believes them small reads them whole (a claim on a backlog of 27,000
  * deliveries took 50 ms so, 0.1 ms along the index): due rows are read in the order of the index of due
  * rows, from its first entry (the `min`, which the planner takes from the index whatever it believes, and
@@ -48,13 +51,24 @@ const CLAIM = `
                                AND now()
        AND NOT (endpoint_id = ANY ($3::bigint[]))
      ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+  ), checked AS (
+    SELECT d.id, w.disabled_reason IS NULL AND (w.api_key_id IS NULL OR EXISTS (
+             SELECT 1 FROM api_keys k
+              WHERE k.id = w.api_key_id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())))
+           AS live
+      FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+     WHERE d.id = ANY (ARRAY(SELECT id FROM due))
+  ), stopped AS (
+    UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL
+     WHERE id = ANY (ARRAY(SELECT id FROM checked WHERE NOT live))
   ), claimed AS (
     UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => $2::double precision / 1000)
-     WHERE d.id = ANY (ARRAY(SELECT id FROM due)) RETURNING d.id, d.attempts, d.endpoint_id, d.event_id
+     WHERE d.id = ANY (ARRAY(SELECT id FROM checked WHERE live))
+    RETURNING d.id, d.attempts, d.endpoint_id, d.event_id, d.lease_until::text AS lease
   )
-  SELECT c.id AS delivery_id, c.attempts, w.*, w.id AS endpoint_id, e.seq AS event_seq, e.type AS event_type,
-         e.created_at AS event_created_at, e.owner_user_id, e.subject, e.data, e.id AS event_id,
-         CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS signing_previous,
+  SELECT c.id AS delivery_id, c.attempts, c.lease, w.*, w.id AS endpoint_id, e.seq AS event_seq,
+         e.type AS event_type, e.created_at AS event_created_at, e.owner_user_id, e.subject, e.data,
+         e.id AS event_id, CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS signing_previous,
          COALESCE(w.api_key_id, (${OWNERS_NEWEST_KEY})) AS owner_key_id
     FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
          CROSS JOIN LATERAL (SELECT * FROM events WHERE events.id = c.event_id OFFSET 0) e
@@ -62,7 +76,10 @@ const CLAIM = `
 
 /**
  * One statement records the outcomes of attempts that disable nothing (`$1`… one array per column, in the
- * order the attempts ended): their log rows, their deliveries' next state (the lease ends), and each
+ * order the attempts ended): their log rows, their deliveries' next state (the lease ends; only while the
+ * delivery is pending under the lease its attempt claimed: a delivery stopped meanwhile, by a sibling's
+ * `410` or its endpoint disabled, never leaves that terminal state, and a lease that ran out and was
+ * claimed again is the new claim's to record), and each
  * endpoint's `failing_since` as its last outcome says, written only when it changes (a success on a healthy
  * endpoint leaves its row alone, so that concurrent outcomes do not queue on its lock). Deliveries are
  * reached by key (`= ANY ($1)`), whatever the planner believes of the table's size.
@@ -70,9 +87,9 @@ const CLAIM = `
 const RECORD = `
   WITH outcome AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[],
-                         $8::text[], $9::timestamptz[], $10::text[], $11::timestamptz[])
+                         $8::text[], $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[])
       WITH ORDINALITY AS o (delivery_id, endpoint_id, event_id, event_type, attempt, status, duration_ms, error,
-                            next_retry_at, state, failing_since, nth)
+                            next_retry_at, state, failing_since, lease, nth)
   ), logged AS (
     INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempt, status, duration_ms, error, next_retry_at)
     SELECT endpoint_id, event_id, event_type, attempt, status, duration_ms, error, next_retry_at
@@ -81,6 +98,7 @@ const RECORD = `
     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, state = o.state,
            next_attempt_at = COALESCE(o.next_retry_at, d.next_attempt_at), lease_until = NULL
       FROM outcome o WHERE d.id = ANY ($1::bigint[]) AND d.id = o.delivery_id
+       AND d.state = 'pending' AND d.lease_until::text = o.lease
   )
   UPDATE webhook_endpoints w SET failing_since = last.failing_since
     FROM (SELECT DISTINCT ON (endpoint_id) endpoint_id, failing_since FROM outcome ORDER BY endpoint_id, nth DESC) last
@@ -153,5 +171,6 @@ function columns(attempts: readonly AttemptRecord[]): unknown[] {
     of((a) => a.nextAttemptAt),
     of((a) => a.state),
     of((a) => a.failingSince),
+    of((a) => a.delivery.lease),
   ];
 }

@@ -47,7 +47,11 @@ function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' |
     },
     async update(id, fields) {
       const rows = await db.query(
-        `UPDATE webhook_endpoints SET url = COALESCE($2, url), events = COALESCE($3, events),
+        `WITH stopped AS (
+           -- Disabling stops what is queued too; re-enabling resumes with new events (the contract).
+           UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL
+            WHERE endpoint_id = $1 AND state = 'pending' AND $4 AND $5::text IS NOT NULL)
+         UPDATE webhook_endpoints SET url = COALESCE($2, url), events = COALESCE($3, events),
                 disabled_reason = CASE WHEN $4 THEN $5 ELSE disabled_reason END,
                 failing_since = CASE WHEN $4 THEN NULL ELSE failing_since END, updated_at = ${NOW}
           WHERE id = $1 RETURNING *`,

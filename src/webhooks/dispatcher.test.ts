@@ -46,6 +46,7 @@ function memoryQueue() {
       pending.push({
         id: nextId++,
         attempts: 0,
+        lease: 'lease',
         endpoint: endpoint(endpointId),
         secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
         event: event(eventNumber),

@@ -47,6 +47,11 @@ export interface ClaimedDelivery {
   /** The secrets that sign now: the current one, and the previous one during its overlap. */
   secrets: string[];
   event: StoredEvent;
+  /**
+   * The lease this claim holds, as its fence: the attempt's outcome is recorded only while the delivery is
+   * still pending under this lease (not claimed again after it ran out, not stopped meanwhile).
+   */
+  lease: string;
 }
 
 /** The outcome of an attempt, to record in one transaction. */

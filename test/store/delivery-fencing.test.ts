@@ -1,0 +1,114 @@
+/**
+ * Deliveries under fencing (docs/decisions.md, "Leases and fencing"): a delivery never leaves a terminal
+ * state, an attempt's outcome is recorded only under the lease it claimed, and nothing is sent to an
+ * endpoint disabled (by a `410`, by its owner) or whose registering key stopped working after its
+ * deliveries were queued. Each case stages the interleaving by hand: two attempts of one endpoint in
+ * flight, a lease that ran out and was claimed again.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/core/key-check.js';
+import type { ClaimedDelivery, WebhookStore } from '../../src/core/ports/index.js';
+import { attemptRecord } from '../../src/core/webhook-delivery.js';
+import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
+import { openTestDatabase, type TestDatabase } from '../support/database.js';
+
+let database: TestDatabase;
+let store: WebhookStore;
+let userId: number;
+beforeEach(async () => {
+  await database?.close();
+  database = await openTestDatabase();
+  store = database.store.webhooks;
+  const user = await database.store.users.insert({
+    name: 'Fen',
+    email: 'fen@deliveries.example.com',
+    phone: null,
+    address: null,
+    nickname: null,
+    marketingAgreed: false,
+  });
+  if (user === 'email-taken') throw new Error('fresh database');
+  userId = user.id;
+});
+afterAll(() => database?.close());
+
+const LEASE_MS = 60_000;
+const hook = (apiKeyId: number | null = null) =>
+  store.insert({
+    userId,
+    apiKeyId,
+    allOwners: true,
+    url: 'https://hooks.example.com/fence',
+    events: ['order.created'],
+    description: null,
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  });
+async function placeEvents(count: number) {
+  const { db } = database;
+  for (let n = 0; n < count; n++) {
+    await db.transaction((tx) =>
+      writeEvents(tx, sqlOutbox(db).wakeups, [
+        { type: 'order.created', ownerUserId: userId, subject: `order:${n}`, data: { object: { id: n } } as never },
+      ]),
+    );
+  }
+}
+const outcome = (delivery: ClaimedDelivery, status: number) =>
+  attemptRecord(
+    delivery,
+    { status, durationMs: 1, error: status < 300 ? null : `answered ${status}` },
+    {
+      now: new Date(),
+      schedule: [0],
+    },
+  );
+const states = async () =>
+  (await database.db.query<{ state: string }>('SELECT state FROM webhook_deliveries ORDER BY id')).map(
+    (row) => row.state,
+  );
+
+describe('a webhook delivery', () => {
+  it("stays failed when a sibling's 500 is recorded after a 410 disabled its endpoint, and is not sent again", async () => {
+    await hook();
+    await placeEvents(2);
+    const [first, second] = await store.claimDue(10, LEASE_MS);
+    await store.record(outcome(first as ClaimedDelivery, 410));
+    await store.record(outcome(second as ClaimedDelivery, 500));
+    expect(await states()).toEqual(['failed', 'failed']);
+    expect(await store.claimDue(10, 0)).toEqual([]);
+  });
+
+  it('is stopped with its endpoint: a PATCH disabled: true fails what is queued and in flight', async () => {
+    const endpoint = await hook();
+    await placeEvents(2);
+    const [inFlight] = await store.claimDue(1, LEASE_MS);
+    await store.update(endpoint.id, { disabledReason: 'requested' });
+    await store.record(outcome(inFlight as ClaimedDelivery, 500));
+    expect(await states()).toEqual(['failed', 'failed']);
+    expect(await store.claimDue(10, 0)).toEqual([]);
+  });
+
+  it('keeps the outcome of the claim that holds it now against a late one whose lease ran out', async () => {
+    await hook();
+    await placeEvents(1);
+    const [late] = await store.claimDue(1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the 1 ms lease runs out
+    const [current] = await store.claimDue(1, LEASE_MS);
+    expect(current?.id).toBe(late?.id);
+    await store.record(outcome(current as ClaimedDelivery, 204));
+    await store.record(outcome(late as ClaimedDelivery, 500));
+    expect(await states()).toEqual(['succeeded']);
+  });
+
+  it('is not sent when the key that registered its endpoint was revoked after it was queued', async () => {
+    const keys = await database.db.query<{ id: number }>(
+      `INSERT INTO api_keys (user_id, role, key_hash) VALUES ($1, 'customer', $2) RETURNING id`,
+      [userId, hashKey('oak_fence')],
+    );
+    await hook(Number(keys[0]?.id));
+    await placeEvents(1);
+    await database.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [keys[0]?.id]);
+    expect(await store.claimDue(10, LEASE_MS)).toEqual([]);
+    expect(await states()).toEqual(['failed']);
+  });
+});

@@ -17,6 +17,18 @@ const toAttempt = (row: Record<string, unknown>): WebhookAttempt => ({
   nextRetryAt: (row.next_retry_at as Date | null) ?? null,
 });
 
+/**
+ * Changes an endpoint (`$2` URL, `$3` events, `$5` disabled reason when `$4`); disabling stops what is
+ * queued too, and re-enabling resumes with new events (the contract).
+ */
+const UPDATE_ENDPOINT = `WITH stopped AS (
+           UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL
+            WHERE endpoint_id = $1 AND state = 'pending' AND $4 AND $5::text IS NOT NULL)
+         UPDATE webhook_endpoints SET url = COALESCE($2, url), events = COALESCE($3, events),
+                disabled_reason = CASE WHEN $4 THEN $5 ELSE disabled_reason END,
+                failing_since = CASE WHEN $4 THEN NULL ELSE failing_since END, updated_at = ${NOW}
+          WHERE id = $1 RETURNING *`;
+
 /** Webhook endpoints, deliveries and attempts in PostgreSQL (`wakeups` announce the event of an endpoint disabled). */
 export function webhookStore(db: Database, wakeups: Outbox['wakeups']): WebhookStore {
   return { ...endpointStore(db), ...deliveryStore(db, wakeups) };
@@ -46,23 +58,13 @@ function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' |
       return rows.map(toEndpoint);
     },
     async update(id, fields) {
-      const rows = await db.query(
-        `WITH stopped AS (
-           -- Disabling stops what is queued too; re-enabling resumes with new events (the contract).
-           UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL
-            WHERE endpoint_id = $1 AND state = 'pending' AND $4 AND $5::text IS NOT NULL)
-         UPDATE webhook_endpoints SET url = COALESCE($2, url), events = COALESCE($3, events),
-                disabled_reason = CASE WHEN $4 THEN $5 ELSE disabled_reason END,
-                failing_since = CASE WHEN $4 THEN NULL ELSE failing_since END, updated_at = ${NOW}
-          WHERE id = $1 RETURNING *`,
-        [
-          id,
-          fields.url ?? null,
-          fields.events ?? null,
-          fields.disabledReason !== undefined,
-          fields.disabledReason ?? null,
-        ],
-      );
+      const rows = await db.query(UPDATE_ENDPOINT, [
+        id,
+        fields.url ?? null,
+        fields.events ?? null,
+        fields.disabledReason !== undefined,
+        fields.disabledReason ?? null,
+      ]);
       return rows[0] && toEndpoint(rows[0]);
     },
     async delete(id) {

@@ -25,6 +25,7 @@ const environment = z.object({
     .regex(/^[a-z_][a-z0-9_]{0,62}$/)
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: positiveInt.default(5000),
   DATABASE_PREPARED_STATEMENTS: z
     .string()
     .regex(/^\d{1,5}$/, 'must be a whole number (0 turns prepared statements off)')
@@ -91,6 +92,8 @@ const environment = z.object({
   RATE_LIMIT_ANONYMOUS: positiveInt.default(300),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(250),
+  REDIS_BREAKER_MS: positiveInt.default(5000),
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).default('order-api:rate'),
   EVENTS_REDIS_CHANNEL: z.string().min(1).default('order-api:events'),
   EVENT_FEED_POLL_MS: positiveInt.default(DEFAULT_EVENT_POLL_MS),

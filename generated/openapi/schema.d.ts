@@ -87,8 +87,8 @@ export interface paths {
          * Place an order
          * @description Places an order from `items` or from a `draftId` (exactly one of the two). Stock for every line
          *     is reserved first; when any line cannot be reserved nothing is written and the answer is
-         *     `409 INSUFFICIENT_STOCK`. When the reservation does not answer within the request's budget the
-         *     answer is `504 UPSTREAM_TIMEOUT` and no order is left behind. Lines with the same product are
+         *     `409 INSUFFICIENT_STOCK`. When the order cannot be placed within the request's budget the answer is
+         *     `504 UPSTREAM_TIMEOUT` with `Retry-After`, and no order is left behind. Lines with the same product are
          *     merged. A customer orders as themself (`userId` naming someone else is `403`); an admin must give
          *     `userId`. `shippingAddress` defaults to the user's address. The new order is `PENDING`.
          */
@@ -2609,9 +2609,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Stock could not be reserved within the request's time budget; no order was written. */
+        /**
+         * @description The order could not be placed within the request's time budget (`REQUEST_TIMEOUT_MS`, counted from
+         *     the request's arrival, its idempotency claim included): the inventory did not answer in time, the
+         *     budget ran out before the order could be written, or its stock reservation was released (expired)
+         *     before the order was. No order was written. `Retry-After` says when to retry; retry with the same
+         *     `Idempotency-Key`.
+         */
         GatewayTimeout: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

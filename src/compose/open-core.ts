@@ -51,6 +51,7 @@ export async function openCore(
     ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
     ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
     poolSize: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     dataDir: config.DATA_DIR,
   });

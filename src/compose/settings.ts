@@ -13,6 +13,8 @@ export function createConfiguredRateLimiter(config: Config, logger: Logger): Rat
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     logger,
     keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    breakerMs: config.REDIS_BREAKER_MS,
     ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   });
 }

@@ -111,7 +111,7 @@ export const errorCatalog = {
   ),
   UPSTREAM_TIMEOUT: spec(
     'Upstream timeout',
-    'A call to another service did not answer within the time budget; nothing was written.',
+    'The request could not be done within its time budget (a call to another service did not answer in time, or the budget ran out before the write); nothing was written. Retry after Retry-After.',
   ),
   // GraphQL request errors (spec §7.2 and §8): reported only at /graphql, before any use case runs.
   BAD_REQUEST: graphql(

@@ -1,8 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { createEndedClaims } from './ended-claims.js';
 import { DomainError } from './errors.js';
+import { type Idempotent, replayOf } from './idempotent-replay.js';
+
+export type { Idempotent } from './idempotent-replay.js';
+
 import type { ClaimCompletion, IdempotencyStore, Store } from './ports/index.js';
 
 /** How long a key is remembered (docs/decisions.md §3). */
@@ -68,47 +72,6 @@ const noClaim = (): ClaimHold => ({
   completion: undefined,
   completed: () => undefined,
 });
-
-/** The outcome of an idempotent call: the result and whether it is a replay of an earlier one. */
-export interface Idempotent<T> {
-  result: T;
-  replayed: boolean;
-}
-
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Stored results are JSON; timestamps come back as Dates, as the service returned them the first time. */
-const revive = (key: string, value: unknown) =>
-  key.endsWith('At') && typeof value === 'string' && ISO_TIME.test(value) ? new Date(value) : value;
-
-/**
- * The answer to a key already claimed: the stored result, or why it cannot be given. A claim in progress
- * says when its lease runs out (`leaseEnd`), the latest moment a retry can take the key over.
- */
-function replayOf<T>(
-  claim: Exclude<Awaited<ReturnType<IdempotencyStore['claim']>>, { kind: 'claimed' }>,
-  fingerprint: string,
-  secondsUntil: (moment: Date) => number,
-  leaseMs: number,
-): Idempotent<T> {
-  if (claim.fingerprint !== fingerprint) {
-    throw new DomainError(
-      'IDEMPOTENCY_KEY_REUSED',
-      'This Idempotency-Key was already used with another request; use a new key for a new request.',
-    );
-  }
-  if (claim.kind === 'in-progress') {
-    const retryAfter = secondsUntil(new Date(claim.claimedAt.getTime() + leaseMs));
-    throw new DomainError(
-      'IDEMPOTENCY_KEY_IN_USE',
-      `A request with this Idempotency-Key is still running; retry in ${retryAfter} s at the latest (Retry-After).`,
-      undefined,
-      undefined,
-      retryAfter,
-    );
-  }
-  return { result: JSON.parse(JSON.stringify(claim.result), revive) as T, replayed: true };
-}
 
 const isDatabaseLoss = (error: unknown) => error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE';
 
@@ -211,7 +174,14 @@ export function createIdempotencyService(
     const fingerprint = fingerprintOf(operation, input);
     const since = new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS);
     const ended = endedClaims.tokenOf(scope, key);
-    const claim = await store.idempotency.claim(scope, key, operation, fingerprint, since, leaseStart(), ended);
+    const token = randomUUID();
+    const claim = await store.idempotency
+      .claim(scope, key, operation, fingerprint, since, leaseStart(), ended, token)
+      .catch((error: unknown) => {
+        // The claim may have landed with its answer lost: end it, as a request over (by its token).
+        if (isDatabaseLoss(error)) endedClaims.add(scope, key, token);
+        throw error;
+      });
     if (claim.kind !== 'claimed') return replayOf<T>(claim, fingerprint, secondsUntil, leaseMs);
     endedClaims.forget(scope, key);
     return runClaimed(

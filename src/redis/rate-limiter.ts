@@ -16,6 +16,10 @@ export interface RateLimiterOptions {
   maxMemorySubjects?: number;
   /** The clock of the in-memory store (tests move it). */
   now?: () => number;
+  /** How long a charge waits for Redis before it falls back to this instance's budget (default 250 ms). */
+  commandTimeoutMs?: number;
+  /** After a charge Redis failed or left unanswered, how long charges go to this instance's budget (5 s). */
+  breakerMs?: number;
 }
 
 /** The budget store with its state, for /health and /metrics. */
@@ -88,9 +92,11 @@ function redisCells(redis: Redis, keyPrefix: string): ChargeCell {
 /**
  * Creates the budget store: a token bucket per caller that refills continuously (GCRA, see `gcra.ts`),
  * atomic in Redis (one script call per charge, ioredis sends it by its SHA) when `redisUrl` is set, so
- * every instance draws from one budget. When Redis cannot be reached, each charge falls back to an
- * in-memory budget of this instance, the state turns `degraded` and is logged once; a request never fails
- * because of the store.
+ * every instance draws from one budget. When Redis cannot be reached, refuses, or leaves a charge
+ * unanswered for `commandTimeoutMs` (a hung connection, a black-holed network), the charge falls back to an
+ * in-memory budget of this instance, and a breaker keeps every charge there for `breakerMs` before Redis is
+ * tried again: the state is `degraded` meanwhile and logged once. A request never fails, nor waits longer
+ * than `commandTimeoutMs`, because of the store.
  */
 export function createRateLimiter({
   windowSeconds,
@@ -99,6 +105,8 @@ export function createRateLimiter({
   keyPrefix = 'rate',
   maxMemorySubjects = 100_000,
   now = Date.now,
+  commandTimeoutMs = 250,
+  breakerMs = 5000,
 }: RateLimiterOptions): RateLimiter {
   const windowMs = windowSeconds * 1000;
   const memory = memoryCells(maxMemorySubjects, now);
@@ -128,13 +136,28 @@ export function createRateLimiter({
   redis?.on('close', () => warn('connection closed'));
   redis?.on('error', (error: Error) => warn(error.message));
 
+  // The breaker: until this instant (the real clock), charges stay in memory without asking Redis.
+  let openUntil = 0;
   const cell: ChargeCell = async (subject, points, quota, window) => {
-    if (!shared) return memory(subject, points, quota, window);
+    if (!shared || Date.now() < openUntil) return memory(subject, points, quota, window);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await shared(subject, points, quota, window);
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
+      });
+      const result = await Promise.race([shared(subject, points, quota, window), late]);
+      if (openUntil !== 0) {
+        openUntil = 0;
+        if (warned) logger.info('Redis answers again: rate budgets are shared again');
+        warned = false;
+      }
+      return result;
     } catch (error) {
+      openUntil = Date.now() + breakerMs;
       warn((error as Error).message);
       return memory(subject, points, quota, window);
+    } finally {
+      clearTimeout(timer);
     }
   };
 
@@ -148,7 +171,7 @@ export function createRateLimiter({
         retryAfterSeconds: Math.max(1, Math.ceil(result.retryInMs / 1000)),
       };
     },
-    mode: () => (!redis ? 'memory' : redis.status === 'ready' ? 'redis' : 'degraded'),
+    mode: () => (!redis ? 'memory' : redis.status === 'ready' && Date.now() >= openUntil ? 'redis' : 'degraded'),
     async close() {
       closing = true;
       redis?.disconnect();

@@ -1,9 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgresDate from 'postgres-date';
-import { DomainError } from '../core/errors.js';
 import { commitHooks } from './commit-hooks.js';
 import { asInputError } from './constraint-violations.js';
+import { asUnavailable, isUnavailable } from './database-errors.js';
+
 import { listenOnServer } from './pg-listener.js';
 import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 
@@ -101,33 +102,6 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
   };
 }
 
-// SQLSTATE class 08 (connection exception), 57P01-57P03 (the server is shutting down or starting up) and
-// 53300 (too many connections): the database is away, not the request at fault.
-const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGES =
-  /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Client was closed/i;
-
-/** Whether a driver error means the server cannot be reached (so the request may succeed later). */
-export function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
-  return UNAVAILABLE_MESSAGES.test(error.message);
-}
-
-/** A lost connection as DATABASE_UNAVAILABLE (503), a constraint input reaches as the caller's error. */
-function asUnavailable(error: unknown): unknown {
-  if (!isUnavailable(error)) return asInputError(error);
-  const unavailable = new DomainError(
-    'DATABASE_UNAVAILABLE',
-    'The database cannot be reached right now; retry shortly.',
-  );
-  // The driver's error stays reachable (for logs, and for the start-failure message that names its reason).
-  unavailable.cause = error;
-  return unavailable;
-}
-
 const rowsOf = <Row>(result: { rows: Row[] }) => result.rows;
 const rethrowAsInput = (error: unknown): never => {
   throw asInputError(error);
@@ -185,6 +159,14 @@ export interface PgDatabaseOptions {
   /** How long a request waits for a connection before DATABASE_UNAVAILABLE (default 5 s). */
   connectTimeoutMs?: number;
   /**
+   * The bound of every statement, BEGIN and COMMIT (0, the default: none; the server sets
+   * DATABASE_STATEMENT_TIMEOUT_MS): past it the client gives up waiting (a
+   * hung connection, a black-holed network), destroys the connection and answers DATABASE_UNAVAILABLE; the
+   * server cancels a statement still running then (`statement_timeout`). A COMMIT or a single-statement
+   * write cut off so has an unknown outcome, and is treated as a lost connection (docs/decisions.md §3).
+   */
+  statementTimeoutMs?: number;
+  /**
    * How many distinct statements run outside transactions are prepared by name on each connection
    * (default 100; 0 runs every statement unnamed, as a pooler in transaction mode needs). See StatementNames.
    */
@@ -194,7 +176,13 @@ export interface PgDatabaseOptions {
 /** Connects to a PostgreSQL server through a `pg` pool. */
 export async function createPgDatabase(
   url: string,
-  { schema, max = 10, connectTimeoutMs = 5000, preparedStatements = 100 }: PgDatabaseOptions = {},
+  {
+    schema,
+    max = 10,
+    connectTimeoutMs = 5000,
+    preparedStatements = 100,
+    statementTimeoutMs = 0,
+  }: PgDatabaseOptions = {},
 ): Promise<Database> {
   if (schema) {
     const admin = new pg.Client({ connectionString: url });
@@ -210,6 +198,11 @@ export async function createPgDatabase(
     max,
     types: pgTypeParsers,
     connectionTimeoutMillis: connectTimeoutMs,
+    query_timeout: statementTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    // A connection whose peer vanished (no FIN, no RST) is found by TCP keep-alive, not only by a timeout.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', () => {

@@ -25,7 +25,7 @@ async function releaseOrphaned(tx: Transaction, events: Outbox, heldOrderIds: un
  * `leaseStart`: $4, or ended, or ended on this instance: `endedToken`, $5): a new request takes it over.
  */
 const DEAD = `(created_at < $3 OR (state = 'IN_PROGRESS'
-  AND (created_at < $4 OR ended_at IS NOT NULL OR created_at::text = $5)))`;
+  AND (created_at < $4 OR ended_at IS NOT NULL OR COALESCE(token, created_at::text) = $5)))`;
 
 /**
  * Drops the key's row when it no longer counts or its claim is dead (`DEAD`), releasing the stock a dead
@@ -63,9 +63,9 @@ function takeOverDead(
  * is missed, and the caller tries again.)
  */
 const CLAIM = `WITH claimed AS (
-    INSERT INTO idempotency_keys (caller, key, operation, fingerprint, state, held_order_id)
-    VALUES ($1, $2, $6, $7, 'IN_PROGRESS', $8)
-    ON CONFLICT (caller, key) DO NOTHING RETURNING created_at::text AS token)
+    INSERT INTO idempotency_keys (caller, key, operation, fingerprint, state, held_order_id, token)
+    VALUES ($1, $2, $6, $7, 'IN_PROGRESS', $8, $9)
+    ON CONFLICT (caller, key) DO NOTHING RETURNING token)
   SELECT token, NULL AS state, NULL AS fingerprint, NULL AS result, NULL AS created_at, false AS dead FROM claimed
   UNION ALL
   SELECT NULL, state, fingerprint, result, created_at, ${DEAD} FROM idempotency_keys
@@ -80,13 +80,24 @@ interface ClaimRequest {
   since: Date;
   leaseStart: Date;
   endedToken: string | undefined;
+  token: string;
 }
 
 /** Claims a key: one round trip when it is free or held (replay, in progress); a takeover when it is dead. */
 async function claimKey(db: Database, events: Outbox, request: ClaimRequest): Promise<IdempotencyClaim> {
-  const { caller, key, operation, fingerprint, since, leaseStart, endedToken } = request;
+  const { caller, key, operation, fingerprint, since, leaseStart, endedToken, token } = request;
   const attempt = (heldOrderId: number | undefined) =>
-    db.query(CLAIM, [caller, key, since, leaseStart, endedToken ?? null, operation, fingerprint, heldOrderId ?? null]);
+    db.query(CLAIM, [
+      caller,
+      key,
+      since,
+      leaseStart,
+      endedToken ?? null,
+      operation,
+      fingerprint,
+      heldOrderId ?? null,
+      token,
+    ]);
   let rows = await attempt(undefined);
   let heldOrderId: number | undefined;
   if (rows[0]?.dead === true) {
@@ -111,19 +122,19 @@ async function claimKey(db: Database, events: Outbox, request: ClaimRequest): Pr
 /** Idempotency keys in PostgreSQL: one row per (caller, key), claimed IN_PROGRESS, then COMPLETED with its result. */
 export function idempotencyStore(db: Database, events: Outbox): Store['idempotency'] {
   return {
-    claim: (caller, key, operation, fingerprint, since, leaseStart, endedToken) =>
-      claimKey(db, events, { caller, key, operation, fingerprint, since, leaseStart, endedToken }),
+    claim: (caller, key, operation, fingerprint, since, leaseStart, endedToken, token) =>
+      claimKey(db, events, { caller, key, operation, fingerprint, since, leaseStart, endedToken, token }),
     async end(caller, key, token) {
       await db.query(
         `UPDATE idempotency_keys SET ended_at = now()
-          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3`,
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND COALESCE(token, created_at::text) = $3`,
         [caller, key, token],
       );
     },
     async hold(caller, key, token, orderId) {
       const rows = await db.query(
         `UPDATE idempotency_keys SET held_order_id = $4
-          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3 RETURNING key`,
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND COALESCE(token, created_at::text) = $3 RETURNING key`,
         [caller, key, token, orderId],
       );
       return rows.length > 0;
@@ -131,7 +142,7 @@ export function idempotencyStore(db: Database, events: Outbox): Store['idempoten
     async complete(caller, key, token, result) {
       const rows = await db.query(
         `UPDATE idempotency_keys SET state = 'COMPLETED', result = $4, held_order_id = NULL
-          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3 RETURNING key`,
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND COALESCE(token, created_at::text) = $3 RETURNING key`,
         [caller, key, token, JSON.stringify(result)],
       );
       return rows.length > 0;
@@ -162,7 +173,7 @@ export function idempotencyStore(db: Database, events: Outbox): Store['idempoten
     async abandon(caller, key, token) {
       const rows = await db.query(
         `DELETE FROM idempotency_keys
-          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND created_at::text = $3 RETURNING key`,
+          WHERE caller = $1 AND key = $2 AND state = 'IN_PROGRESS' AND COALESCE(token, created_at::text) = $3 RETURNING key`,
         [caller, key, token],
       );
       return rows.length > 0;

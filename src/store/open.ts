@@ -7,6 +7,8 @@ export interface DatabaseSettings {
   url?: string;
   schema?: string;
   poolSize?: number;
+  /** The bound of every statement on a server (see createPgDatabase). */
+  statementTimeoutMs?: number;
   /** Statements prepared by name on each server connection (0: none); see createPgDatabase. */
   preparedStatements?: number;
   dataDir: string;
@@ -14,17 +16,28 @@ export interface DatabaseSettings {
 
 /** Opens the configured database and applies pending migrations; returns it with the migrations applied now. */
 export async function openDatabase(settings: DatabaseSettings): Promise<{ db: Database; applied: string[] }> {
-  let db: Database;
   if (settings.url) {
-    db = await createPgDatabase(settings.url, {
-      ...(settings.schema ? { schema: settings.schema } : {}),
-      ...(settings.poolSize ? { max: settings.poolSize } : {}),
-      ...(settings.preparedStatements !== undefined ? { preparedStatements: settings.preparedStatements } : {}),
+    const { url, schema, poolSize, statementTimeoutMs, preparedStatements } = settings;
+    const named = schema ? { schema } : {};
+    // Migrations are not bound by the statement timeout (an index on a large table takes minutes), nor is
+    // the wait for another instance's migrations: they run on a connection of their own first.
+    const migrator = await createPgDatabase(url, { ...named, max: 1, preparedStatements: 0 });
+    let applied: string[];
+    try {
+      applied = await migrate(migrator);
+    } finally {
+      await migrator.close();
+    }
+    const db = await createPgDatabase(url, {
+      ...named,
+      ...(poolSize ? { max: poolSize } : {}),
+      ...(statementTimeoutMs ? { statementTimeoutMs } : {}),
+      ...(preparedStatements !== undefined ? { preparedStatements } : {}),
     });
-  } else {
-    if (settings.dataDir !== 'memory://') await mkdir(settings.dataDir, { recursive: true });
-    db = await createPgliteDatabase(settings.dataDir);
+    return { db, applied };
   }
+  if (settings.dataDir !== 'memory://') await mkdir(settings.dataDir, { recursive: true });
+  const db = await createPgliteDatabase(settings.dataDir);
   try {
     return { db, applied: await migrate(db) };
   } catch (error) {

@@ -48,7 +48,7 @@ export async function insertOrder(
          UPDATE order_drafts SET status = 'ORDERED', order_id = $1 WHERE id = $9 AND status = 'OPEN' RETURNING id),
        completed AS (
          UPDATE idempotency_keys SET state = 'COMPLETED', result = $13, held_order_id = NULL
-          WHERE caller = $10 AND key = $11 AND state = 'IN_PROGRESS' AND created_at::text = $12 RETURNING key)
+          WHERE caller = $10 AND key = $11 AND state = 'IN_PROGRESS' AND COALESCE(token, created_at::text) = $12 RETURNING key)
        ${written.ctes.map((cte) => `, ${cte}`).join('')}
        SELECT statement_check((SELECT count(*) FROM kept) = (SELECT count(*) FROM lines), 'reservation-lost')
           AND statement_check($9::bigint IS NULL OR EXISTS (SELECT 1 FROM consumed), 'draft-already-ordered')

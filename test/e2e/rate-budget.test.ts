@@ -265,6 +265,45 @@ describe.runIf(requires(redisUrl, 'rate budgets shared through Redis', 'set REDI
       expect(health.body).toMatchObject({ status: 'ok', degraded: { rateLimit: expect.stringContaining('Redis') } });
       expect(await metrics()).toBe('rate_limit_store_degraded 1');
     });
+
+    it('answers within its wait while Redis hangs, says it is degraded, and shares budgets again after', async () => {
+      const proxy = await openTcpProxy(redisUrl as string);
+      onTestFinished(() => proxy.cut());
+      const server = await start({
+        REDIS_URL: proxy.url,
+        RATE_LIMIT_ANONYMOUS: '1000',
+        REDIS_COMMAND_TIMEOUT_MS: '250',
+        REDIS_BREAKER_MS: '1000',
+      });
+      const degraded = async () => (await (await fetch(`${server.httpUrl}/health`)).json()).degraded;
+      await expect.poll(async () => (await fetch(`${server.httpUrl}/v1/products`)).status).toBe(200);
+      expect(await degraded()).toBeUndefined();
+
+      // Connections open, no answer: each request waits at most the command time-out, then the breaker
+      // keeps the instance on its own budgets without waiting at all.
+      proxy.fault({ kind: 'hang' });
+      const took: number[] = [];
+      for (let read = 0; read < 5; read++) {
+        const started = Date.now();
+        const answer = await checkedFetch(server.httpUrl, '/v1/products');
+        took.push(Date.now() - started);
+        expect(answer.status).toBe(200);
+      }
+      expect(Math.max(...took)).toBeLessThan(1500);
+      expect(took.slice(1).every((ms) => ms < 200)).toBe(true);
+      expect(await degraded()).toMatchObject({ rateLimit: expect.stringContaining('Redis') });
+
+      proxy.heal();
+      await expect
+        .poll(
+          async () => {
+            await fetch(`${server.httpUrl}/v1/products`);
+            return degraded();
+          },
+          { timeout: 10_000 },
+        )
+        .toBeUndefined();
+    });
   },
 );
 

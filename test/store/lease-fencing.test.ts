@@ -5,6 +5,7 @@
  * commits only while every reservation of it is still held; a release that looked before the order
  * committed leaves what the order kept alone (that interleaving needs two sessions: PostgreSQL only).
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Product, User } from '../../src/core/model.js';
 import { minor } from '../../src/core/money.js';
@@ -50,6 +51,8 @@ async function claim(key: string, fingerprint = 'f', leaseStart = new Date(Date.
     fingerprint,
     new Date(0),
     leaseStart,
+    undefined,
+    randomUUID(),
   );
   if (claimed.kind !== 'claimed') throw new Error(`not claimed: ${claimed.kind}`);
   return claimed.token;
@@ -75,6 +78,8 @@ describe('an idempotency claim taken over', () => {
       'f',
       new Date(0),
       new Date(0),
+      undefined,
+      randomUUID(),
     );
     expect(third.kind).toBe('in-progress');
   });
@@ -91,6 +96,8 @@ describe('an idempotency claim taken over', () => {
       'f',
       new Date(0),
       new Date(0),
+      undefined,
+      randomUUID(),
     );
     expect(replay).toMatchObject({ kind: 'completed', result: { from: 'retry' } });
   });

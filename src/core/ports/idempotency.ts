@@ -28,7 +28,8 @@ export interface IdempotencyStore {
   /**
    * Claims a key; a row older than `since`, or still in progress since before `leaseStart`, or whose
    * claim ended (`end`, or `endedToken` from this instance) is taken over (releasing the stock its claim
-   * held for an order that was never written).
+   * held for an order that was never written). `token` names the new claim: chosen by the caller before
+   * it is sent, so that a claim whose answer was lost can still be ended.
    */
   claim(
     caller: string,
@@ -37,7 +38,8 @@ export interface IdempotencyStore {
     fingerprint: string,
     since: Date,
     leaseStart: Date,
-    endedToken?: string,
+    endedToken: string | undefined,
+    token: string,
   ): Promise<IdempotencyClaim>;
   /** Marks a claim still in progress as ended (its request is over, its outcome unknown). */
   end(caller: string, key: string, token: string): Promise<void>;

@@ -725,7 +725,8 @@ export type Subscription = {
   /**
    * Each `order.created`, `order.updated` and `order.canceled` event of the order `id`, or of every order
    * the caller may see when `id` is omitted: a customer its own orders, an admin all. Another user's order
-   * is `ORDER_NOT_FOUND`, as over REST.
+   * is `ORDER_NOT_FOUND`, as over REST. One order's events arrive one by one in the order their changes
+   * committed, never an older change after a newer one.
    */
   orderUpdated: OrderEvent;
 };

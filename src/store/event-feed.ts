@@ -86,7 +86,12 @@ function createReader(events: EventStore, start: EventPosition, deliver: (event:
     for (;;) {
       const batch = await events.after(position, {}, BATCH);
       position = batch.next;
-      for (const event of batch.events) deliver(event);
+      // Read in the order of their transactions' ids, delivered in `seq` order: every writer takes the row
+      // lock of an event's subject (the order, the SKU) before it takes the event's `seq`, so one subject's
+      // events in `seq` order are in the order their transactions committed. A transaction that took its id
+      // early and committed late (held back until then, so read in the same batch) is put after the one
+      // that committed first.
+      for (const event of [...batch.events].sort((a, b) => a.seq - b.seq)) deliver(event);
       if (batch.events.length < BATCH) return batch.heldBack;
     }
   };

@@ -174,6 +174,9 @@ async function updateShipment(
   orderId: number,
   fields: { carrier: string | null; trackingNumber: string | null },
 ) {
+  // The order's row lock first, as every writer of an order's events takes it: one order's events take
+  // their `seq` in the order their transactions commit (event-feed.ts).
+  await tx.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [orderId]);
   const rows = await tx.query(
     'UPDATE shipments SET carrier = $2, tracking_number = $3 WHERE order_id = $1 RETURNING *',
     [orderId, fields.carrier, fields.trackingNumber],

@@ -124,6 +124,35 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
   });
 
   it.skipIf(!testDatabaseUrl)(
+    "delivers one subject's events in the order their transactions committed, whatever their ids",
+    async () => {
+      // The first transaction takes its id early and commits its change of the order last: its event must
+      // come after the change that committed first, not before it (the order of the ids).
+      const reader = collect({ subject: 'order:4242' }, 2);
+      let releaseLate: () => void = () => undefined;
+      onTestFinished(() => releaseLate());
+      const orderEvent = (note: string): NewEvent => ({
+        type: 'order.updated',
+        ownerUserId: null,
+        subject: 'order:4242',
+        data: { object: { note } } as never,
+      });
+      const late = database.db.transaction(async (tx) => {
+        await tx.query('SELECT pg_current_xact_id()');
+        await new Promise<void>((resolve) => (releaseLate = resolve));
+        await writeEvents(tx, wakeups, [orderEvent('second')]);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await append([orderEvent('first')]);
+      releaseLate();
+      await late;
+      await reader.done;
+      const notes = reader.received.map((event) => (event.data as { object: { note: string } }).object.note);
+      expect(notes).toEqual(['first', 'second']);
+    },
+  );
+
+  it.skipIf(!testDatabaseUrl)(
     'delivers a commit held back by a transaction that wrote no event once it ends',
     async () => {
       // That transaction's end wakes no one: the feed looks again by itself while events are held back.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -94,6 +95,13 @@ export function createRedisWakeups({ url, channel, logger, pollMs }: RedisWakeup
       const wake = () => onWake();
       target.addEventListener(channel, wake);
       subscriber.on('ready', wake);
+      // The target sends SUBSCRIBE without waiting for it: a wake-up published before Redis confirms it is
+      // lost, and the feed would wait for its poll. Wait for the confirmation (a second at most: Redis may
+      // be away, and ioredis subscribes once it is back), then look once, for what that window missed.
+      await Promise.race([
+        subscriber.subscribe(channel).then(wake, () => undefined),
+        sleep(1000, undefined, { ref: false }),
+      ]);
       return async () => {
         subscriber.off('ready', wake);
         target.removeEventListener(channel, wake);

@@ -15,7 +15,7 @@ export function noticeMailStore(db: Database): NoticeMailStore {
             ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
          UPDATE notice_mails m SET lease_until = now() + make_interval(secs => $2::double precision / 1000)
            FROM due WHERE m.id = due.id
-         RETURNING m.id, m.event_id, m.recipient, m.subject, m.body, m.attempts`,
+         RETURNING m.id, m.event_id, m.recipient, m.subject, m.body, m.attempts, m.lease_until::text AS lease`,
         [limit, leaseMs],
       );
       return rows
@@ -26,6 +26,7 @@ export function noticeMailStore(db: Database): NoticeMailStore {
           subject: row.subject as string,
           text: row.body as string,
           attempts: Number(row.attempts),
+          lease: row.lease as string,
         }))
         .sort((a, b) => a.id - b.id);
     },
@@ -35,8 +36,8 @@ export function noticeMailStore(db: Database): NoticeMailStore {
         `UPDATE notice_mails SET attempts = attempts + 1, state = $2, last_attempt_at = $3, last_error = $4,
                 sent_at = CASE WHEN $2 = 'succeeded' THEN $3::timestamptz END,
                 next_attempt_at = COALESCE($5, next_attempt_at), lease_until = NULL
-          WHERE id = $1`,
-        [mail.id, state, attemptedAt.toISOString(), error, nextAttemptAt?.toISOString() ?? null],
+          WHERE id = $1 AND state = 'pending' AND lease_until::text = $6`,
+        [mail.id, state, attemptedAt.toISOString(), error, nextAttemptAt?.toISOString() ?? null, mail.lease],
       );
     },
   };

@@ -111,4 +111,30 @@ describe('a webhook delivery', () => {
     expect(await store.claimDue(10, LEASE_MS)).toEqual([]);
     expect(await states()).toEqual(['failed']);
   });
+
+  it("keeps a notice mail's outcome of the claim that holds it now against a late one whose lease ran out", async () => {
+    await placeEvents(1);
+    await database.db.query(
+      `INSERT INTO notice_mails (event_id, recipient, subject, body) SELECT id, 'fen@example.com', 's', 'b' FROM events LIMIT 1`,
+    );
+    const mails = database.store.noticeMails;
+    const [late] = await mails.claimDue(1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the 1 ms lease runs out
+    const [current] = await mails.claimDue(1, LEASE_MS);
+    expect(current?.id).toBe(late?.id);
+    const record = (mail: typeof late, state: 'succeeded' | 'failed') =>
+      mails.record({
+        mail: mail as NonNullable<typeof late>,
+        state,
+        attemptedAt: new Date(),
+        error: null,
+        nextAttemptAt: null,
+      });
+    await record(current, 'succeeded');
+    await record(late, 'failed');
+    const rows = await database.db.query<{ state: string; attempts: number }>(
+      'SELECT state, attempts FROM notice_mails',
+    );
+    expect(rows).toEqual([{ state: 'succeeded', attempts: 1 }]);
+  });
 });

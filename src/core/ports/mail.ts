@@ -30,6 +30,8 @@ export interface ClaimedMail {
   text: string;
   /** Attempts made before this one. */
   attempts: number;
+  /** The lease of this claim, its fence: the outcome is recorded only while the mail is pending under it. */
+  lease: string;
 }
 
 /** The outcome of one attempt, to record. */
@@ -50,6 +52,9 @@ export interface NoticeMailStore {
    * different rows; a crashed instance's claim lapses with its lease).
    */
   claimDue(limit: number, leaseMs: number): Promise<ClaimedMail[]>;
-  /** Records an attempt's outcome and releases the claim. */
+  /**
+   * Records an attempt's outcome and releases the claim, only while the mail is still pending under the
+   * claim's lease (a lease that ran out and was claimed again is the new claim's to record).
+   */
   record(attempt: MailAttemptRecord): Promise<void>;
 }

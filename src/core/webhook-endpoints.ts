@@ -69,15 +69,21 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       await checkUrl(caller.userId, input.url);
       await checkTarget(input.url);
       const secret = newSecret();
-      const endpoint = await webhooks.insert({
-        userId: caller.userId,
-        apiKeyId: caller.apiKeyId,
-        allOwners: caller.role === 'admin',
-        url: input.url,
-        events: [...new Set(input.events)],
-        description: input.description ?? null,
-        secret,
-      });
+      const endpoint = await webhooks.insert(
+        {
+          userId: caller.userId,
+          apiKeyId: caller.apiKeyId,
+          allOwners: caller.role === 'admin',
+          url: input.url,
+          events: [...new Set(input.events)],
+          description: input.description ?? null,
+          secret,
+        },
+        deps.maxEndpointsPerOwner,
+      );
+      // Checked above for a clear answer; decided here, under the owner's lock, for registrations at once.
+      if (endpoint === 'limit-reached') throw limitReached(deps.maxEndpointsPerOwner);
+      if (endpoint === 'url-taken') throw urlTaken();
       return { endpoint, secret };
     },
 
@@ -205,19 +211,23 @@ function endpointRules({ webhooks, maxEndpointsPerOwner }: WebhookServiceDeps) {
     }
   };
   const checkUrl = async (userId: number, url: string, exceptId?: number) => {
-    if (await webhooks.hasUrl(userId, url, exceptId)) {
-      throw new DomainError('WEBHOOK_URL_TAKEN', 'You already have a webhook endpoint with this URL.', [
-        { in: 'body', name: 'url', message: 'is already the URL of another of your endpoints' },
-      ]);
-    }
+    if (await webhooks.hasUrl(userId, url, exceptId)) throw urlTaken();
   };
   const checkRoom = async (userId: number) => {
-    if ((await webhooks.count(userId)) >= maxEndpointsPerOwner) {
-      throw new DomainError(
-        'WEBHOOK_ENDPOINT_LIMIT',
-        `You already hold ${maxEndpointsPerOwner} webhook endpoints, the most allowed: delete one first.`,
-      );
-    }
+    if ((await webhooks.count(userId)) >= maxEndpointsPerOwner) throw limitReached(maxEndpointsPerOwner);
   };
   return { checkEvents, checkUrl, checkRoom };
 }
+
+/** An owner's URL registered twice. */
+const urlTaken = () =>
+  new DomainError('WEBHOOK_URL_TAKEN', 'You already have a webhook endpoint with this URL.', [
+    { in: 'body', name: 'url', message: 'is already the URL of another of your endpoints' },
+  ]);
+
+/** An owner at the cap of endpoints. */
+const limitReached = (max: number) =>
+  new DomainError(
+    'WEBHOOK_ENDPOINT_LIMIT',
+    `You already hold ${max} webhook endpoints, the most allowed: delete one first.`,
+  );

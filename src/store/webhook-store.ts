@@ -37,14 +37,22 @@ export function webhookStore(db: Database, wakeups: Outbox['wakeups']): WebhookS
 /** The endpoints and their log. */
 function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' | 'recordAll'> {
   return {
-    async insert({ userId, apiKeyId, allOwners, url, events, description, secret }) {
-      const rows = await db.query(
-        `INSERT INTO webhook_endpoints (user_id, api_key_id, all_owners, url, events, description, secret)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-        [userId, apiKeyId, allOwners, url, events, description, secret],
-      );
-      return toEndpoint(rows[0] as Record<string, unknown>);
-    },
+    insert: ({ userId, apiKeyId, allOwners, url, events, description, secret }, maxPerOwner) =>
+      db.transaction(async (tx) => {
+        await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+        const [held] = await tx.query<{ count: number; taken: boolean | null }>(
+          'SELECT count(*) AS count, bool_or(url = $2) AS taken FROM webhook_endpoints WHERE user_id = $1',
+          [userId, url],
+        );
+        if (held?.taken) return 'url-taken' as const;
+        if (Number(held?.count) >= maxPerOwner) return 'limit-reached' as const;
+        const rows = await tx.query(
+          `INSERT INTO webhook_endpoints (user_id, api_key_id, all_owners, url, events, description, secret)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+          [userId, apiKeyId, allOwners, url, events, description, secret],
+        );
+        return toEndpoint(rows[0] as Record<string, unknown>);
+      }),
     async get(id) {
       const rows = await db.query('SELECT * FROM webhook_endpoints WHERE id = $1', [id]);
       return rows[0] && toEndpoint(rows[0]);

@@ -34,15 +34,23 @@ afterAll(() => database?.close());
 
 const LEASE_MS = 60_000;
 const hook = (apiKeyId: number | null = null) =>
-  store.insert({
-    userId,
-    apiKeyId,
-    allOwners: true,
-    url: 'https://hooks.example.com/fence',
-    events: ['order.created'],
-    description: null,
-    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  });
+  store
+    .insert(
+      {
+        userId,
+        apiKeyId,
+        allOwners: true,
+        url: 'https://hooks.example.com/fence',
+        events: ['order.created'],
+        description: null,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
+      Number.POSITIVE_INFINITY,
+    )
+    .then((endpoint) => {
+      if (typeof endpoint === 'string') throw new Error(endpoint);
+      return endpoint;
+    });
 async function placeEvents(count: number) {
   const { db } = database;
   for (let n = 0; n < count; n++) {
@@ -136,5 +144,25 @@ describe('a webhook delivery', () => {
       'SELECT state, attempts FROM notice_mails',
     );
     expect(rows).toEqual([{ state: 'succeeded', attempts: 1 }]);
+  });
+
+  it('lets registrations at once pass the cap of endpoints per owner no further than the cap', async () => {
+    const register = (n: number) =>
+      store.insert(
+        {
+          userId,
+          apiKeyId: null,
+          allOwners: false,
+          url: `https://hooks.example.com/cap-${n}`,
+          events: ['order.created'],
+          description: null,
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        },
+        10,
+      );
+    const outcomes = await Promise.all(Array.from({ length: 16 }, (_, n) => register(n)));
+    expect(outcomes.filter((outcome) => typeof outcome !== 'string')).toHaveLength(10);
+    expect(outcomes.filter((outcome) => outcome === 'limit-reached')).toHaveLength(6);
+    expect(await register(0)).toBe('url-taken');
   });
 });

@@ -31,15 +31,23 @@ afterAll(() => database?.close());
 
 const LEASE_MS = 60_000;
 const hook = (path: string) =>
-  store.insert({
-    userId,
-    apiKeyId: null,
-    allOwners: true,
-    url: `https://hooks.example.com/${path}`,
-    events: ['order.created'],
-    description: null,
-    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  });
+  store
+    .insert(
+      {
+        userId,
+        apiKeyId: null,
+        allOwners: true,
+        url: `https://hooks.example.com/${path}`,
+        events: ['order.created'],
+        description: null,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
+      Number.POSITIVE_INFINITY,
+    )
+    .then((endpoint) => {
+      if (typeof endpoint === 'string') throw new Error(endpoint);
+      return endpoint;
+    });
 /** Writes `count` order.created events, each queued for every endpoint subscribed to it. */
 async function placeEvents(count: number) {
   const { db } = database;

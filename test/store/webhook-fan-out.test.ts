@@ -44,15 +44,23 @@ async function key(name: string, scopes: string[] | null, state: 'working' | 're
 }
 
 const endpoint = (name: string, apiKeyId: number | null, events: string[]) =>
-  database.store.webhooks.insert({
-    userId,
-    apiKeyId,
-    allOwners: false,
-    url: `https://hooks.example.com/${name}`,
-    events: events as never,
-    description: null,
-    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  });
+  database.store.webhooks
+    .insert(
+      {
+        userId,
+        apiKeyId,
+        allOwners: false,
+        url: `https://hooks.example.com/${name}`,
+        events: events as never,
+        description: null,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
+      Number.POSITIVE_INFINITY,
+    )
+    .then((made) => {
+      if (typeof made === 'string') throw new Error(made);
+      return made;
+    });
 
 describe('the fan-out of an event to webhook endpoints', () => {
   it('queues it only for endpoints whose key works and may read what it carries', async () => {

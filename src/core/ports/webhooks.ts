@@ -69,11 +69,16 @@ export interface AttemptRecord {
 
 /** Webhook endpoints, their queued deliveries and the log of attempts. */
 export interface WebhookStore {
+  /**
+   * Registers an endpoint unless its owner holds `maxPerOwner` already, or another with its URL: decided
+   * under a lock of the owner's row, so registrations at once cannot pass the cap together.
+   */
   insert(
     endpoint: Pick<WebhookEndpoint, 'userId' | 'apiKeyId' | 'allOwners' | 'url' | 'events' | 'description'> & {
       secret: string;
     },
-  ): Promise<WebhookEndpoint>;
+    maxPerOwner: number,
+  ): Promise<WebhookEndpoint | 'limit-reached' | 'url-taken'>;
   get(id: number): Promise<WebhookEndpoint | undefined>;
   /** Newest first, below an id. */
   list(query: { userId?: number; beforeId?: number; limit: number }): Promise<WebhookEndpoint[]>;

@@ -67,8 +67,9 @@ function direction(to: net.Socket, fault: () => NetworkFault, up: boolean, count
         drip();
         return;
       }
-      if (now.kind !== 'latency') return write(chunk);
-      const due = Math.max(lastDue, Date.now() + now.ms);
+      // Never before a byte still on its way under an earlier latency: a stream keeps its order.
+      const due = Math.max(lastDue, Date.now() + (now.kind === 'latency' ? now.ms : 0));
+      if (due <= Date.now()) return write(chunk);
       lastDue = due;
       setTimeout(() => write(chunk), due - Date.now()).unref();
     },

@@ -6,13 +6,22 @@ import { eventWriteSql } from './event-writes.js';
 import { type Outbox, writeEvents } from './outbox.js';
 import { toReservation, toStock } from './rows.js';
 
-/** Gives back every HELD reservation of an order (optionally of one SKU) to stock; returns them. */
-export async function releaseHeld(tx: Queryable, orderId: number, sku?: string): Promise<Reservation[]> {
+/**
+ * Gives back every HELD reservation of an order (optionally of one SKU; with `unkeptOnly`, only those no
+ * order kept: `expires_at` still set) to stock; returns them.
+ */
+export async function releaseHeld(
+  tx: Queryable,
+  orderId: number,
+  sku?: string,
+  unkeptOnly = false,
+): Promise<Reservation[]> {
   const rows = await tx.query(
     `UPDATE reservations SET state = 'RELEASED', expires_at = NULL
       WHERE order_id = $1 AND ($2::text IS NULL OR sku = $2) AND state = 'HELD'
+        AND (NOT $3 OR expires_at IS NOT NULL)
       RETURNING *`,
-    [orderId, sku ?? null],
+    [orderId, sku ?? null, unkeptOnly],
   );
   for (const row of rows) {
     await tx.query('UPDATE stock SET reserved = reserved - $2 WHERE sku = $1', [row.sku, row.quantity]);
@@ -32,8 +41,14 @@ export async function writeStockEvents(tx: Transaction, events: Outbox, skus: re
 }
 
 /** Releases like releaseHeld, and writes the stock events of what it gave back. */
-export async function releaseWithEvents(tx: Transaction, events: Outbox, orderId: number, sku?: string) {
-  const released = await releaseHeld(tx, orderId, sku);
+export async function releaseWithEvents(
+  tx: Transaction,
+  events: Outbox,
+  orderId: number,
+  sku?: string,
+  unkeptOnly = false,
+) {
+  const released = await releaseHeld(tx, orderId, sku, unkeptOnly);
   await writeStockEvents(
     tx,
     events,
@@ -115,27 +130,13 @@ async function expireHeld(tx: Transaction, events: Outbox, now: Date): Promise<n
 }
 
 /**
- * Releases the HELD reservations of an order that no order kept (`expires_at` still set), with their
- * stock events: the expiry sweep and a dead idempotency claim give stock back this way. The condition is
- * the fence against an order committing at the same moment: once the order's statement kept a reservation
- * (cleared `expires_at`), a release waiting on its row re-reads it and leaves it alone.
+ * Releases the HELD reservations of an order that no order kept, with their stock events: the expiry
+ * sweep and a dead idempotency claim give stock back this way. The condition is the fence against an
+ * order committing at the same moment: once the order's statement kept a reservation (cleared
+ * `expires_at`), a release waiting on its row re-reads it and leaves it alone.
  */
-export async function releaseUnkept(tx: Transaction, events: Outbox, orderId: number): Promise<Reservation[]> {
-  const rows = await tx.query(
-    `UPDATE reservations SET state = 'RELEASED', expires_at = NULL
-      WHERE order_id = $1 AND state = 'HELD' AND expires_at IS NOT NULL RETURNING *`,
-    [orderId],
-  );
-  for (const row of rows) {
-    await tx.query('UPDATE stock SET reserved = reserved - $2 WHERE sku = $1', [row.sku, row.quantity]);
-  }
-  await writeStockEvents(
-    tx,
-    events,
-    rows.map((row) => row.sku as string),
-  );
-  return rows.map(toReservation);
-}
+export const releaseUnkept = (tx: Transaction, events: Outbox, orderId: number): Promise<Reservation[]> =>
+  releaseWithEvents(tx, events, orderId, undefined, true);
 
 /** A reservation of the same order and SKU was written by a concurrent call after this one looked. */
 class RaceLost extends Error {}

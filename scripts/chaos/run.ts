@@ -7,7 +7,7 @@
  * these phases, each healed before the next: PostgreSQL +20 ms each way, +500 ms, a 10 s partition with
  * hung connections then a reset, half-open, a trickle; Redis +20 ms, a 5 s hang. Then it waits for quiet
  * and prints its invariants (scripts/chaos/invariants.ts), exiting 1 on any breach (2 when Redis or
- * PostgreSQL is missing). About 90 s.
+ * PostgreSQL is missing). About three minutes (each heal is followed by 15 s of recovery).
  *
  * Environment: CHAOS_DATABASE_URL (a server and database to create the scratch database from, default
  * postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default redis://127.0.0.1:6379).

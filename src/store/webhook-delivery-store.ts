@@ -133,15 +133,21 @@ export function deliveryStore(
       // An endpoint's deliveries beyond its room go back to the queue (rare: a slow endpoint with a backlog).
       const taken = new Map(busy);
       const kept: ClaimedDelivery[] = [];
-      const released: number[] = [];
+      const released: ClaimedDelivery[] = [];
       for (const delivery of claimed) {
         const count = taken.get(delivery.endpoint.id) ?? 0;
         if (count < perEndpoint) kept.push(delivery);
-        else released.push(delivery.id);
+        else released.push(delivery);
         taken.set(delivery.endpoint.id, count + 1);
       }
       if (released.length > 0) {
-        await db.query('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ANY ($1::bigint[])', [released]);
+        // Only under the lease just taken (the fence, as for an outcome).
+        await db.query(
+          `UPDATE webhook_deliveries d SET lease_until = NULL
+             FROM unnest($1::bigint[], $2::text[]) AS mine(id, lease)
+            WHERE d.id = mine.id AND d.lease_until::text = mine.lease`,
+          [released.map((delivery) => delivery.id), released.map((delivery) => delivery.lease)],
+        );
       }
       return kept;
     },

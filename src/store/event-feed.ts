@@ -86,11 +86,9 @@ function createReader(events: EventStore, start: EventPosition, deliver: (event:
     for (;;) {
       const batch = await events.after(position, {}, BATCH);
       position = batch.next;
-      // Read in the order of their transactions' ids, delivered in `seq` order: every writer takes the row
-      // lock of an event's subject (the order, the SKU) before it takes the event's `seq`, so one subject's
-      // events in `seq` order are in the order their transactions committed. A transaction that took its id
-      // early and committed late (held back until then, so read in the same batch) is put after the one
-      // that committed first.
+      // Read in the order of their transactions' ids, delivered in `seq` order: one subject's events in
+      // `seq` order are in the order their transactions committed (each writer holds the subject's row while
+      // it takes the `seq`), and `after` never hands over an event before its subject's earlier ones.
       for (const event of [...batch.events].sort((a, b) => a.seq - b.seq)) deliver(event);
       if (batch.events.length < BATCH) return batch.heldBack;
     }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { NewEvent, StoredEvent } from '../../src/core/events.js';
 import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed, type EventFeed } from '../../src/store/event-feed.js';
+import { eventStore } from '../../src/store/event-store.js';
 import { type EventWakeups, notifyWakeups } from '../../src/store/event-wakeups.js';
 import { writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';
@@ -142,10 +143,24 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
         await new Promise<void>((resolve) => (releaseLate = resolve));
         await writeEvents(tx, wakeups, [orderEvent('second')]);
       });
+      // A bystander takes its id between the two and is still running when the late one commits: the
+      // horizon then lets the late change through and holds the first one back (as a busy shared server
+      // did in CI). The late change must wait for it.
+      let releaseBystander: () => void = () => undefined;
+      onTestFinished(() => releaseBystander());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const bystander = database.db.transaction(async (tx) => {
+        await tx.query('SELECT pg_current_xact_id()');
+        await new Promise<void>((resolve) => (releaseBystander = resolve));
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       await append([orderEvent('first')]);
       releaseLate();
       await late;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(reader.received).toEqual([]);
+      releaseBystander();
+      await bystander;
       await reader.done;
       const notes = reader.received.map((event) => (event.data as { object: { note: string } }).object.note);
       expect(notes).toEqual(['first', 'second']);
@@ -172,6 +187,44 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
       const late = new Promise((resolve) => setTimeout(() => resolve('not within 3 s'), 3000).unref());
       expect(await Promise.race([reader.done.then(() => 'delivered'), late])).toBe('delivered');
       expect(reader.received.map((event) => event.subject)).toEqual(['sku:BEHIND']);
+    },
+  );
+});
+
+describe("the outbox's reads", () => {
+  it.skipIf(!testDatabaseUrl)(
+    "never end a batch between one subject's events taken out of order: the batch grows to hold both",
+    async () => {
+      // The older transaction takes its id first and its event's seq last; the younger commits first. Read
+      // one at a time, the older one's event comes first by position, and must not go out alone.
+      wakeups = notifyWakeups(database.db);
+      const events = eventStore(database.db);
+      const start = await events.head();
+      const subject = `order:${randomBytes(4).readUInt32BE()}`;
+      const change = (note: string): NewEvent => ({
+        type: 'order.updated',
+        ownerUserId: null,
+        subject,
+        data: { object: { note } } as never,
+      });
+      let releaseOlder: () => void = () => undefined;
+      onTestFinished(() => releaseOlder());
+      let written: () => void = () => undefined;
+      const idTaken = new Promise<void>((resolve) => (written = resolve));
+      const older = database.db.transaction(async (tx) => {
+        await tx.query('SELECT pg_current_xact_id()');
+        written();
+        await new Promise<void>((resolve) => (releaseOlder = resolve));
+        await writeEvents(tx, wakeups, [change('second')]);
+      });
+      await idTaken;
+      await append([change('first')]);
+      releaseOlder();
+      await older;
+      const batch = await events.after(start, { subject }, 1);
+      const notes = batch.events.map((event) => (event.data as { object: { note: string } }).object.note);
+      expect(notes.sort()).toEqual(['first', 'second']);
+      expect(batch.heldBack).toBe(false);
     },
   );
 });

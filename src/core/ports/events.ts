@@ -15,7 +15,10 @@ export interface EventStore {
    * Committed events after `position` that pass the filter, in commit-safe order, at most `limit`, and
    * the position to read from next. Only events of transactions older than every running one are read,
    * so no event can later appear before the returned position; `heldBack` tells that committed events
-   * wait behind such a running transaction (read again soon: its end wakes no reader).
+   * wait behind such a running transaction (read again soon: its end wakes no reader). An event waits, too,
+   * while an event of its subject with a lower `seq` is not yet readable, so that the reader, handing each
+   * batch over in `seq` order, keeps one subject's events in commit order; a batch grows past `limit` when
+   * its first event waits for one further on.
    */
   after(
     position: EventPosition,

@@ -62,7 +62,16 @@ export function createRedisWakeups({ url, channel, logger, pollMs }: RedisWakeup
   // delays its wake-up, an outage leaves the work to the poll, and the queue holds a few seconds of commits.
   const publisher = new Redis(url, { connectTimeout: 500, maxRetriesPerRequest: 1, retryStrategy });
   // The SUBSCRIBE of a start while Redis is away waits for it (never given up), then ioredis keeps it.
-  const subscriber = new Redis(url, { connectTimeout: 500, maxRetriesPerRequest: null, retryStrategy });
+  // No ready check: ioredis writes a SUBSCRIBE at once on a connection still being set up, and in subscriber
+  // mode the check's INFO is refused; ioredis then reconnects and, the connection never having been ready,
+  // forgets the subscription, so every later wake-up is lost (ioredis 5.9). Without the check the connection
+  // is ready once its set-up is answered, and a reconnection subscribes again.
+  const subscriber = new Redis(url, {
+    connectTimeout: 500,
+    maxRetriesPerRequest: null,
+    retryStrategy,
+    enableReadyCheck: false,
+  });
   let warned = false;
   let closing = false;
   const warn = (reason: string) => {

@@ -15,6 +15,7 @@ import { type EventWakeups, notifyWakeups } from '../../src/store/event-wakeups.
 import { writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
+import { until } from '../support/until.js';
 
 const redisUrl = process.env.REDIS_TEST_URL;
 /** A kind of wake-up, and its feed's poll. */
@@ -221,10 +222,13 @@ describe("the outbox's reads", () => {
       await append([change('first')]);
       releaseOlder();
       await older;
-      const batch = await events.after(start, { subject }, 1);
+      // On a server shared with other test files, their transactions may hold both back for a while.
+      const batch = await until(async () => {
+        const read = await events.after(start, { subject }, 1);
+        return read.events.length > 0 ? read : undefined;
+      });
       const notes = batch.events.map((event) => (event.data as { object: { note: string } }).object.note);
       expect(notes.sort()).toEqual(['first', 'second']);
-      expect(batch.heldBack).toBe(false);
     },
   );
 });

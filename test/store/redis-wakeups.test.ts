@@ -81,6 +81,28 @@ describe.runIf(requires(redisUrl, 'event wake-ups over Redis', 'set REDIS_TEST_U
       expect(messages).toEqual(['']); // a wake-up carries no event
     });
 
+    it('stays subscribed when it subscribes while its connection is still being set up', async () => {
+      // ioredis writes SUBSCRIBE at once on a connection still answering its set-up commands (CLIENT SETINFO,
+      // then the ready check's INFO); in subscriber mode the INFO is refused, ioredis reconnects, and having
+      // never been ready it forgets the subscription: every later wake-up was lost (CI's flake on a busy
+      // machine). 150 ms each way on the link holds the set-up open while the feed subscribes.
+      const proxy = await openTcpProxy(redisUrl as string);
+      onTestFinished(() => proxy.cut());
+      proxy.fault({ kind: 'latency', ms: 150 });
+      const { channel, wakeups } = open(proxy.url);
+      await sleep(50); // connected to the proxy, set-up under way
+      let woken = 0;
+      const stop = await wakeups.listen(() => void woken++);
+      onTestFinished(() => stop());
+      const publisher = new Redis(redisUrl as string);
+      onTestFinished(() => void publisher.disconnect());
+      await until(async () => ((await publisher.pubsub('NUMSUB', channel))[1] === 1 ? true : undefined), 5_000);
+      await sleep(2_500); // a reconnection (under 1 s at this latency) would be over by now
+      const before = woken;
+      await publisher.publish(channel, '');
+      await until(() => (woken > before ? true : undefined), 3_000);
+    });
+
     it('keeps writing while Redis is away, says so once, and catches up when it returns', async () => {
       const proxy = await openTcpProxy(redisUrl as string);
       onTestFinished(() => proxy.cut());

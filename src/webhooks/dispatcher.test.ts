@@ -179,9 +179,14 @@ describe('webhook dispatcher', () => {
   it('records outcomes that end together in one batch, and serializes an event once for all its endpoints', async () => {
     const queue = memoryQueue();
     for (const endpointId of [1, 2, 3]) queue.add(endpointId, 1);
-    const sender = fakeSender();
+    // Held until all three are out, then let go in one turn: they end together, whatever the machine's load
+    // (three 1 ms timers may fire in different turns).
+    const sender = fakeSender(['/1', '/2', '/3']);
     const dispatcher = dispatcherOver(queue, sender.send);
-    await dispatcher.wake();
+    const woken = dispatcher.wake();
+    while (sender.sent.length < 3) await new Promise((resolve) => setTimeout(resolve, 1));
+    sender.release();
+    await woken;
     expect(queue.batches.map((batch) => batch.length)).toEqual([3]);
     expect(queue.batches[0]?.map((record) => record.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     expect(new Set(sender.sent.map((message) => message.body)).size).toBe(1);

@@ -74,6 +74,14 @@ const noClaim = (): ClaimHold => ({
 });
 
 const isDatabaseLoss = (error: unknown) => error instanceof DomainError && error.code === 'DATABASE_UNAVAILABLE';
+const isOutOfBudget = (error: unknown) => error instanceof DomainError && error.code === 'UPSTREAM_TIMEOUT';
+
+/** Gives a claim's key back without waiting; if the database cannot take it now, the claim is marked ended. */
+const abandonLater = (
+  store: Pick<Store, 'idempotency'>,
+  endedClaims: ReturnType<typeof createEndedClaims>,
+  { caller, key, token }: Omit<ClaimCompletion, 'result'>,
+) => store.idempotency.abandon(caller, key, token).catch(() => endedClaims.add(caller, key, token));
 
 /** What tells one request from another under one key: its operation and its canonical input. */
 const fingerprintOf = (operation: string, input: unknown) =>
@@ -123,7 +131,9 @@ async function runClaimed<T>(
     // and the retry answers with what was written, if anything. This request is over, so a retry need
     // not wait out the lease: the claim is marked ended (here at once, in the database once it is back).
     // A claim taken over is the retry's now: abandoning changes nothing then (the token fences it).
+    // A request out of budget is answered at once: its key is given back on the way.
     if (isDatabaseLoss(error)) endedClaims.add(scope, key, token);
+    else if (isOutOfBudget(error)) void abandonLater(store, endedClaims, completion);
     else await store.idempotency.abandon(scope, key, token);
     throw error;
   }

@@ -4,6 +4,7 @@ import { type ClaimHold, claimTakenOver, type IdempotencyService, type Idempoten
 import type { Address, Order, OrderItem } from './model.js';
 import { sumMinor, timesMinor } from './money.js';
 import { draftLines, newOrder, type PricedLine, priceLines, shippingAddressOf } from './order-lines.js';
+import { placementBudget } from './placement-budget.js';
 import type { CallOptions, InventoryPort, OrderAllocation, Store } from './ports/index.js';
 
 /** The ports order placement (and the order service around it) uses. */
@@ -35,6 +36,9 @@ export interface OrderPlacementDeps {
   /** The most units of one order item, once lines of one product are merged. */
   maxItemQuantity: number;
 }
+
+/** Sequential round trips of reserving an order's stock in the store (docs/benchmarks.md). */
+const RESERVATION_TRIPS = 4;
 
 /** The place-order use case: idempotent per key (`orders.place`), the only way the core places an order. */
 export type PlaceOrder = IdempotentCreate<PlaceOrderInput, Order>;
@@ -77,6 +81,7 @@ export function createPlaceOrder({
    */
   async function place(caller: Caller, input: PlaceOrderInput, claim: ClaimHold, signal?: AbortSignal) {
     const deadline = claim.startedAt + requestTimeoutMs;
+    const budget = placementBudget(deadline, placementTimeout);
     const { draftId } = input;
     if ((input.items === undefined) === (input.draftId === undefined)) {
       throw invalidInput('items', 'or draftId must be given, exactly one of the two');
@@ -84,31 +89,37 @@ export function createPlaceOrder({
     const userId = actingFor(caller, input.userId, { admin: 'places an order', customer: 'place orders' });
     // A retry whose first attempt wrote the order and then died answers with that order, exactly once.
     if (claim.heldOrderId !== undefined) {
-      const order = await store.orders.get(claim.heldOrderId);
+      const order = await budget.step(store.orders.get(claim.heldOrderId));
       if (order && order.userId === userId) return order;
     }
-    const [shippingAddress, lines, allocated] = await inOrder([
-      shippingAddressOf(store, userId, input.shippingAddress),
-      linesFor(caller, input, userId),
-      input.items ? store.orders.allocate(input.items.length) : undefined,
-    ] as const);
-    const allocation = allocated ?? (await store.orders.allocate(lines.length));
+    const [shippingAddress, lines, allocated] = await budget.step(
+      inOrder([
+        shippingAddressOf(store, userId, input.shippingAddress),
+        linesFor(caller, input, userId),
+        input.items ? store.orders.allocate(input.items.length) : undefined,
+      ] as const),
+    );
+    const allocation = allocated ?? (await budget.step(store.orders.allocate(lines.length)));
     const orderId = allocation.id;
     // The claim's hold ties the stock about to be held to it: if this process dies before the order is
     // written, a takeover or the claim's expiry releases it (and, should the hold not land, the
-    // reservation's own expiry). Both travel at once.
-    const [held, reserved] = await Promise.allSettled([
-      claim.hold(orderId),
-      reserveAll(orderId, lines, deadline, signal),
-    ]);
+    // reservation's own expiry). Both travel at once; past the budget, what they held is given back later.
+    const [held, reserved] = await budget.step(
+      Promise.allSettled([claim.hold(orderId), reserveAll(orderId, lines, deadline, signal)]),
+      RESERVATION_TRIPS,
+      // A reservation that failed late gave its stock back itself (reserveAll); one that succeeded late has
+      // it given back here.
+      (late) => 'value' in late && late.value[1].status === 'fulfilled' && void compensate(orderId),
+    );
     if (reserved.status === 'rejected') throw reserved.reason;
     if (held.status === 'rejected') {
       await compensate(orderId);
       throw held.reason;
     }
-    // Past the budget the caller has given up (and a retry may take the claim over): write nothing.
-    if (Date.now() >= deadline) {
-      await compensate(orderId);
+    // The order's write is awaited whatever it takes (its outcome must be known): it is not begun when it
+    // would likely end past the budget, where the caller has given up (and a retry may take the claim over).
+    if (!budget.fitsOneMoreTrip()) {
+      void compensate(orderId);
       throw placementTimeout();
     }
     return writeOrder(store, compensate, newOrder(allocation, userId, lines, shippingAddress, input), draftId, claim);

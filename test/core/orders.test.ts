@@ -6,6 +6,7 @@ import type { Caller } from '../../src/core/index.js';
 import { minor } from '../../src/core/money.js';
 import { coreRules, openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { until } from '../support/until.js';
 
 let database: TestDatabase;
 let core: TestCore;
@@ -114,8 +115,48 @@ describe('placing orders', () => {
       ],
     });
     expect(await code(failure)).toBe('UPSTREAM_TIMEOUT');
-    expect(await core.inventory.stock(fast.sku)).toMatchObject({ reserved: 0 });
+    // Answered at the deadline; the release follows at once (not left to the reservation's expiry).
+    await until(async () => ((await core.inventory.stock(fast.sku)).reserved === 0 ? true : undefined), 2_000);
     expect((await core.orders.list(admin, { withTotal: true })).totalCount).toBe(before);
+  });
+
+  it('answers UPSTREAM_TIMEOUT when its budget runs out, not when a slow database answers', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    // The prices take 1.5 s to read, far past a budget of 150 ms.
+    const products = database.store.products;
+    const slowStore = {
+      ...database.store,
+      products: {
+        ...products,
+        getMany: async (...args: Parameters<typeof products.getMany>) => {
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          return products.getMany(...args);
+        },
+      },
+    };
+    const slowCore = await testCore(slowStore, { requestTimeoutMs: 150 });
+    const started = Date.now();
+    const failure = slowCore.orders.place(
+      alice,
+      { items: [{ productId: product.id, quantity: 1 }] },
+      {
+        idempotencyKey: `budget-${product.id}`,
+      },
+    );
+    expect(await code(failure)).toBe('UPSTREAM_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // The key was given back: a retry runs (and, with the prices still slow, is out of budget again).
+    await until(async () => {
+      const retry = slowCore.orders.place(
+        alice,
+        { items: [{ productId: product.id, quantity: 1 }] },
+        {
+          idempotencyKey: `budget-${product.id}`,
+        },
+      );
+      return (await code(retry)) === 'UPSTREAM_TIMEOUT' ? true : undefined;
+    }, 3_000);
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
   });
 
   it('lets a customer order only as themself, and requires admins to name the user', async () => {

@@ -7,7 +7,7 @@
  * these phases, each healed before the next: PostgreSQL +20 ms each way, +500 ms, a 10 s partition with
  * hung connections then a reset, half-open, a trickle; Redis +20 ms, a 5 s hang. Then it waits for quiet
  * and prints its invariants (scripts/chaos/invariants.ts), exiting 1 on any breach (2 when Redis or
- * PostgreSQL is missing). About three minutes (each heal is followed by 15 s of recovery).
+ * PostgreSQL is missing). About two minutes (each heal is followed by 7 s of recovery).
  *
  * Environment: CHAOS_DATABASE_URL (a server and database to create the scratch database from, default
  * postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default redis://127.0.0.1:6379).
@@ -42,8 +42,8 @@ interface Phase {
 }
 
 const PHASES: Phase[] = [
-  { name: 'PostgreSQL +20 ms each way', on: 'postgres', fault: { kind: 'latency', ms: 20 }, seconds: 8 },
-  { name: 'PostgreSQL +500 ms each way', on: 'postgres', fault: { kind: 'latency', ms: 500 }, seconds: 8 },
+  { name: 'PostgreSQL +20 ms each way', on: 'postgres', fault: { kind: 'latency', ms: 20 }, seconds: 6 },
+  { name: 'PostgreSQL +500 ms each way', on: 'postgres', fault: { kind: 'latency', ms: 500 }, seconds: 6 },
   {
     name: 'PostgreSQL partition 10 s, then reset',
     on: 'postgres',
@@ -51,16 +51,20 @@ const PHASES: Phase[] = [
     seconds: 10,
     resetAfter: true,
   },
-  { name: 'PostgreSQL half-open', on: 'postgres', fault: { kind: 'half-open' }, seconds: 5 },
+  { name: 'PostgreSQL half-open', on: 'postgres', fault: { kind: 'half-open' }, seconds: 4 },
   {
     name: 'PostgreSQL trickle (64 B per 50 ms)',
     on: 'postgres',
     fault: { kind: 'trickle', bytes: 64, everyMs: 50 },
-    seconds: 5,
+    seconds: 4,
   },
-  { name: 'Redis +20 ms each way', on: 'redis', fault: { kind: 'latency', ms: 20 }, seconds: 5 },
+  { name: 'Redis +20 ms each way', on: 'redis', fault: { kind: 'latency', ms: 20 }, seconds: 4 },
   { name: 'Redis hang 5 s', on: 'redis', fault: { kind: 'hang' }, seconds: 5, resetAfter: true },
 ];
+
+/** After a heal: how long before the recovery window, and the window's length. */
+const RECOVERY_GRACE_MS = 3_000;
+const RECOVERY_WINDOW_SECONDS = 4;
 
 async function reachable(): Promise<boolean> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0 });
@@ -138,13 +142,17 @@ try {
   await measure('before', 6);
   for (const phase of PHASES) {
     const proxy = proxies[phase.on];
+    const clock = () => new Date().toISOString().slice(11, 23);
+    console.log(`${clock()} ${phase.name}`);
     proxy.fault(phase.fault);
     await measure(phase.name, phase.seconds);
     proxy.heal();
     if (phase.resetAfter) proxy.reset();
-    // Recovery: p99 of the 5 s that follow the 10 s the rule allows to get back.
-    await sleep(10_000);
-    await measure(`after ${phase.name}`, 5);
+    console.log(`${clock()} healed`);
+    // Recovery: the rule allows 10 s to get back; the p99 of 3–7 s after the heal is held to it (a stricter
+    // test, in less time).
+    await sleep(RECOVERY_GRACE_MS);
+    await measure(`after ${phase.name}`, RECOVERY_WINDOW_SECONDS);
   }
   stopping = true;
   giveUpAt = Date.now() + 60_000;
@@ -162,6 +170,11 @@ try {
     const ok = writes.filter((a) => typeof a.status === 'number' && a.status < 300).length;
     const writeP99 = p99(writes, window.from, window.to);
     console.log(`${window.name}: ${writes.length} placement attempts, ${ok} placed, p99 ${writeP99} ms`);
+    const slowest = writes.filter((a) => a.end - a.start > 1_000).slice(0, 5);
+    if (window.name.startsWith('after ') && slowest.length > 0) {
+      const shown = slowest.map((a) => `${a.status ?? a.error} in ${a.end - a.start} ms`).join(', ');
+      console.log(`  over a second: ${shown}`);
+    }
     // Recovered: within 1.5× of before (and 100 ms, the noise of a shared machine's few samples). Not yet
     // met every run (docs/benchmarks.md, "Chaos run"): a few placements still take the statement bound
     // after healing. Reported, not failing the run, until that tail is found.
@@ -176,7 +189,7 @@ try {
   await instance.stop('SIGTERM');
   for (const proxy of Object.values(proxies)) await proxy.cut();
   await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-  if (exitCode === 0) rmSync(scratch, { recursive: true, force: true });
+  if (exitCode === 0 && !process.env.CHAOS_KEEP_LOG) rmSync(scratch, { recursive: true, force: true });
   else console.error(`the instance's log: ${path.join(scratch, 'chaos.log')}`);
 }
 process.exit(exitCode);

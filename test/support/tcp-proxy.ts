@@ -34,11 +34,24 @@ export interface TcpProxy {
 /** One direction of one connection: its bytes leave in order, each when the fault lets it. */
 function direction(to: net.Socket, fault: () => NetworkFault, up: boolean, count: (bytes: number) => void) {
   const held: Buffer[] = [];
-  let lastDue = 0;
+  // Bytes on their way under latency, in the order they came, each with the time it is due; one timer for
+  // the first. (A timer per chunk let two due at the same millisecond leave in either order when latency
+  // ended, which broke a PostgreSQL connection's stream after a heal: the chaos run's recovery tail.)
+  const timed: Array<{ due: number; chunk: Buffer }> = [];
+  let timer: NodeJS.Timeout | undefined;
   let trickling = false;
   const write = (chunk: Buffer) => {
     if (!to.destroyed) to.write(chunk);
     count(chunk.length);
+  };
+  const pump = () => {
+    timer = undefined;
+    for (let first = timed[0]; first && first.due <= Date.now(); first = timed[0]) {
+      timed.shift();
+      write(first.chunk);
+    }
+    const next = timed[0];
+    if (next) timer = setTimeout(pump, next.due - Date.now()).unref();
   };
   const drip = () => {
     const now = fault();
@@ -68,10 +81,10 @@ function direction(to: net.Socket, fault: () => NetworkFault, up: boolean, count
         return;
       }
       // Never before a byte still on its way under an earlier latency: a stream keeps its order.
-      const due = Math.max(lastDue, Date.now() + (now.kind === 'latency' ? now.ms : 0));
-      if (due <= Date.now()) return write(chunk);
-      lastDue = due;
-      setTimeout(() => write(chunk), due - Date.now()).unref();
+      const due = Math.max(timed.at(-1)?.due ?? 0, Date.now() + (now.kind === 'latency' ? now.ms : 0));
+      if (timed.length === 0 && due <= Date.now()) return write(chunk);
+      timed.push({ due, chunk });
+      if (!timer) pump();
     },
     /** Lets what was held go, in order (under latency or trickle, as they say). */
     release() {

@@ -13,7 +13,8 @@ export interface SqlPart {
 /**
  * Builds the keyset condition "after these key values in this sort": for keys k1..kn,
  * `(k1, k2) > (v1, v2)` when every key runs one way (an index range scan), else the expansion
- * (k1 > v1) OR (k1 = v1 AND k2 > v2) OR …, with `<` for descending keys, for mixed directions.
+ * k1 >= v1 AND ((k1 > v1) OR (k1 = v1 AND k2 > v2) OR …), with `<`/`<=` for descending keys, for mixed
+ * directions.
  */
 export function keysetCondition(
   columns: SortColumns,
@@ -42,7 +43,11 @@ export function keysetCondition(
     const { column, value } = values[index] as { column: string; value: string };
     return [...equalities, `${column} ${key.descending ? '<' : '>'} ${value}`].join(' AND ');
   });
-  return { sql: `(${alternatives.map((alternative) => `(${alternative})`).join(' OR ')})`, params };
+  // The expansion implies the first key's bound; stated ahead of it, it gives an index on the first key a
+  // place to start (a page deep in a mixed sort read from the start of the index otherwise).
+  const [first] = values as [{ column: string; value: string }];
+  const lead = `${first.column} ${sort[0]?.descending ? '<=' : '>='} ${first.value}`;
+  return { sql: `(${lead} AND (${alternatives.map((alternative) => `(${alternative})`).join(' OR ')}))`, params };
 }
 
 /** The ORDER BY clause of a sort. */

@@ -16,7 +16,9 @@ export function orderConditions(filters: OrderFilters): SqlPart {
     params.push(value);
     return `$${params.length}`;
   };
-  if (filters.status?.length) conditions.push(`o.status = ANY(${param(filters.status)}::text[])`);
+  // One status by equality, so that an index led by the status supplies the sort too.
+  if (filters.status?.length === 1) conditions.push(`o.status = ${param(filters.status[0])}`);
+  else if (filters.status?.length) conditions.push(`o.status = ANY(${param(filters.status)}::text[])`);
   if (filters.userId !== undefined) conditions.push(`o.user_id = ${param(filters.userId)}`);
   if (filters.from) conditions.push(`o.created_at >= ${param(filters.from)}`);
   if (filters.to) conditions.push(`o.created_at <= ${param(filters.to)}`);

@@ -67,15 +67,14 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
     let inUse = 0;
     let firstAnswerMs = 0;
     const missed: string[] = [];
-    // A round fires a burst of placements and kills the process at the first answer. A placement is a
-    // few statements now (7 round trips, one reservation call), so the moment a kill finds some claimed and
-    // not yet completed is narrow and depends on the machine: on PostgreSQL they run side by side and may
-    // all end within milliseconds of the first; on PGlite they run nearly one after another, and the next
-    // one may not have claimed its key yet at the first answer. So a round that caught none midway is
-    // followed by one that kills at another share of the time the first answer took: later (1.5×), then
-    // sooner (½, ¼). Rounds repeat (at most four) until a restarted server finds keys still in use.
-    const shares = [1, 1.5, 0.5, 0.25];
-    for (let round = 0; round < shares.length && inUse === 0; round++) {
+    // A round fires a burst of placements and kills the process while some are between their claim and
+    // its completion. That moment is narrow (a placement is 7 round trips) and depends on the machine, so
+    // it is searched for: the first round kills at the first answer; after a round that caught none midway,
+    // the next kills between the latest kill that was too soon (no placement had ended) and the earliest
+    // that was too late (every placement had ended), halving that span each time (six rounds at most).
+    let tooSoonMs = 0;
+    let tooLateMs = 0;
+    for (let round = 0; round < 6 && inUse === 0; round++) {
       const burst = Array.from({ length: KEYS }, () => randomUUID());
       keys.push(...burst);
       let firstAnswer: () => void = () => undefined;
@@ -85,13 +84,16 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
       if (round === 0) {
         await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, 3000))]);
         firstAnswerMs = Date.now() - sentAt;
+        tooLateMs = 2 * firstAnswerMs;
       } else {
-        await new Promise((resolve) => setTimeout(resolve, firstAnswerMs * (shares[round] as number)));
+        await new Promise((resolve) => setTimeout(resolve, (tooSoonMs + tooLateMs) / 2));
       }
       serving.child.kill('SIGKILL');
       killedAt = Date.now();
       expect(await serving.exited).toBe('SIGKILL');
-      await Promise.all(attempts);
+      const ended = (await Promise.all(attempts)).filter((outcome) => outcome.status === 201).length;
+      if (ended === KEYS) tooLateMs = killedAt - sentAt;
+      else tooSoonMs = killedAt - sentAt;
 
       serving = await spawnServer(database, env);
       servers.push(serving);
@@ -106,7 +108,11 @@ describe(`kill -9 in the middle of order placements (${testDatabaseUrl ? 'Postgr
       expect(early.filter((outcome) => outcome.status >= 500)).toEqual([]);
       const inUseAnswers = early.filter((outcome) => outcome.body.code === 'IDEMPOTENCY_KEY_IN_USE');
       inUse = inUseAnswers.length;
-      if (inUse === 0) missed.push(`round ${round}: killed ${killedAt - sentAt} ms after sending, none in use`);
+      if (inUse === 0) {
+        missed.push(
+          `round ${round}: killed ${killedAt - sentAt} ms after sending, ${ended} of ${KEYS} ended, none in use`,
+        );
+      }
       // Each says when to come back: the seconds left of the dead attempt's lease.
       for (const answer of inUseAnswers) {
         expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);

@@ -11,6 +11,7 @@ import type { ClaimedDelivery, WebhookStore } from '../../src/core/ports/index.j
 import { attemptRecord } from '../../src/core/webhook-delivery.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { storeEndpoint, storeUser } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let store: WebhookStore;
@@ -19,38 +20,13 @@ beforeEach(async () => {
   await database?.close();
   database = await openTestDatabase();
   store = database.store.webhooks;
-  const user = await database.store.users.insert({
-    name: 'Fen',
-    email: 'fen@deliveries.example.com',
-    phone: null,
-    address: null,
-    nickname: null,
-    marketingAgreed: false,
-  });
-  if (user === 'email-taken') throw new Error('fresh database');
-  userId = user.id;
+  userId = await storeUser(database.store, 'Fen');
 });
 afterAll(() => database?.close());
 
 const LEASE_MS = 60_000;
 const hook = (apiKeyId: number | null = null) =>
-  store
-    .insert(
-      {
-        userId,
-        apiKeyId,
-        allOwners: true,
-        url: 'https://hooks.example.com/fence',
-        events: ['order.created'],
-        description: null,
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      },
-      Number.POSITIVE_INFINITY,
-    )
-    .then((endpoint) => {
-      if (typeof endpoint === 'string') throw new Error(endpoint);
-      return endpoint;
-    });
+  storeEndpoint(database.store, { userId, apiKeyId, url: 'https://hooks.example.com/fence' });
 async function placeEvents(count: number) {
   const { db } = database;
   for (let n = 0; n < count; n++) {

@@ -24,6 +24,7 @@ import type { Database } from '../../src/store/database.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';
+import { storeEndpoint, storeUser } from '../support/fixtures.js';
 
 /** One delivery as a statement left it. */
 interface Seen {
@@ -72,16 +73,7 @@ function scheduled(db: Database): Database {
 beforeAll(async () => {
   database = await openTestDatabase();
   webhooks = createSqlStore(scheduled(database.db)).webhooks;
-  const user = await database.store.users.insert({
-    name: 'Ivy',
-    email: 'ivy@interleavings.example.com',
-    phone: null,
-    address: null,
-    nickname: null,
-    marketingAgreed: false,
-  });
-  if (user === 'email-taken') throw new Error('fresh database');
-  userId = user.id;
+  userId = await storeUser(database.store, 'Ivy');
 });
 afterAll(() => database?.close());
 
@@ -116,19 +108,10 @@ interface Plan {
 
 async function interleaving(s: fc.Scheduler, plan: Plan) {
   const { db } = database;
-  const endpoint = await database.store.webhooks.insert(
-    {
-      userId,
-      apiKeyId: null,
-      allOwners: true,
-      url: `https://hooks.example.com/interleaving-${++runs}`,
-      events: ['order.created'],
-      description: null,
-      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-    },
-    Number.POSITIVE_INFINITY,
-  );
-  if (typeof endpoint === 'string') throw new Error(endpoint);
+  const endpoint = await storeEndpoint(database.store, {
+    userId,
+    url: `https://hooks.example.com/interleaving-${++runs}`,
+  });
   endpointId = endpoint.id;
   for (let n = 0; n < 3; n++) {
     await db.transaction((tx) =>

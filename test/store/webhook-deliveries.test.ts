@@ -9,6 +9,7 @@ import type { ClaimedDelivery, WebhookStore } from '../../src/core/ports/index.j
 import { attemptRecord } from '../../src/core/webhook-delivery.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { storeEndpoint, storeUser } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let store: WebhookStore;
@@ -16,38 +17,12 @@ let userId: number;
 beforeAll(async () => {
   database = await openTestDatabase();
   store = database.store.webhooks;
-  const user = await database.store.users.insert({
-    name: 'Quinn',
-    email: 'quinn@queue.example.com',
-    phone: null,
-    address: null,
-    nickname: null,
-    marketingAgreed: false,
-  });
-  if (user === 'email-taken') throw new Error('fresh database');
-  userId = user.id;
+  userId = await storeUser(database.store, 'Quinn');
 });
 afterAll(() => database?.close());
 
 const LEASE_MS = 60_000;
-const hook = (path: string) =>
-  store
-    .insert(
-      {
-        userId,
-        apiKeyId: null,
-        allOwners: true,
-        url: `https://hooks.example.com/${path}`,
-        events: ['order.created'],
-        description: null,
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      },
-      Number.POSITIVE_INFINITY,
-    )
-    .then((endpoint) => {
-      if (typeof endpoint === 'string') throw new Error(endpoint);
-      return endpoint;
-    });
+const hook = (path: string) => storeEndpoint(database.store, { userId, url: `https://hooks.example.com/${path}` });
 /** Writes `count` order.created events, each queued for every endpoint subscribed to it. */
 async function placeEvents(count: number) {
   const { db } = database;

@@ -9,21 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/core/key-check.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { storeEndpoint, storeUser } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let userId: number;
 beforeAll(async () => {
   database = await openTestDatabase();
-  const user = await database.store.users.insert({
-    name: 'Fan',
-    email: 'fan@out.example.com',
-    phone: null,
-    address: null,
-    nickname: null,
-    marketingAgreed: false,
-  });
-  if (user === 'email-taken') throw new Error('fresh database');
-  userId = user.id;
+  userId = await storeUser(database.store, 'Fan');
 });
 afterAll(() => database?.close());
 
@@ -44,23 +36,13 @@ async function key(name: string, scopes: string[] | null, state: 'working' | 're
 }
 
 const endpoint = (name: string, apiKeyId: number | null, events: string[]) =>
-  database.store.webhooks
-    .insert(
-      {
-        userId,
-        apiKeyId,
-        allOwners: false,
-        url: `https://hooks.example.com/${name}`,
-        events: events as never,
-        description: null,
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      },
-      Number.POSITIVE_INFINITY,
-    )
-    .then((made) => {
-      if (typeof made === 'string') throw new Error(made);
-      return made;
-    });
+  storeEndpoint(database.store, {
+    userId,
+    apiKeyId,
+    allOwners: false,
+    url: `https://hooks.example.com/${name}`,
+    events: events as never,
+  });
 
 describe('the fan-out of an event to webhook endpoints', () => {
   it('queues it only for endpoints whose key works and may read what it carries', async () => {

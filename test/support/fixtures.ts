@@ -1,23 +1,51 @@
 import type { Caller, Core } from '../../src/core/index.js';
 import { minor } from '../../src/core/money.js';
-import type { Store } from '../../src/core/ports/index.js';
+import type { Store, WebhookEndpoint } from '../../src/core/ports/index.js';
 import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
 
 let counter = 0;
 const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}`;
 
-/** An admin caller backed by a real user row. */
-export async function makeAdmin(store: Store): Promise<Caller> {
+/** A user row written straight to the store (no address, no core rules); its id. */
+export async function storeUser(store: Pick<Store, 'users'>, name: string): Promise<number> {
   const user = await store.users.insert({
-    name: 'Test Admin',
-    email: `admin-${unique()}@example.com`,
+    name,
+    email: `${name.toLowerCase().replace(/\W+/g, '-')}-${unique()}@example.com`,
     phone: null,
     address: null,
     nickname: null,
     marketingAgreed: false,
   });
-  if (user === 'email-taken') throw new Error('unreachable');
-  return { userId: user.id, role: 'admin', apiKeyId: null };
+  if (user === 'email-taken') throw new Error('unreachable: the e-mail is unique');
+  return user.id;
+}
+
+/**
+ * A webhook endpoint written straight to the store, with no cap: `order.created` for every owner unless
+ * `fields` say otherwise.
+ */
+export async function storeEndpoint(
+  store: Pick<Store, 'webhooks'>,
+  fields: Pick<WebhookEndpoint, 'userId' | 'url'> & Partial<Pick<WebhookEndpoint, 'apiKeyId' | 'allOwners' | 'events'>>,
+): Promise<WebhookEndpoint> {
+  const endpoint = await store.webhooks.insert(
+    {
+      apiKeyId: null,
+      allOwners: true,
+      events: ['order.created'],
+      description: null,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      ...fields,
+    },
+    Number.POSITIVE_INFINITY,
+  );
+  if (typeof endpoint === 'string') throw new Error(`endpoint not registered: ${endpoint}`);
+  return endpoint;
+}
+
+/** An admin caller backed by a real user row. */
+export async function makeAdmin(store: Store): Promise<Caller> {
+  return { userId: await storeUser(store, 'Test Admin'), role: 'admin', apiKeyId: null };
 }
 
 /** A customer caller with an address on file. */

@@ -156,7 +156,6 @@ describe('placing orders', () => {
       );
       return (await code(retry)) === 'UPSTREAM_TIMEOUT' ? true : undefined;
     }, 3_000);
-    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 0 });
   });
 
   it('lets a customer order only as themself, and requires admins to name the user', async () => {

@@ -198,8 +198,9 @@ export type Mutation = {
   cancelOrder: Cancellation;
   /**
    * Places an order from `items` or from a `draftId` (exactly one). Stock for every line is reserved
-   * first; `INSUFFICIENT_STOCK` when any line cannot be, `UPSTREAM_TIMEOUT` when the reservation does not
-   * answer in time (no order is written either way). Like `POST /v1/orders`.
+   * first; `INSUFFICIENT_STOCK` when any line cannot be, `UPSTREAM_TIMEOUT` when the order cannot be placed
+   * within the request's time budget (the reservation or the database does not answer in time; no order is
+   * written either way). Like `POST /v1/orders`.
    */
   createOrder: Order;
   /** Creates an order draft. Like `POST /v1/order-drafts`. */

@@ -2611,10 +2611,11 @@ export interface components {
         };
         /**
          * @description The order could not be placed within the request's time budget (`REQUEST_TIMEOUT_MS`, counted from
-         *     the request's arrival, its idempotency claim included): the inventory did not answer in time, the
-         *     budget ran out before the order could be written, or its stock reservation was released (expired)
-         *     before the order was. No order was written. `Retry-After` says when to retry; retry with the same
-         *     `Idempotency-Key`.
+         *     the start of the placement, after authentication, its idempotency claim included): the inventory or
+         *     the database did not answer in time (the answer comes when the budget runs out, not when they
+         *     finally answer), the budget would run out before the order could be written, or its stock
+         *     reservation was released (expired) before the order was. No order was written. `Retry-After` says
+         *     when to retry; retry with the same `Idempotency-Key`.
          */
         GatewayTimeout: {
             headers: {

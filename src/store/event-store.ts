@@ -47,7 +47,7 @@ function filterSql(filter: EventFilter, first: number, table = 'events'): { wher
 
 type FoundRow = EventRow & { before_tx: number | null; before_seq: number | null };
 
-const after = (a: { tx_id: number; seq: number }, b: { tx_id: number; seq: number }) =>
+const comesAfter = (a: { tx_id: number; seq: number }, b: { tx_id: number; seq: number }) =>
   a.tx_id > b.tx_id || (a.tx_id === b.tx_id && a.seq > b.seq);
 
 /**
@@ -66,7 +66,7 @@ function deliverable(rows: FoundRow[]): number {
         index < count &&
         row.before_tx !== null &&
         row.before_seq !== null &&
-        after({ tx_id: row.before_tx, seq: row.before_seq }, last),
+        comesAfter({ tx_id: row.before_tx, seq: row.before_seq }, last),
     );
     if (waits !== -1) count = waits;
   }

@@ -62,10 +62,15 @@ export function createHttpDrain(): HttpDrain {
       draining = true;
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
       const sweep = setInterval(() => {
-        const now = Date.now();
-        for (const [socket, since] of idleSince) {
-          if (since !== undefined && now - since >= IDLE_GRACE_MS) socket.destroy();
-        }
+        // Timers run before the event loop reads its sockets: a request that arrived while the loop was busy
+        // is still unread here. The check phase comes after that read, so a connection whose request has
+        // just been parsed is no longer idle there and keeps its answer.
+        setImmediate(() => {
+          const now = Date.now();
+          for (const [socket, since] of idleSince) {
+            if (since !== undefined && now - since >= IDLE_GRACE_MS) socket.destroy();
+          }
+        });
       }, IDLE_GRACE_MS / 5);
       try {
         await closed;

@@ -1,13 +1,39 @@
 import { randomUUID } from 'node:crypto';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { SPAWNED_ADMIN_KEY } from './spawned-server.js';
 
 /** A load request that has no answer after this long is recorded as `TimeoutError`. */
 const REQUEST_TIMEOUT_MS = 20_000;
 
+/** Names each load request in its headers, so the moment fetch writes it to a connection can be told. */
+const LOAD_ID_HEADER = 'x-load-id';
+
+/** When each load request's headers were written to a connection, and whether that connection had served one. */
+const written = new Map<string, { at: number; reused: boolean }>();
+const usedSockets = new WeakSet<object>();
+diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
+  const { request, socket } = message as { request: { headers: string | string[] }; socket: object };
+  // A flat [name, value, …] list on Node 20, the raw header block on later undici versions.
+  const { headers } = request;
+  const at = Array.isArray(headers) ? headers.findIndex((name) => name.toLowerCase() === LOAD_ID_HEADER) : -1;
+  const loadId = Array.isArray(headers)
+    ? at >= 0
+      ? headers[at + 1]
+      : undefined
+    : new RegExp(`^${LOAD_ID_HEADER}: *(\\S+)`, 'im').exec(headers)?.[1];
+  if (loadId !== undefined) written.set(loadId, { at: Date.now(), reused: usedSockets.has(socket) });
+  usedSockets.add(socket);
+});
+
 /** What one request of a load run ended with. */
 export interface LoadOutcome {
   kind: 'order' | 'read';
+  /** When the caller asked for it: fetch writes it to a connection a moment later, or never. */
   startedAt: number;
+  /** When its headers were written to a connection (absent when none carried it). */
+  sentAt?: number;
+  /** Whether that connection had already carried a request, so the server had accepted it. */
+  sentOnReusedConnection?: boolean;
   /** HTTP status, or the network error code when no answer came. */
   status?: number;
   error?: string;
@@ -48,16 +74,23 @@ export async function loadRequest(
   idempotencyKey = randomUUID(),
 ): Promise<LoadOutcome> {
   const startedAt = Date.now();
+  const loadId = randomUUID();
+  const sent = () => {
+    const write = written.get(loadId);
+    written.delete(loadId);
+    return write === undefined ? {} : { sentAt: write.at, sentOnReusedConnection: write.reused };
+  };
   try {
     const response =
       kind === 'order'
         ? await fetch(`${httpUrl}/v1/orders`, {
             method: 'POST',
-            headers: { ...target.headers, 'idempotency-key': idempotencyKey },
+            headers: { ...target.headers, 'idempotency-key': idempotencyKey, [LOAD_ID_HEADER]: loadId },
             body: JSON.stringify({ userId: target.userId, items: [{ productId: target.productId, quantity: 1 }] }),
             signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           })
         : await fetch(`${httpUrl}/v1/products/${target.productId}`, {
+            headers: { [LOAD_ID_HEADER]: loadId },
             signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           });
     const body = (await response.json()) as { id?: number };
@@ -68,8 +101,9 @@ export async function loadRequest(
       connectionClose: response.headers.get('connection') === 'close',
       ...(kind === 'order' && response.status === 201 ? { orderId: body.id as number } : {}),
       idempotencyKey,
+      ...sent(),
     };
   } catch (error) {
-    return { kind, startedAt, error: networkErrorCode(error), idempotencyKey };
+    return { kind, startedAt, error: networkErrorCode(error), idempotencyKey, ...sent() };
   }
 }

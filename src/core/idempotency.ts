@@ -7,7 +7,7 @@ import { type Idempotent, replayOf } from './idempotent-replay.js';
 
 export type { Idempotent } from './idempotent-replay.js';
 
-import type { ClaimCompletion, IdempotencyStore, Store } from './ports/index.js';
+import type { ClaimCompletion, Store } from './ports/index.js';
 
 /** How long a key is remembered (docs/decisions.md §3). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,11 +1,10 @@
 import { actingFor, type Caller } from './caller.js';
 import { DomainError, invalidInput } from './errors.js';
 import { type ClaimHold, claimTakenOver, type IdempotencyService, type IdempotentCreate } from './idempotency.js';
-import type { Address, Order, OrderItem } from './model.js';
-import { sumMinor, timesMinor } from './money.js';
+import type { Address, Order } from './model.js';
 import { draftLines, newOrder, type PricedLine, priceLines, shippingAddressOf } from './order-lines.js';
 import { placementBudget } from './placement-budget.js';
-import type { CallOptions, InventoryPort, OrderAllocation, Store } from './ports/index.js';
+import type { CallOptions, InventoryPort, Store } from './ports/index.js';
 
 /** The ports order placement (and the order service around it) uses. */
 export type OrderPlacementStore = Pick<Store, 'orders' | 'drafts' | 'products' | 'users'>;

@@ -4,6 +4,7 @@ import { canonicalJson } from './canonical-json.js';
 import { createEndedClaims } from './ended-claims.js';
 import { DomainError } from './errors.js';
 import { type Idempotent, replayOf } from './idempotent-replay.js';
+import { placementBudget } from './placement-budget.js';
 
 export type { Idempotent } from './idempotent-replay.js';
 
@@ -82,6 +83,12 @@ const abandonLater = (
   endedClaims: ReturnType<typeof createEndedClaims>,
   { caller, key, token }: Omit<ClaimCompletion, 'result'>,
 ) => store.idempotency.abandon(caller, key, token).catch(() => endedClaims.add(caller, key, token));
+
+/** The budget a use case answers within, its claim included, and the error it answers with past it. */
+export interface UseCaseBudget {
+  ms: number;
+  timeout: () => Error;
+}
 
 /** What tells one request from another under one key: its operation and its canonical input. */
 const fingerprintOf = (operation: string, input: unknown) =>
@@ -176,6 +183,7 @@ export function createIdempotencyService(
     operation: string,
     input: unknown,
     work: (claim: ClaimHold) => Promise<T>,
+    budget?: UseCaseBudget,
   ): Promise<Idempotent<T>> {
     if (key === undefined) return { result: await work(noClaim()), replayed: false };
     const startedAt = Date.now();
@@ -185,13 +193,22 @@ export function createIdempotencyService(
     const since = new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS);
     const ended = endedClaims.tokenOf(scope, key);
     const token = randomUUID();
-    const claim = await store.idempotency
+    const claiming = store.idempotency
       .claim(scope, key, operation, fingerprint, since, leaseStart(), ended, token)
       .catch((error: unknown) => {
         // The claim may have landed with its answer lost: end it, as a request over (by its token).
         if (isDatabaseLoss(error)) endedClaims.add(scope, key, token);
         throw error;
       });
+    // Within a budget the claim is raced too: one that lands after the caller was answered gives its key
+    // back at once (fenced by its token), so the caller's retry is not held off for the lease.
+    const claim = await (budget
+      ? placementBudget(startedAt + budget.ms, budget.timeout).step(claiming, 1, (late) => {
+          if ('value' in late && late.value.kind === 'claimed') {
+            void abandonLater(store, endedClaims, { caller: scope, key, token: late.value.token });
+          }
+        })
+      : claiming);
     if (claim.kind !== 'claimed') return replayOf<T>(claim, fingerprint, secondsUntil, leaseMs);
     endedClaims.forget(scope, key);
     return runClaimed(
@@ -220,9 +237,9 @@ export function createIdempotencyService(
      * Makes a create use case of `work` (operation names are the use case's own, e.g. `orders.place`):
      * it runs once per Idempotency-Key, scoped to the caller, and its work is handed the claim.
      */
-    useCase<I, T>(operation: string, work: CreateWork<I, T>): IdempotentCreate<I, T> {
+    useCase<I, T>(operation: string, work: CreateWork<I, T>, budget?: UseCaseBudget): IdempotentCreate<I, T> {
       return (caller, input, { idempotencyKey, signal } = {}) =>
-        run(caller, idempotencyKey, operation, input, (claim) => work(caller, input, claim, signal));
+        run(caller, idempotencyKey, operation, input, (claim) => work(caller, input, claim, signal), budget);
     },
   };
 }

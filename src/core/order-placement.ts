@@ -124,7 +124,7 @@ export function createPlaceOrder({
     return writeOrder(store, compensate, newOrder(allocation, userId, lines, shippingAddress, input), draftId, claim);
   }
 
-  return idempotency.useCase('orders.place', place);
+  return idempotency.useCase('orders.place', place, { ms: requestTimeoutMs, timeout: placementTimeout });
 }
 
 /** Writes the order, completing its claim in the same statement; gives the stock back if refused. */

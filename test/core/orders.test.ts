@@ -158,6 +158,40 @@ describe('placing orders', () => {
     }, 3_000);
   });
 
+  it('answers UPSTREAM_TIMEOUT within its budget when the claim itself is slow, and gives the key back once it lands', async () => {
+    const product = await makeProduct(core, admin, 100, 10);
+    // Taking the Idempotency-Key's claim takes 1 s, far past a budget of 150 ms.
+    const idempotency = database.store.idempotency;
+    let slowClaims = 1;
+    const slowStore = {
+      ...database.store,
+      idempotency: {
+        ...idempotency,
+        claim: async (...args: Parameters<typeof idempotency.claim>) => {
+          if (slowClaims-- > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+          return idempotency.claim(...args);
+        },
+      },
+    };
+    const slowCore = await testCore(slowStore, { requestTimeoutMs: 150 });
+    const items = [{ productId: product.id, quantity: 1 }];
+    const idempotencyKey = `slow-claim-${product.id}`;
+    const started = Date.now();
+    expect(await code(slowCore.orders.place(alice, { items }, { idempotencyKey }))).toBe('UPSTREAM_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(800);
+    // The claim landed after the answer and gave its key back: the retry places the order, well before the
+    // claim's lease (30 s) would have run out.
+    const placed = await until(async () => {
+      try {
+        return await slowCore.orders.place(alice, { items }, { idempotencyKey });
+      } catch {
+        return undefined;
+      }
+    }, 5_000);
+    expect(placed).toMatchObject({ replayed: false, result: { status: 'PENDING' } });
+    expect(await core.inventory.stock(product.sku)).toMatchObject({ reserved: 1 });
+  });
+
   it('lets a customer order only as themself, and requires admins to name the user', async () => {
     const product = await makeProduct(core, admin);
     const items = [{ productId: product.id, quantity: 1 }];

@@ -4,7 +4,7 @@ import { canonicalJson } from './canonical-json.js';
 import { createEndedClaims } from './ended-claims.js';
 import { DomainError } from './errors.js';
 import { type Idempotent, replayOf } from './idempotent-replay.js';
-import { placementBudget } from './placement-budget.js';
+import { type UseCaseBudget, withinBudget } from './placement-budget.js';
 
 export type { Idempotent } from './idempotent-replay.js';
 
@@ -83,12 +83,6 @@ const abandonLater = (
   endedClaims: ReturnType<typeof createEndedClaims>,
   { caller, key, token }: Omit<ClaimCompletion, 'result'>,
 ) => store.idempotency.abandon(caller, key, token).catch(() => endedClaims.add(caller, key, token));
-
-/** The budget a use case answers within, its claim included, and the error it answers with past it. */
-export interface UseCaseBudget {
-  ms: number;
-  timeout: () => Error;
-}
 
 /** What tells one request from another under one key: its operation and its canonical input. */
 const fingerprintOf = (operation: string, input: unknown) =>
@@ -200,15 +194,9 @@ export function createIdempotencyService(
         if (isDatabaseLoss(error)) endedClaims.add(scope, key, token);
         throw error;
       });
-    // Within a budget the claim is raced too: one that lands after the caller was answered gives its key
-    // back at once (fenced by its token), so the caller's retry is not held off for the lease.
-    const claim = await (budget
-      ? placementBudget(startedAt + budget.ms, budget.timeout).step(claiming, 1, (late) => {
-          if ('value' in late && late.value.kind === 'claimed') {
-            void abandonLater(store, endedClaims, { caller: scope, key, token: late.value.token });
-          }
-        })
-      : claiming);
+    const claim = await withinBudget(claiming, startedAt, budget, (token) =>
+      abandonLater(store, endedClaims, { caller: scope, key, token }),
+    );
     if (claim.kind !== 'claimed') return replayOf<T>(claim, fingerprint, secondsUntil, leaseMs);
     endedClaims.forget(scope, key);
     return runClaimed(

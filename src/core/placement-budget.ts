@@ -37,3 +37,25 @@ export function placementBudget(deadline: number, timeout: () => Error) {
     fitsOneMoreTrip: () => Date.now() + slowestTrip < deadline,
   };
 }
+
+/** The budget a use case answers within, its claim included, and the error it answers with past it. */
+export interface UseCaseBudget {
+  ms: number;
+  timeout: () => Error;
+}
+
+/**
+ * Within a budget the claim is raced too: one that lands after the caller was answered gives its key back
+ * at once (`giveBack`, fenced by its token), so the caller's retry is not held off for the lease.
+ */
+export function withinBudget<C extends { kind: string; token?: string }>(
+  claiming: Promise<C>,
+  startedAt: number,
+  budget: UseCaseBudget | undefined,
+  giveBack: (token: string) => Promise<unknown>,
+): Promise<C> {
+  if (!budget) return claiming;
+  return placementBudget(startedAt + budget.ms, budget.timeout).step(claiming, 1, (late) => {
+    if ('value' in late && late.value.kind === 'claimed' && late.value.token) void giveBack(late.value.token);
+  });
+}

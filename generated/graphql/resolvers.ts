@@ -714,7 +714,8 @@ export type ShipmentStatus =
  * `next` message holding one execution result, and `complete` ends the stream). Each event is executed
  * with the same limits as a query (depth, cost, aliases, tokens) and its own execution time-out; the
  * subscription itself has none. An API key holds a limited number of open subscriptions (a refused one is
- * `SUBSCRIPTION_LIMIT`); a subscription that delivered nothing for the idle time-out, and every open one
+ * `SUBSCRIPTION_LIMIT`), shared with the keys of its rotation chain: a rotated key and the key it replaced
+ * hold them together; a subscription that delivered nothing for the idle time-out, and every open one
  * when the server shuts down, is completed cleanly: resubscribe (to another instance) and catch up with
  * `GET /v1/events`. The key is re-checked for as long as the stream is open, before every event and every
  * second between them: once it has expired, was revoked or was rotated out, the stream sends one last
@@ -739,7 +740,8 @@ export type Subscription = {
  * `next` message holding one execution result, and `complete` ends the stream). Each event is executed
  * with the same limits as a query (depth, cost, aliases, tokens) and its own execution time-out; the
  * subscription itself has none. An API key holds a limited number of open subscriptions (a refused one is
- * `SUBSCRIPTION_LIMIT`); a subscription that delivered nothing for the idle time-out, and every open one
+ * `SUBSCRIPTION_LIMIT`), shared with the keys of its rotation chain: a rotated key and the key it replaced
+ * hold them together; a subscription that delivered nothing for the idle time-out, and every open one
  * when the server shuts down, is completed cleanly: resubscribe (to another instance) and catch up with
  * `GET /v1/events`. The key is re-checked for as long as the stream is open, before every event and every
  * second between them: once it has expired, was revoked or was rotated out, the stream sends one last

@@ -590,6 +590,10 @@ export interface paths {
          *     later than the old key's, or `null`, is `400 VALIDATION_FAILED`); an admin's may. A key has at most
          *     one predecessor still working: rotating the new key again within the overlap ends the key before
          *     it at once.
+         *
+         *     A rotation does not start afresh what is counted per key: the new key draws from the rate budget
+         *     of the key it replaces, and holds the GraphQL subscriptions that key holds open within the same
+         *     bound (`SUBSCRIPTION_LIMIT`).
          */
         post: operations["rotateApiKey"];
         delete?: never;

@@ -6,6 +6,11 @@ export interface Caller {
   userId: number;
   role: 'admin' | 'customer';
   apiKeyId: number | null;
+  /**
+   * The first key of the key's rotation chain (ApiKey.chainId): what its open subscriptions and its rate
+   * budget are counted by, so that a rotation does not start them afresh. Absent: the key's own id.
+   */
+  keyChainId?: number;
   /** The key's own rate budget (points per window), when an admin set one. */
   rateLimit?: number;
   /**

@@ -23,6 +23,7 @@ const key = (id: number, userId: number): ApiKey => ({
   expiresAt: null,
   lastUsedAt: null,
   replacedBy: null,
+  chainId: id,
 });
 const keys = new Map([
   [7, key(7, 1)],

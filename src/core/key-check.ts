@@ -91,6 +91,7 @@ function callerOf(key: ApiKey): Caller {
     userId: key.userId,
     role: key.role,
     apiKeyId: key.id,
+    ...(key.chainId === key.id ? {} : { keyChainId: key.chainId }),
     scopes: key.scopes,
     ...(key.expiresAt === null ? {} : { expiresAt: key.expiresAt }),
     ...(key.rateLimit === null ? {} : { rateLimit: key.rateLimit }),

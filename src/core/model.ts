@@ -147,6 +147,8 @@ export interface ApiKey {
   lastUsedAt: Date | null;
   /** The key that replaced this one by rotation. */
   replacedBy: number | null;
+  /** The first key of its rotation chain (its own id unless it was rotated into): its streams and budget hold across the chain. */
+  chainId: number;
   /** Its own rate budget in points per window, or null for its role's default. */
   rateLimit: number | null;
 }

@@ -41,7 +41,8 @@ export function createOrderWatch({ events, getOrder, maxPerKey, stillValid, rech
     ): Promise<AsyncIterable<StoredEvent>> {
       const who = requireCaller(caller);
       if (id !== undefined) await getOrder(who, id);
-      const key = who.apiKeyId === null ? `user:${who.userId}` : `key:${who.apiKeyId}`;
+      // A key's rotations share its bound (they count by the chain's first key).
+      const key = who.apiKeyId === null ? `user:${who.userId}` : `key:${who.keyChainId ?? who.apiKeyId}`;
       const held = open.get(key) ?? 0;
       if (held >= maxPerKey) {
         throw new DomainError(

@@ -69,5 +69,7 @@ export function budgetOf(caller: Caller | null, address: string, policy: RateBud
   if (!caller) return { subject: `ip:${address}`, quota: policy.anonymous };
   const quota = caller.rateLimit ?? (caller.role === 'admin' ? policy.admin : policy.customer);
   // The bootstrap admin key (ADMIN_API_KEY) has no key id: it is its user's.
-  return { subject: caller.apiKeyId === null ? `user:${caller.userId}` : `key:${caller.apiKeyId}`, quota };
+  // A key's rotations draw from one budget (the chain's first key names it).
+  const key = caller.keyChainId ?? caller.apiKeyId;
+  return { subject: key === null ? `user:${caller.userId}` : `key:${key}`, quota };
 }

@@ -120,9 +120,13 @@ function rotateKey(
     );
     if (current.length === 0) return undefined;
     const created = await insertKey(tx, successor);
+    // The successor joins the old key's chain (named by its first key), in the same statement.
     const rows = await tx.query(
-      `UPDATE api_keys SET replaced_by = $2, expires_at = LEAST(COALESCE(expires_at, $3), $3)
-        WHERE id = $1 RETURNING *`,
+      `WITH old AS (
+         UPDATE api_keys SET replaced_by = $2, expires_at = LEAST(COALESCE(expires_at, $3), $3)
+          WHERE id = $1 RETURNING *),
+       joined AS (UPDATE api_keys SET chain_id = (SELECT COALESCE(chain_id, id) FROM old) WHERE id = $2)
+       SELECT * FROM old`,
       [id, created.id, oldEndsAt],
     );
     // At most one live predecessor per key: a key rotated again within its overlap ends the one before it now.
@@ -136,7 +140,7 @@ function rotateKey(
     await tx.query('UPDATE webhook_endpoints SET api_key_id = $2 WHERE api_key_id = $1', [id, created.id]);
     return {
       old: toApiKey(rows[0] as Record<string, unknown>),
-      successor: created,
+      successor: { ...created, chainId: Number(rows[0]?.chain_id ?? id) },
       endedPredecessors: ended.map((row) => Number(row.id)),
     };
   });

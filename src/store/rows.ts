@@ -30,6 +30,7 @@ export const toApiKey = (row: Record<string, unknown>): ApiKey => ({
   expiresAt: (row.expires_at as Date | null) ?? null,
   lastUsedAt: (row.last_used_at as Date | null) ?? null,
   replacedBy: (row.replaced_by as number | null) ?? null,
+  chainId: Number(row.chain_id ?? row.id),
   rateLimit: (row.rate_limit as number | null) ?? null,
 });
 

@@ -114,6 +114,35 @@ describe('orderUpdated over SSE', () => {
     client.dispose();
   });
 
+  it('holds a key’s bound across its rotation: the new key shares the old one’s open subscriptions', async () => {
+    const admin = contractClient(server.httpUrl, ADMIN_KEY);
+    const userId = (await contractClient(server.httpUrl, customerKey).GET('/v1/users/me')).data?.id as number;
+    const issued = (await admin.POST('/v1/api-keys', { body: { userId, role: 'customer' } })).data;
+    const oldClient = sseClient(issued?.key as string);
+    const open = [follow(oldClient, {}), follow(oldClient, {})];
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const rotated = await admin.POST('/v1/api-keys/{apiKeyId}/rotation', {
+      params: { path: { apiKeyId: issued?.id as number } },
+      body: {},
+    });
+    expect(rotated.response.status).toBe(201);
+    const newClient = sseClient(rotated.data?.key as string);
+    const refused = follow(newClient, {});
+    await Promise.race([refused.done, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    refused.unsubscribe();
+    expect(refused.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'SUBSCRIPTION_LIMIT' } });
+    // A slot the old key gives back is the new key's to take.
+    open[0]?.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const taken = follow(newClient, {});
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(taken.results).toEqual([]);
+    taken.unsubscribe();
+    open[1]?.unsubscribe();
+    oldClient.dispose();
+    newClient.dispose();
+  });
+
   it('ends a stream with UNAUTHENTICATED within a second of its key’s revocation, delivering nothing after it', async () => {
     const admin = contractClient(server.httpUrl, ADMIN_KEY);
     const userId = (await contractClient(server.httpUrl, customerKey).GET('/v1/users/me')).data?.id as number;

@@ -126,6 +126,29 @@ describe('one budget per key across REST and GraphQL', () => {
     expect(Number(spent.headers.get('retry-after'))).toBeLessThanOrEqual(120);
   });
 
+  it('draws a rotated key and the key it replaced from one budget', async () => {
+    const own = await customerKey(server);
+    const auth = { authorization: `Bearer ${own}` };
+    const mine = await checkedFetch(server.httpUrl, '/v1/api-keys', { headers: auth });
+    const ownId = (mine.body as { items: Array<{ id: number }> }).items[0]?.id;
+    expect(left(mine.headers)).toBe(29);
+    const spend = await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth });
+    expect(left(spend.headers)).toBe(28);
+    // The customer rotates its own key (5 points): the new secret starts where the old one left off.
+    const rotated = await checkedFetch(server.httpUrl, `/v1/api-keys/${ownId}/rotation`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(rotated.status).toBe(201);
+    expect(left(rotated.headers)).toBe(23);
+    const successor = { authorization: `Bearer ${(rotated.body as { key: string }).key}` };
+    const read = await checkedFetch(server.httpUrl, '/v1/users/me', { headers: successor });
+    expect([read.status, left(read.headers)]).toEqual([200, 22]);
+    // And the old key, still in its overlap, draws from the same budget.
+    expect(left((await checkedFetch(server.httpUrl, '/v1/users/me', { headers: auth })).headers)).toBe(21);
+  });
+
   it('keeps other callers, and what is not charged, out of it', async () => {
     const other = await customerKey(server);
     const theirs = await checkedFetch(server.httpUrl, '/v1/users/me', {

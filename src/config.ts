@@ -56,6 +56,7 @@ const environment = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   WEBHOOK_DISPATCH: flag.default(true),
   WEBHOOK_MAX_ENDPOINTS: positiveInt.default(10),
+  WEBHOOK_DELIVERIES_PER_MINUTE: positiveInt.default(600),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMTP_FROM: z.string().min(3).default('Order API <noreply@localhost>'),
   SMTP_RETRY_SECONDS: z

@@ -88,7 +88,8 @@ export async function startServer(
   const onCount = ({ item, kind }: UsageCount) => metrics.deprecatedUsage.inc({ item: item.id, kind });
   const deprecationPolicy = createDeprecationPolicy({ brownouts: core.brownouts, recorder, onCount });
   // Webhook deliveries count uses through the same recorder (src/core/event-deprecations.ts).
-  const events = await startEvents(wakeups, store, config, logger, { projectRoot, registry, recorder, onCount });
+  const usage = { projectRoot, registry, recorder, onCount, metrics };
+  const events = await startEvents(wakeups, store, config, logger, usage);
   const secrets = await bootstrapInstance(core, store, config);
   const { draining, subscriptions, watchStock } = openStreams(events.feed, store, core, config);
 

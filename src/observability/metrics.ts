@@ -74,6 +74,11 @@ export function createMetrics() {
       labelNames: ['item', 'kind'] as const,
       registers: [registry],
     }),
+    webhookDeliveriesDeferred: new Counter({
+      name: 'webhook_deliveries_deferred_total',
+      help: "Webhook deliveries put back untried because their endpoint owner's delivery budget (WEBHOOK_DELIVERIES_PER_MINUTE) was spent; each is tried once the budget has a point again.",
+      registers: [registry],
+    }),
     deprecationUsageDropped: new Counter({
       name: 'deprecation_usage_dropped_total',
       help: "Uses of deprecated and watched items that an instance's usage buffer dropped because it was full (USAGE_MAX_ENTRIES), by item id; the day they fell on is not a measured one for that item.",

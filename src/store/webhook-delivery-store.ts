@@ -108,7 +108,7 @@ const RECORD = `
 export function deliveryStore(
   db: Database,
   wakeups: Outbox['wakeups'],
-): Pick<WebhookStore, 'claimDue' | 'record' | 'recordAll'> {
+): Pick<WebhookStore, 'claimDue' | 'record' | 'recordAll' | 'defer'> {
   const record: WebhookStore['record'] = (attempt) => {
     const { delivery } = attempt;
     return db.transaction(async (tx) => {
@@ -152,6 +152,13 @@ export function deliveryStore(
       return kept;
     },
     record,
+    async defer(delivery, until) {
+      await db.query(
+        `UPDATE webhook_deliveries SET lease_until = NULL, next_attempt_at = $3
+          WHERE id = $1 AND state = 'pending' AND lease_until::text = $2`,
+        [delivery.id, delivery.lease, until],
+      );
+    },
     async recordAll(attempts) {
       // The plain outcomes first, in one statement; then each that disables its endpoint (which also fails
       // the endpoint's pending deliveries), in a transaction of its own as `record` does.

@@ -35,7 +35,7 @@ export function webhookStore(db: Database, wakeups: Outbox['wakeups']): WebhookS
 }
 
 /** The endpoints and their log. */
-function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' | 'recordAll'> {
+function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' | 'recordAll' | 'defer'> {
   return {
     insert: ({ userId, apiKeyId, allOwners, url, events, description, secret }, maxPerOwner) =>
       db.transaction(async (tx) => {

@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../core/events.js';
 import type { AttemptRecord, ClaimedDelivery, ClaimRoom, WebhookEndpoint } from '../core/ports/webhooks.js';
 import type { AttemptResult } from '../core/webhook-delivery.js';
+import { createRateLimiter } from '../redis/rate-limiter.js';
 import { createWebhookDispatcher } from './dispatcher.js';
 import type { WebhookMessage } from './http-sender.js';
 
 const at = new Date('2026-11-26T10:00:00Z');
 
-const endpoint = (id: number): WebhookEndpoint => ({
+const endpoint = (id: number, userId = 1): WebhookEndpoint => ({
   id,
-  userId: 1,
+  userId,
   apiKeyId: null,
   allOwners: true,
   url: `https://hooks.example.com/${id}`,
@@ -37,17 +38,19 @@ function memoryQueue() {
   const pending: ClaimedDelivery[] = [];
   const leased = new Set<number>();
   const batches: AttemptRecord[][] = [];
+  const deferrals: Array<{ id: number; until: Date }> = [];
   let claims = 0;
   let nextId = 1;
   return {
     batches,
+    deferrals,
     claims: () => claims,
-    add(endpointId: number, eventNumber: number) {
+    add(endpointId: number, eventNumber: number, ownerUserId = 1) {
       pending.push({
         id: nextId++,
         attempts: 0,
         lease: 'lease',
-        endpoint: endpoint(endpointId),
+        endpoint: endpoint(endpointId, ownerUserId),
         secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
         event: event(eventNumber),
       });
@@ -73,6 +76,9 @@ function memoryQueue() {
       },
       async record(attempt: AttemptRecord) {
         await this.recordAll([attempt]);
+      },
+      async defer(delivery: ClaimedDelivery, until: Date) {
+        deferrals.push({ id: delivery.id, until });
       },
     },
   };
@@ -217,5 +223,32 @@ describe('webhook dispatcher', () => {
     await stopping;
     expect(queue.batches.flat().map((record) => record.delivery.event.id)).toEqual(['evt_1']);
     expect(delivered(sender, '/2')).toEqual([]);
+  });
+
+  it('defers, untried and unlogged, what an owner sends past its delivery budget, and delivers the others', async () => {
+    const queue = memoryQueue();
+    for (let n = 1; n <= 5; n++) queue.add(1, n, 1);
+    queue.add(2, 6, 2);
+    queue.add(2, 7, 2);
+    const sender = fakeSender();
+    // The budgets the server keeps (src/redis/rate-limiter.ts, in memory here): 3 a minute per owner.
+    const limiter = createRateLimiter({ windowSeconds: 60, logger: { info() {}, warn() {} } as never });
+    const deferred: number[] = [];
+    const dispatcher = dispatcherOver(queue, sender.send, {
+      ownerBudget: {
+        take: (ownerUserId: number) => limiter.charge({ subject: `owner:${ownerUserId}`, quota: 3 }, 1),
+        deferred: (delivery: ClaimedDelivery) => deferred.push(delivery.id),
+      },
+    });
+    await dispatcher.wake();
+    expect(delivered(sender, '/1')).toHaveLength(3);
+    expect(delivered(sender, '/2')).toEqual(['evt_6', 'evt_7']);
+    // Two of owner 1's were put back to be claimed once a point has refilled (20 s at 3 a minute).
+    expect(queue.deferrals.map((deferral) => deferral.id).sort()).toEqual(deferred.sort());
+    expect(deferred).toHaveLength(2);
+    for (const { until } of queue.deferrals) expect((until.getTime() - at.getTime()) / 1000).toBe(20);
+    // Nothing was logged of them: a deferral is not an attempt.
+    expect(queue.batches.flat()).toHaveLength(5);
+    await limiter.close();
   });
 });

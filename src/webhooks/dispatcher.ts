@@ -37,6 +37,17 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Attempts in flight at once to one endpoint (default a quarter of `concurrency`, at most all of it). */
   perEndpoint?: number;
+  /**
+   * Each endpoint owner's budget of deliveries (WEBHOOK_DELIVERIES_PER_MINUTE): an attempt takes a point
+   * from its owner's before it is sent; past it, the delivery is deferred untried, never dropped.
+   */
+  ownerBudget?: OwnerBudget;
+}
+
+/** The budget an endpoint owner's deliveries draw from; `deferred` hears of each one put back. */
+export interface OwnerBudget {
+  take(ownerUserId: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  deferred(delivery: ClaimedDelivery): void;
 }
 
 /**
@@ -63,6 +74,7 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
   const attempt = async (delivery: ClaimedDelivery) => {
     const endpointId = delivery.endpoint.id;
     try {
+      if (options.ownerBudget && (await deferred(options, delivery, now))) return;
       const { record, accepted } = await sendOne(options, delivery, bodyOf(delivery.event), now);
       await recorder.record(record);
       // Counted once the accepted attempt is recorded: a retry of an unrecorded one would count again.
@@ -117,6 +129,19 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
       await recorder.flushed();
     },
   };
+}
+
+/**
+ * Takes a point of the delivery's owner's budget; when it is spent, puts the delivery back untried until
+ * the budget has a point again (`true`). A budget that cannot answer (its store failed) lets it through.
+ */
+async function deferred(options: DispatcherOptions, delivery: ClaimedDelivery, now: () => Date): Promise<boolean> {
+  const budget = options.ownerBudget as OwnerBudget;
+  const charge = await budget.take(delivery.endpoint.userId).catch(() => ({ allowed: true, retryAfterSeconds: 0 }));
+  if (charge.allowed) return false;
+  await options.store.defer(delivery, new Date(now().getTime() + Math.max(1, charge.retryAfterSeconds) * 1000));
+  budget.deferred(delivery);
+  return true;
 }
 
 /** One attempt, with the deprecation signals of what it carries: its record, and its uses to count once recorded. */

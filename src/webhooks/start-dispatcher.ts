@@ -10,9 +10,11 @@ import type { UsageRecorder } from '../core/usage-recorder.js';
 import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
 import { versionMounts } from '../http/version-mounts.js';
 import { startMailDispatcher } from '../mail/start-mail-dispatcher.js';
+import type { Metrics } from '../observability/metrics.js';
+import { createRateLimiter } from '../redis/rate-limiter.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import type { EventWakeups } from '../store/event-wakeups.js';
-import { createWebhookDispatcher } from './dispatcher.js';
+import { createWebhookDispatcher, type OwnerBudget } from './dispatcher.js';
 import { createWebhookSender } from './http-sender.js';
 
 /** A claim holds a delivery this many attempt time-outs (60 s by default): longer than an attempt can take. */
@@ -29,7 +31,9 @@ export function startWebhookDispatcher(
   config: Config,
   logger: Logger,
   deprecations?: DeprecationsOfDelivery,
+  onDeferred: () => void = () => undefined,
 ) {
+  const owners = ownerBudgets(config, logger, onDeferred);
   const send = createWebhookSender({
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -42,6 +46,7 @@ export function startWebhookDispatcher(
     schedule: config.WEBHOOK_RETRY_SECONDS,
     pollMs: config.WEBHOOK_POLL_MS,
     onError: (error) => logger.warn({ err: error }, 'webhook dispatch failed'),
+    ownerBudget: owners.budget,
   });
   const stopWaking = new AbortController();
   const waking = (async () => {
@@ -53,8 +58,30 @@ export function startWebhookDispatcher(
       stopWaking.abort();
       await Promise.all([waking, dispatcher.stop()]);
       send.close();
+      await owners.close();
     },
   };
+}
+
+/**
+ * Each endpoint owner's delivery budget: WEBHOOK_DELIVERIES_PER_MINUTE, refilled continuously, kept as the
+ * rate budgets are (shared by every instance through REDIS_URL, else per instance).
+ */
+function ownerBudgets(config: Config, logger: Logger, onDeferred: () => void) {
+  const limiter = createRateLimiter({
+    windowSeconds: 60,
+    logger,
+    keyPrefix: `${config.RATE_LIMIT_KEY_PREFIX}:webhook-deliveries`,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    breakerMs: config.REDIS_BREAKER_MS,
+    ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
+  });
+  const quota = config.WEBHOOK_DELIVERIES_PER_MINUTE;
+  const budget: OwnerBudget = {
+    take: (ownerUserId) => limiter.charge({ subject: `owner:${ownerUserId}`, quota }, 1),
+    deferred: onDeferred,
+  };
+  return { budget, close: () => limiter.close() };
 }
 
 /** What webhook deliveries count the uses of deprecated and watched items with. */
@@ -64,6 +91,8 @@ export interface DeliveryUsage {
   registry: DeprecationRegistry;
   recorder: Pick<UsageRecorder, 'record'>;
   onCount: (count: UsageCount) => void;
+  /** Counts each delivery put back because its owner's delivery budget was spent. */
+  metrics?: Pick<Metrics, 'webhookDeliveriesDeferred'>;
 }
 
 /**
@@ -101,7 +130,9 @@ export async function startEvents(
   const feed = await createEventFeed(wakeups, store.events, { pollMs: config.EVENT_FEED_POLL_MS });
   // WEBHOOK_DISPATCH=false: an instance that only serves; other instances deliver what it queues.
   const dispatcher = config.WEBHOOK_DISPATCH
-    ? startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations)
+    ? startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations, () =>
+        usage.metrics?.webhookDeliveriesDeferred.inc(),
+      )
     : undefined;
   const mail = startMailDispatcher(store.noticeMails, feed, config, logger);
   return {

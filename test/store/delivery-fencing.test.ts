@@ -72,6 +72,30 @@ describe('a webhook delivery', () => {
     expect(await store.claimDue(10, 0)).toEqual([]);
   });
 
+  it("deferred (its owner's delivery budget spent) goes back untried until then, only under its lease", async () => {
+    await hook();
+    await placeEvents(2);
+    const [deferred, stale] = await store.claimDue(2, LEASE_MS);
+    await store.defer(deferred as ClaimedDelivery, new Date(Date.now() + 60_000));
+    // Not due yet: the claim passes it over; nothing was counted or logged of it.
+    expect(await store.claimDue(10, LEASE_MS)).toEqual([]);
+    const rows = await database.db.query<{ attempts: number; state: string }>(
+      'SELECT attempts, state FROM webhook_deliveries WHERE id = $1',
+      [deferred?.id],
+    );
+    expect(rows).toEqual([{ attempts: 0, state: 'pending' }]);
+    expect(await database.db.query('SELECT 1 FROM webhook_attempts')).toEqual([]);
+    // A deferral under a lease that is no longer the delivery's changes nothing.
+    await store.record(outcome(stale as ClaimedDelivery, 204));
+    await store.defer(stale as ClaimedDelivery, new Date(Date.now() + 60_000));
+    expect(await states()).toEqual(['pending', 'succeeded']);
+    // Once due, it is claimed again.
+    await store.defer({ ...(deferred as ClaimedDelivery), lease: 'not its lease' }, new Date(0));
+    expect(await store.claimDue(10, LEASE_MS)).toEqual([]);
+    await database.db.query('UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1', [deferred?.id]);
+    expect((await store.claimDue(10, LEASE_MS)).map((delivery) => delivery.id)).toEqual([deferred?.id]);
+  });
+
   it('keeps the outcome of the claim that holds it now against a late one whose lease ran out', async () => {
     await hook();
     await placeEvents(1);

@@ -108,6 +108,11 @@ export interface WebhookStore {
   record(attempt: AttemptRecord): Promise<void>;
   /** Records the outcomes of several attempts, in as few statements as their kind allows. */
   recordAll(attempts: readonly AttemptRecord[]): Promise<void>;
+  /**
+   * Puts a claimed delivery back, untried, to be claimed again at `until` (its owner's delivery budget is
+   * spent): no attempt is counted or logged. Only under the lease it was claimed with.
+   */
+  defer(delivery: ClaimedDelivery, until: Date): Promise<void>;
 }
 
 /** How many deliveries of one endpoint a claim may take. */

@@ -21,5 +21,7 @@ declare module 'hono' {
     traceId: string | undefined;
     /** The bounded route label of metrics and logs: the REST operationId, once the REST router matched. */
     route: string;
+    /** The `code` of the problem document the request was answered with, if any (`http_problems_total`). */
+    problemCode: string;
   }
 }

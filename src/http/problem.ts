@@ -48,6 +48,7 @@ export interface ProblemInput {
 
 /** Answers with an `application/problem+json` document (RFC 9457) carrying the stable `code`. */
 export function problemResponse(c: Context, input: ProblemInput, headers: Record<string, string> = {}): Response {
+  c.set('problemCode', input.code);
   const body = {
     type: problemType(c, input.code),
     title: input.title,

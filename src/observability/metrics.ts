@@ -74,6 +74,12 @@ export function createMetrics() {
       labelNames: ['item', 'kind'] as const,
       registers: [registry],
     }),
+    httpProblems: new Counter({
+      name: 'http_problems_total',
+      help: 'REST answers with a problem document, by its code: what each limit refused (PAYLOAD_TOO_LARGE, WEBHOOK_ENDPOINT_LIMIT, RATE_LIMITED, …), as graphql_errors_total counts GraphQL errors.',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
     webhookDeliveriesDeferred: new Counter({
       name: 'webhook_deliveries_deferred_total',
       help: "Webhook deliveries put back untried because their endpoint owner's delivery budget (WEBHOOK_DELIVERIES_PER_MINUTE) was spent; each is tried once the budget has a point again.",

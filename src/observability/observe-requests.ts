@@ -21,6 +21,8 @@ export function observeRequests({ logger, metrics, routeOf }: ObserveOptions): M
     const status = c.res.status;
     const route = routeOf(c);
     metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
+    const problem = c.get('problemCode');
+    if (problem !== undefined) metrics.httpProblems.inc({ code: problem });
     metrics.httpDuration.observe({ route }, seconds);
     if (status >= 500 ? logger.isLevelEnabled('error') : logger.isLevelEnabled('info')) {
       const line = {

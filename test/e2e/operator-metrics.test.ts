@@ -65,6 +65,22 @@ describe('/metrics for operators', () => {
     expect(text).toContain(`graphql_errors_total{code="${code}"} 1`);
   });
 
+  it('counts REST refusals by their problem code: what each limit refused', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    // Over the body limit (1 MiB).
+    const large = await fetch(`${server.httpUrl}/v1/products`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'x'.repeat(1_100_000) }),
+    });
+    expect(large.status).toBe(413);
+    const unknown = await fetch(`${server.httpUrl}/v1/orders/999999999`, { headers: auth });
+    expect(unknown.status).toBe(404);
+    const text = await scrape();
+    expect(text).toContain('http_problems_total{code="PAYLOAD_TOO_LARGE"} 1');
+    expect(text).toContain('http_problems_total{code="ORDER_NOT_FOUND"} 1');
+  });
+
   it('counts gRPC calls per service, method and code, and times them', () => expectGrpcCounted(server));
 
   it('counts the deprecation uses a full usage buffer dropped, by item', async () => {

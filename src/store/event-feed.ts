@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type EventFilter, matchesFilter, type StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
 import type { EventWakeups } from './event-wakeups.js';
@@ -145,6 +146,8 @@ export async function createEventFeed(
 ): Promise<EventFeed> {
   const subscribers = new Set<Subscriber>();
   const closing = new AbortController();
+  // Every open subscription follows the feed's closing (a listener each while it is open): not a leak.
+  setMaxListeners(0, closing.signal);
   const deliver = (event: StoredEvent) => {
     for (const subscriber of subscribers) {
       if (!matchesFilter(event, subscriber.filter)) continue;

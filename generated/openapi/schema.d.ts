@@ -843,6 +843,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/webhook-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id (`/v1/users/me` names the caller). A segment that is not a positive integer answers `404`. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a user's webhook limits
+         * @description Admins only. What this user's webhook endpoints may use where it differs from every owner's: how many
+         *     endpoints the user may hold and how many deliveries its endpoints get a minute. `null` is the
+         *     server's default for every owner (10 endpoints and 600 deliveries a minute, unless the operator set
+         *     others).
+         */
+        get: operations["getWebhookLimits"];
+        /**
+         * Set a user's webhook limits
+         * @description Admins only. Lifts (or lowers) the webhook limits of one owner: `endpoints`, how many endpoints it
+         *     may hold (a lower number keeps those it has; a new one past it is `409 WEBHOOK_ENDPOINT_LIMIT`), and
+         *     `deliveriesPerMinute`, how many deliveries its endpoints get a minute together (past it they are
+         *     sent later, never dropped). `null` returns a limit to the server's default. Both members are
+         *     required: the answer is the whole of the user's limits. Takes effect on the next registration, and
+         *     on deliveries claimed from then on.
+         */
+        put: operations["replaceWebhookLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -1359,6 +1394,19 @@ export interface components {
             events: components["schemas"]["WebhookEvents"];
             /** @description A free description. */
             description?: string;
+        };
+        /** @description The webhook limits of one owner where they differ from every owner's; `null` is the server's default. */
+        WebhookLimits: {
+            userId: components["schemas"]["Id"];
+            /** @description The webhook endpoints the owner may hold; `null`, the server's default (10 unless the operator set another). */
+            endpoints: number | null;
+            /** @description The deliveries its endpoints get a minute together; `null`, the server's default (600 unless the operator set another). */
+            deliveriesPerMinute: number | null;
+        };
+        /** @description The whole of one owner's webhook limits; `null` returns a limit to the server's default. */
+        WebhookLimitsReplace: {
+            endpoints: number | null;
+            deliveriesPerMinute: number | null;
         };
         /** @description The writable members of an endpoint. */
         WebhookEndpointPatch: {
@@ -4904,6 +4952,80 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id (`/v1/users/me` names the caller). A segment that is not a positive integer answers `404`. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's webhook limits. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookLimits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceWebhookLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id (`/v1/users/me` names the caller). A segment that is not a positive integer answers `404`. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookLimitsReplace"];
+            };
+        };
+        responses: {
+            /** @description The user's webhook limits, as set. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookLimits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

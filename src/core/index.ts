@@ -18,6 +18,7 @@ import type { InventoryPort, Store } from './ports/index.js';
 import { createProductService } from './products.js';
 import { createUserService } from './users.js';
 import { createWebhookService } from './webhook-endpoints.js';
+import { createWebhookLimits } from './webhook-limits.js';
 import type { ResolveHost } from './webhook-targets.js';
 
 /** What the core is built from. */
@@ -120,6 +121,7 @@ export async function createCore(options: CoreOptions) {
       maxEndpointsPerOwner: options.maxWebhookEndpoints ?? 10,
       ...clock,
     }),
+    webhookLimits: createWebhookLimits(store.webhooks),
     /** The caller's events of the last 30 days. */
     listEvents: createEventList({ events: store.events, cursors, ...clock }),
     adminLists: createAdminLists({ brownouts, deprecations, usage: store.usage, cursors }),

@@ -65,7 +65,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** Registers an endpoint; the secret is in the answer only. */
     async create(caller: Caller, input: EndpointInput): Promise<EndpointWithSecret> {
       checkEvents(caller, input.events);
-      await checkRoom(caller.userId);
+      const max = await checkRoom(caller.userId);
       await checkUrl(caller.userId, input.url);
       await checkTarget(input.url);
       const secret = newSecret();
@@ -79,10 +79,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           description: input.description ?? null,
           secret,
         },
-        deps.maxEndpointsPerOwner,
+        max,
       );
       // Checked above for a clear answer; decided here, under the owner's lock, for registrations at once.
-      if (endpoint === 'limit-reached') throw limitReached(deps.maxEndpointsPerOwner);
+      if (endpoint === 'limit-reached') throw limitReached(max);
       if (endpoint === 'url-taken') throw urlTaken();
       return { endpoint, secret };
     },
@@ -195,7 +195,7 @@ export type WebhookService = ReturnType<typeof createWebhookService>;
 /**
  * The rules of registering an endpoint: it receives only what its key may read (`order.*` events carry
  * orders: `orders:read`; `stock.changed` admins only), one owner holds at most `maxEndpointsPerOwner`
- * endpoints (`WEBHOOK_ENDPOINT_LIMIT`), and never the same URL twice (`WEBHOOK_URL_TAKEN`; across owners it
+ * endpoints, or what an admin set for it (`WEBHOOK_ENDPOINT_LIMIT`), and never the same URL twice (`WEBHOOK_URL_TAKEN`; across owners it
  * is allowed, since refusing it would tell one tenant another's URL).
  */
 function endpointRules({ webhooks, maxEndpointsPerOwner }: WebhookServiceDeps) {
@@ -213,8 +213,12 @@ function endpointRules({ webhooks, maxEndpointsPerOwner }: WebhookServiceDeps) {
   const checkUrl = async (userId: number, url: string, exceptId?: number) => {
     if (await webhooks.hasUrl(userId, url, exceptId)) throw urlTaken();
   };
+  /** The owner's cap (an admin's override, else the server's), refused when reached. */
   const checkRoom = async (userId: number) => {
-    if ((await webhooks.count(userId)) >= maxEndpointsPerOwner) throw limitReached(maxEndpointsPerOwner);
+    const [held, limits] = await Promise.all([webhooks.count(userId), webhooks.limits(userId)]);
+    const max = limits?.endpoints ?? maxEndpointsPerOwner;
+    if (held >= max) throw limitReached(max);
+    return max;
   };
   return { checkEvents, checkUrl, checkRoom };
 }

@@ -82,6 +82,17 @@ export function createWebhookHandlers(core: Core) {
       await core.webhooks.redeliver(callerOf(request), id(request), eventId);
       return json(request.c, 202, { eventId });
     },
+    async getWebhookLimits(request) {
+      return json(request.c, 200, await core.webhookLimits.get(callerOf(request), pathId(request, 'userId')));
+    },
+    async replaceWebhookLimits(request) {
+      const { endpoints, deliveriesPerMinute } = request.body as Schemas['WebhookLimitsReplace'];
+      const limits = await core.webhookLimits.replace(callerOf(request), pathId(request, 'userId'), {
+        endpoints,
+        deliveriesPerMinute,
+      });
+      return json(request.c, 200, limits);
+    },
     async listEvents(request) {
       const { type, createdAfter } = request.query;
       const page = await core.listEvents(callerOf(request), {

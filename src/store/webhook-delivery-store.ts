@@ -21,6 +21,7 @@ const toClaimed = (row: Record<string, unknown>): ClaimedDelivery => ({
   secrets: [row.secret as string, ...(row.signing_previous ? [row.signing_previous as string] : [])],
   event: toStoredEvent(row),
   lease: row.lease as string,
+  ownerDeliveriesPerMinute: (row.owner_deliveries_per_minute as number | null) ?? null,
 });
 
 /**
@@ -69,7 +70,8 @@ const CLAIM = `
   SELECT c.id AS delivery_id, c.attempts, c.lease, w.*, w.id AS endpoint_id, e.seq AS event_seq,
          e.type AS event_type, e.created_at AS event_created_at, e.owner_user_id, e.subject, e.data,
          e.id AS event_id, CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS signing_previous,
-         COALESCE(w.api_key_id, (${OWNERS_NEWEST_KEY})) AS owner_key_id
+         COALESCE(w.api_key_id, (${OWNERS_NEWEST_KEY})) AS owner_key_id,
+         (SELECT u.webhook_deliveries_per_minute FROM users u WHERE u.id = w.user_id) AS owner_deliveries_per_minute
     FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
          CROSS JOIN LATERAL (SELECT * FROM events WHERE events.id = c.event_id OFFSET 0) e
    ORDER BY c.id`;

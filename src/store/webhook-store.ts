@@ -1,5 +1,5 @@
 import type { EventType } from '../core/events.js';
-import type { WebhookAttempt, WebhookStore } from '../core/ports/webhooks.js';
+import type { WebhookAttempt, WebhookLimits, WebhookStore } from '../core/ports/webhooks.js';
 import type { Database } from './database.js';
 import type { Outbox } from './outbox.js';
 import { deliveryStore } from './webhook-delivery-store.js';
@@ -29,13 +29,41 @@ const UPDATE_ENDPOINT = `WITH stopped AS (
                 failing_since = CASE WHEN $4 THEN NULL ELSE failing_since END, updated_at = ${NOW}
           WHERE id = $1 RETURNING *`;
 
+const LIMITS = 'SELECT id, webhook_max_endpoints, webhook_deliveries_per_minute FROM users WHERE id = $1';
+const toLimits = (row: Record<string, unknown>): WebhookLimits => ({
+  userId: Number(row.id),
+  endpoints: (row.webhook_max_endpoints as number | null) ?? null,
+  deliveriesPerMinute: (row.webhook_deliveries_per_minute as number | null) ?? null,
+});
+
 /** Webhook endpoints, deliveries and attempts in PostgreSQL (`wakeups` announce the event of an endpoint disabled). */
 export function webhookStore(db: Database, wakeups: Outbox['wakeups']): WebhookStore {
-  return { ...endpointStore(db), ...deliveryStore(db, wakeups) };
+  return { ...endpointStore(db), ...limitStore(db), ...deliveryStore(db, wakeups) };
+}
+
+/** What the delivery queue's store (./webhook-delivery-store.ts) implements. */
+type DeliveryPart = keyof ReturnType<typeof deliveryStore>;
+
+/** What an admin set for one owner (`WebhookLimits`), on its user row. */
+function limitStore(db: Database): Pick<WebhookStore, 'limits' | 'setLimits'> {
+  return {
+    async limits(userId) {
+      const rows = await db.query(LIMITS, [userId]);
+      return rows[0] && toLimits(rows[0]);
+    },
+    async setLimits(userId, { endpoints, deliveriesPerMinute }) {
+      const rows = await db.query(
+        `UPDATE users SET webhook_max_endpoints = $2, webhook_deliveries_per_minute = $3 WHERE id = $1
+          RETURNING id, webhook_max_endpoints, webhook_deliveries_per_minute`,
+        [userId, endpoints, deliveriesPerMinute],
+      );
+      return rows[0] && toLimits(rows[0]);
+    },
+  };
 }
 
 /** The endpoints and their log. */
-function endpointStore(db: Database): Omit<WebhookStore, 'claimDue' | 'record' | 'recordAll' | 'defer'> {
+function endpointStore(db: Database): Omit<WebhookStore, keyof ReturnType<typeof limitStore> | DeliveryPart> {
   return {
     insert: ({ userId, apiKeyId, allOwners, url, events, description, secret }, maxPerOwner) =>
       db.transaction(async (tx) => {

@@ -45,8 +45,9 @@ function memoryQueue() {
     batches,
     deferrals,
     claims: () => claims,
-    add(endpointId: number, eventNumber: number, ownerUserId = 1) {
+    add(endpointId: number, eventNumber: number, ownerUserId = 1, ownerDeliveriesPerMinute: number | null = null) {
       pending.push({
+        ownerDeliveriesPerMinute,
         id: nextId++,
         attempts: 0,
         lease: 'lease',
@@ -249,6 +250,24 @@ describe('webhook dispatcher', () => {
     for (const { until } of queue.deferrals) expect((until.getTime() - at.getTime()) / 1000).toBe(20);
     // Nothing was logged of them: a deferral is not an attempt.
     expect(queue.batches.flat()).toHaveLength(5);
+    await limiter.close();
+  });
+
+  it("draws an owner's deliveries from its own budget when an admin set one", async () => {
+    const queue = memoryQueue();
+    for (let n = 1; n <= 6; n++) queue.add(1, n, 1, 5);
+    const sender = fakeSender();
+    const limiter = createRateLimiter({ windowSeconds: 60, logger: { info() {}, warn() {} } as never });
+    const dispatcher = dispatcherOver(queue, sender.send, {
+      ownerBudget: {
+        take: (ownerUserId: number, perMinute?: number | null) =>
+          limiter.charge({ subject: `owner:${ownerUserId}`, quota: perMinute ?? 3 }, 1),
+        deferred: () => undefined,
+      },
+    });
+    await dispatcher.wake();
+    expect(delivered(sender, '/1')).toHaveLength(5);
+    expect(queue.deferrals).toHaveLength(1);
     await limiter.close();
   });
 });

@@ -46,7 +46,8 @@ export interface DispatcherOptions {
 
 /** The budget an endpoint owner's deliveries draw from; `deferred` hears of each one put back. */
 export interface OwnerBudget {
-  take(ownerUserId: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  /** `perMinute`: the owner's own budget when an admin set one (WebhookLimits), else the server's. */
+  take(ownerUserId: number, perMinute?: number | null): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
   deferred(delivery: ClaimedDelivery): void;
 }
 
@@ -137,7 +138,9 @@ export function createWebhookDispatcher(options: DispatcherOptions) {
  */
 async function deferred(options: DispatcherOptions, delivery: ClaimedDelivery, now: () => Date): Promise<boolean> {
   const budget = options.ownerBudget as OwnerBudget;
-  const charge = await budget.take(delivery.endpoint.userId).catch(() => ({ allowed: true, retryAfterSeconds: 0 }));
+  const charge = await budget
+    .take(delivery.endpoint.userId, delivery.ownerDeliveriesPerMinute)
+    .catch(() => ({ allowed: true, retryAfterSeconds: 0 }));
   if (charge.allowed) return false;
   await options.store.defer(delivery, new Date(now().getTime() + Math.max(1, charge.retryAfterSeconds) * 1000));
   budget.deferred(delivery);

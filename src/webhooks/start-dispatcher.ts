@@ -78,7 +78,7 @@ function ownerBudgets(config: Config, logger: Logger, onDeferred: () => void) {
   });
   const quota = config.WEBHOOK_DELIVERIES_PER_MINUTE;
   const budget: OwnerBudget = {
-    take: (ownerUserId) => limiter.charge({ subject: `owner:${ownerUserId}`, quota }, 1),
+    take: (ownerUserId, perMinute) => limiter.charge({ subject: `owner:${ownerUserId}`, quota: perMinute ?? quota }, 1),
     deferred: onDeferred,
   };
   return { budget, close: () => limiter.close() };

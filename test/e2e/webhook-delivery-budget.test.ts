@@ -17,7 +17,7 @@ const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'applicatio
 
 let server: RunningServer;
 let receiver: Server;
-const received: string[] = [];
+const received: Array<{ path: string; id: string }> = [];
 
 beforeAll(async () => {
   receiver = createServer((request, response) => {
@@ -26,7 +26,7 @@ beforeAll(async () => {
       body += chunk;
     });
     request.on('end', () => {
-      received.push(JSON.parse(body).id as string);
+      received.push({ path: request.url ?? '/', id: JSON.parse(body).id as string });
       response.statusCode = 204;
       response.end();
     });
@@ -56,22 +56,37 @@ const post = async (path: string, body: unknown) => {
 };
 
 describe('the delivery budget of an endpoint owner', () => {
-  it('delivers what the budget holds and defers the rest, untried and counted', async () => {
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/budget`;
-    const endpoint = await post('/v1/webhook-endpoints', { url, events: ['order.created'] });
+  it('delivers what the budget holds and defers the rest, untried and counted; an admin lifts it for one owner', async () => {
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const endpoint = await post('/v1/webhook-endpoints', { url: `${base}/admin`, events: ['order.created'] });
     const user = await post('/v1/users', {
       name: 'Budd',
       email: 'budd@example.com',
       address: { zipCode: '1', line1: 'x' },
     });
+    const key = (await post('/v1/api-keys', { userId: user.id, role: 'customer' })) as unknown as { key: string };
+    // The customer's own endpoint, with a budget of 3 an admin set for it (the server's is 2).
+    const limits = await checkedFetch(server.httpUrl, `/v1/users/${user.id}/webhook-limits`, {
+      method: 'PUT',
+      headers: auth,
+      body: JSON.stringify({ endpoints: null, deliveriesPerMinute: 3 }),
+    });
+    expect(limits.status).toBe(200);
+    const own = await checkedFetch(server.httpUrl, '/v1/webhook-endpoints', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${base}/customer`, events: ['order.created'] }),
+    });
+    expect(own.status).toBe(201);
     const product = await post('/v1/products', { name: 'Budget Bean', sku: 'BUDGET-1', price: 10, stock: 10 });
     for (let n = 0; n < 4; n++) {
       await post('/v1/orders', { userId: user.id, items: [{ productId: product.id, quantity: 1 }] });
     }
-    await until(() => (received.length >= 2 ? true : undefined), 5_000);
-    // Several polls later, still two: the other two wait for the budget (a point every 30 s).
+    const to = (path: string) => received.filter((delivery) => delivery.path === path);
+    await until(() => (to('/admin').length >= 2 && to('/customer').length >= 3 ? true : undefined), 5_000);
+    // Several polls later, still 2 and 3: the others wait for their owner's budget (a point every 30 s, 20 s).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(received).toHaveLength(2);
+    expect([to('/admin').length, to('/customer').length]).toEqual([2, 3]);
     const log = await checkedFetch(server.httpUrl, `/v1/webhook-endpoints/${endpoint.id}/deliveries`, {
       headers: auth,
     });
@@ -79,6 +94,6 @@ describe('the delivery budget of an endpoint owner', () => {
     expect((log.body as { items: unknown[] }).items).toHaveLength(2);
     const metrics = await (await fetch(`${server.httpUrl}/metrics`, { headers: auth })).text();
     const deferred = Number(/^webhook_deliveries_deferred_total (\d+)$/m.exec(metrics)?.[1]);
-    expect(deferred).toBeGreaterThanOrEqual(2);
+    expect(deferred).toBeGreaterThanOrEqual(3);
   });
 });

@@ -55,6 +55,7 @@ async function endpoint(path: string, events: string[], key = ADMIN_KEY) {
 let customerKey: string;
 let customerId: number;
 let otherKey: string;
+let otherId: number;
 let productId: number;
 
 beforeAll(async () => {
@@ -82,7 +83,7 @@ beforeAll(async () => {
   const user = async (name: string) =>
     (await post<{ id: number }>('/v1/users', { name, email: `${name}@hooks.example.com` })).body.id;
   customerId = await user('carla');
-  const otherId = await user('olaf');
+  otherId = await user('olaf');
   customerKey = (await post<{ key: string }>('/v1/api-keys', { userId: customerId, role: 'customer' })).body.key;
   otherKey = (await post<{ key: string }>('/v1/api-keys', { userId: otherId, role: 'customer' })).body.key;
   productId = (await post<{ id: number }>('/v1/products', { name: 'Hook', sku: 'HOOK-1', price: 10, stock: 50 })).body
@@ -233,6 +234,33 @@ describe('webhooks', () => {
       otherKey,
     );
     expect([past.status, past.body.code]).toEqual([409, 'WEBHOOK_ENDPOINT_LIMIT']);
+  });
+
+  it('lets an admin lift one owner’s cap, and only an admin; null returns it to the default', async () => {
+    // olaf holds 10 endpoints, the default cap (the test before).
+    const limitsPath = `/v1/users/${otherId}/webhook-limits`;
+    const put = (body: unknown, key = ADMIN_KEY) =>
+      call<Record<string, unknown>>(limitsPath, { method: 'PUT', body: JSON.stringify(body), key });
+    expect((await call(limitsPath)).body).toEqual({ userId: otherId, endpoints: null, deliveriesPerMinute: null });
+    expect((await call<{ code: string }>(limitsPath, { key: otherKey })).status).toBe(403);
+    expect((await put({ endpoints: 20, deliveriesPerMinute: null }, otherKey)).status).toBe(403);
+    const lifted = await put({ endpoints: 11, deliveriesPerMinute: 1200 });
+    expect([lifted.status, lifted.body]).toEqual([200, { userId: otherId, endpoints: 11, deliveriesPerMinute: 1200 }]);
+    const register = (n: number) =>
+      post<{ code: string }>(
+        '/v1/webhook-endpoints',
+        { url: `${receiverUrl}/lifted/${n}`, events: ['order.created'] },
+        otherKey,
+      );
+    expect((await register(1)).status).toBe(201);
+    const past = await register(2);
+    expect([past.status, past.body.code]).toEqual([409, 'WEBHOOK_ENDPOINT_LIMIT']);
+    expect((await put({ endpoints: null, deliveriesPerMinute: null })).body).toEqual({
+      userId: otherId,
+      endpoints: null,
+      deliveriesPerMinute: null,
+    });
+    expect((await call(`/v1/users/999999/webhook-limits`)).status).toBe(404);
   });
 
   it('stops giving an endpoint events once the key that registered it is revoked', async () => {

@@ -52,6 +52,17 @@ export interface ClaimedDelivery {
    * still pending under this lease (not claimed again after it ran out, not stopped meanwhile).
    */
   lease: string;
+  /** Its owner's own deliveries a minute (WebhookLimits), when an admin set them. */
+  ownerDeliveriesPerMinute?: number | null;
+}
+
+/** What an admin lifted (or lowered) for one owner; `null` is the server's default. */
+export interface WebhookLimits {
+  userId: number;
+  /** Endpoints it may hold. */
+  endpoints: number | null;
+  /** Deliveries its endpoints get a minute, together. */
+  deliveriesPerMinute: number | null;
 }
 
 /** The outcome of an attempt, to record in one transaction. */
@@ -87,6 +98,10 @@ export interface WebhookStore {
     fields: { url?: string; events?: EventType[]; disabledReason?: DisabledReason | null },
   ): Promise<WebhookEndpoint | undefined>;
   delete(id: number): Promise<boolean>;
+  /** One owner's webhook limits (undefined: there is no such user). */
+  limits(userId: number): Promise<WebhookLimits | undefined>;
+  /** Sets the whole of one owner's webhook limits (undefined: there is no such user). */
+  setLimits(userId: number, limits: Omit<WebhookLimits, 'userId'>): Promise<WebhookLimits | undefined>;
   /** How many endpoints (of one user). */
   count(userId?: number): Promise<number>;
   /** Whether the user already has an endpoint with this URL (other than `exceptId`). */

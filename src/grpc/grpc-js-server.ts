@@ -17,14 +17,12 @@ import {
   type Message,
   toBinary,
 } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext } from '@connectrpc/connect';
 import * as grpc from '@grpc/grpc-js';
-import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
 import { DEFAULT_MAX_CONCURRENT_STREAMS, MAX_MESSAGE_BYTES } from './create-grpc-server.js';
 import { MAX_STATUS_MESSAGE_CHARS } from './errors.js';
 import { CallContext, statusOf } from './grpc-js-context.js';
+import { reflectionService } from './grpc-js-reflection.js';
 
 /** A service and the implementation the host runs for it. */
 export interface HostedService {
@@ -63,7 +61,7 @@ export function createGrpcJsServer({
     'grpc.max_concurrent_streams': maxConcurrentStreams,
   });
   for (const hosted of services) addService(server, hosted);
-  if (reflection.length > 0) new ReflectionService(packageDefinitionOf(reflection)).addToServer(server);
+  if (reflection.length > 0) reflectionService(reflection).addToServer(server);
   let address: AddressInfo | undefined;
 
   return {
@@ -211,17 +209,4 @@ function drained(call: grpc.ServerWritableStream<Buffer, Message>, signal: Abort
     signal.addEventListener('abort', done, { once: true });
     if (signal.aborted) done();
   });
-}
-
-/** A proto-loader package definition (what @grpc/reflection reads) from the generated descriptors. */
-function packageDefinitionOf(services: readonly DescService[]) {
-  const files: DescService['file'][] = [];
-  const visit = (file: DescService['file']) => {
-    if (files.includes(file)) return;
-    for (const dependency of file.dependencies) visit(dependency);
-    files.push(file);
-  };
-  for (const service of services) visit(service.file);
-  const set = create(FileDescriptorSetSchema, { file: files.map((file) => file.proto) });
-  return loadFileDescriptorSetFromBuffer(Buffer.from(toBinary(FileDescriptorSetSchema, set)));
 }

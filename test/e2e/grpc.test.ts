@@ -171,9 +171,18 @@ describe.each(GRPC_HOSTS)('on the %s host', (host) => {
         .map((s) => s.name)
         .sort();
       expect(names).toEqual(['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'inventory.v1.Inventory']);
-      const files = (declared?.value as { fileDescriptorProto: Uint8Array[] } | undefined)?.fileDescriptorProto.map(
-        (bytes) => fromBinary(FileDescriptorProtoSchema, bytes).name,
+      const protos = (declared?.value as { fileDescriptorProto: Uint8Array[] } | undefined)?.fileDescriptorProto.map(
+        (bytes) => fromBinary(FileDescriptorProtoSchema, bytes),
       );
+      const files = protos?.map((proto) => proto.name);
+      // Each file names its imports, and every file imported is returned too: a client (buf curl, grpcurl)
+      // builds them together and fails on a type whose import is not declared or not sent
+      // ("failed to find service named inventory.v1.Inventory in schema").
+      expect(protos?.find((proto) => proto.name === 'inventory/v1/inventory.proto')?.dependency).toEqual(
+        expect.arrayContaining(['buf/validate/validate.proto', 'google/protobuf/timestamp.proto']),
+      );
+      const unresolved = protos?.flatMap((proto) => proto.dependency.filter((name) => !files?.includes(name)));
+      expect(unresolved).toEqual([]);
       // The file and its imports; their order differs between hosts (@grpc/reflection puts the file first)
       // and reflection clients build one pool of them, so the order is not asserted.
       expect(files).toEqual(

@@ -14,7 +14,7 @@ const environment = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   GRPC_PORT: port.default(50_051),
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
-  GRPC_SERVER: z.enum(['connect', 'grpc-js']).default('connect'),
+  GRPC_SERVER: z.enum(['connect', 'grpc-js']).default('grpc-js'),
   WORKERS: z
     .union([z.literal('auto'), z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number of processes or auto')])
     .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))

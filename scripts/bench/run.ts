@@ -267,10 +267,12 @@ try {
       ReserveRequestSchema,
       create(ReserveRequestSchema, { orderId: '900000001', sku: 'BENCH-1', quantity: 1 }),
     );
-    // The product with its internal port on grpc-js (GRPC_SERVER=grpc-js): the same handlers and wrappers.
+    // The product with its internal port on each host: connect-node (GRPC_SERVER=connect, the rows without
+    // a host named) and grpc-js (the default since 2026-11-29), the same handlers and wrappers on both.
+    const onConnect = await serve({ GRPC_SERVER: 'connect' });
     const onGrpcJs = await serve({ GRPC_SERVER: 'grpc-js' });
     // h2load counts gRPC errors as successes: check that every server really answers first.
-    for (const base of [server.grpcUrl, grpcJs.url, onGrpcJs.grpcUrl]) {
+    for (const base of [onConnect.grpcUrl, grpcJs.url, onGrpcJs.grpcUrl]) {
       const client = createClient(Inventory, createGrpcTransport({ baseUrl: base }));
       const stock = await client.getStock({ sku: 'BENCH-1' });
       const reserved = await client.reserve({ orderId: '900000001', sku: 'BENCH-1', quantity: 1 });
@@ -279,7 +281,7 @@ try {
     }
     /** Ours against grpc-js for one method. */
     const againstGrpcJs = async (label: string, method: string, message: Uint8Array) => {
-      const ours = () => h2load(server.grpcUrl, method, message, grpcLoad);
+      const ours = () => h2load(onConnect.grpcUrl, method, message, grpcLoad);
       const baseline = () => h2load(grpcJs.url, method, message, grpcLoad);
       await warm(ours, baseline);
       const row: Row = { label, baseline: '@grpc/grpc-js + pg', measured: await compare(baseline, ours), target: 0.6 };
@@ -304,7 +306,7 @@ try {
     rows.push({
       label: `gRPC ${label}`,
       baseline: 'bare connect-node + pg',
-      measured: await compare(bare, () => h2load(server.grpcUrl, method, message, grpcLoad)),
+      measured: await compare(bare, () => h2load(onConnect.grpcUrl, method, message, grpcLoad)),
       target: 0.9,
     });
     // Both libraries with a handler that reads nothing: what each costs per call on its own.

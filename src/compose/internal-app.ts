@@ -81,7 +81,7 @@ export function createInternalApp({
   watchStock,
   draining,
   tracer,
-  host = 'connect',
+  host = 'grpc-js',
   maxConcurrentStreams,
   versionServices = [],
 }: InternalAppDeps) {

@@ -242,7 +242,7 @@ const framed = (message: Uint8Array) => {
 describe.each(GRPC_HOSTS)('gRPC on the %s host', (host) => {
   let target: { server: RunningServer; sku: string };
   beforeAll(async () => {
-    target = host === 'connect' ? { server, sku } : await seededServer({ GRPC_SERVER: host });
+    target = host === 'grpc-js' ? { server, sku } : await seededServer({ GRPC_SERVER: host });
   });
   afterAll(async () => {
     if (target?.server !== server) await target?.server.close();

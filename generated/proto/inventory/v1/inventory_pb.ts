@@ -1,7 +1,8 @@
 // Inventory is the internal stock-reservation service of the Order API.
 //
-// It is served on the internal HTTP/2 port only (gRPC, Connect and gRPC-Web protocols) and called by the
-// order core when an order is placed or canceled. Compatibility follows the field-number rules: a number
+// It is served on the internal HTTP/2 port only, over the gRPC protocol (HTTP/2, binary Protobuf), and
+// called by the order core when an order is placed or canceled. The Connect and gRPC-Web protocols are
+// served too where the operator chose the connect-node host (GRPC_SERVER=connect); by default they are not. Compatibility follows the field-number rules: a number
 // once used is never reused, a removed number is declared reserved, and readers ignore unknown numbers.
 //
 // Deprecation: an rpc or field due to go away is marked `deprecated = true` and its comment carries both

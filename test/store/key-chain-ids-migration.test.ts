@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/core/key-check.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
+import { storeUser } from '../support/fixtures.js';
 
 const MIGRATION = '0023_api_key_chains';
 let database: TestDatabase;
@@ -21,20 +22,12 @@ afterAll(() => database?.close());
 
 describe(`migration ${MIGRATION}`, () => {
   it('gives every key of a chain its first key, and leaves keys never rotated into on their own', async () => {
-    const user = await database.store.users.insert({
-      name: 'Chain Names',
-      email: 'chain-names@example.com',
-      phone: null,
-      address: null,
-      nickname: null,
-      marketingAgreed: false,
-    });
-    if (typeof user === 'string') throw new Error('user not created');
+    const userId = await storeUser(database.store, 'Chain Names');
     const ids: number[] = [];
     for (const secret of ['oak_names-1', 'oak_names-2', 'oak_names-3', 'oak_alone']) {
       const rows = await database.db.query<{ id: number }>(
         `INSERT INTO api_keys (user_id, role, key_hash, scopes) VALUES ($1, 'customer', $2, '{orders:read}') RETURNING id`,
-        [user.id, hashKey(secret)],
+        [userId, hashKey(secret)],
       );
       ids.push(Number(rows[0]?.id));
     }

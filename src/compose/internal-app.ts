@@ -17,7 +17,7 @@ import type { Core } from '../core/index.js';
 import type { InventoryService } from '../core/inventory.js';
 import type { StockWatch } from '../core/stock-watch.js';
 import { grpcMatcher } from '../deprecation-matching/grpc.js';
-import { internalTokenWrapper } from '../grpc/auth.js';
+import { apiKeyWrapper, internalTokenWrapper } from '../grpc/auth.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
 import { deprecationWrapper } from '../grpc/deprecation-interceptor.js';
 import { createGrpcJsServer } from '../grpc/grpc-js-server.js';
@@ -86,17 +86,14 @@ export function createInternalApp({
   versionServices = [],
 }: InternalAppDeps) {
   // The rules every call passes through, the same on both hosts: its trace continued (tracing on), counted
-  // (refusals too), then the internal token, then deprecation signals and brownouts, then the input rules.
+  // (refusals too), then the internal token, then the `x-api-key` a call may send, then deprecation signals and brownouts, then the input rules.
   const counted = metricsWrapper(metrics);
   const wrappers = [
     ...(tracer ? [continueTraces(tracer)] : []),
     counted,
     ...(internalToken ? [internalTokenWrapper(internalToken)] : []),
-    deprecationWrapper({
-      matcher: grpcMatcher(registry),
-      policy: deprecationPolicy,
-      authenticate: (secret) => core.apiKeys.authenticate(secret),
-    }),
+    apiKeyWrapper((secret) => core.apiKeys.authenticate(secret)),
+    deprecationWrapper({ matcher: grpcMatcher(registry), policy: deprecationPolicy }),
     // Last: a request is checked against the proto's rules (buf.validate) once it may be served at all.
     validateRequests,
   ];

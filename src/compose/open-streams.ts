@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Config } from '../config.js';
+import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/index.js';
 import { createOrderWatch } from '../core/order-watch.js';
 import type { Store } from '../core/ports/index.js';
@@ -15,15 +16,20 @@ export function openStreams(feed: EventFeed, store: Store, core: Core, config: C
   const draining = new AbortController();
   // Every open stream follows this signal (a listener each while it is open): not a leak.
   setMaxListeners(0, draining.signal);
+  const stillValid = (caller: Caller) => core.apiKeys.stillValid(caller);
   const subscriptions = {
     orderWatch: createOrderWatch({
       events: feed,
       getOrder: (caller, id) => core.orders.get(caller, id),
       maxPerKey: config.GRAPHQL_SUBSCRIPTIONS_PER_KEY,
-      stillValid: (caller) => core.apiKeys.stillValid(caller),
+      stillValid,
     }),
     idleMs: config.GRAPHQL_SUBSCRIPTION_IDLE_MS,
     draining: draining.signal,
   };
-  return { draining, subscriptions, watchStock: createStockWatch({ inventory: store.inventory, events: feed }) };
+  return {
+    draining,
+    subscriptions,
+    watchStock: createStockWatch({ inventory: store.inventory, events: feed, stillValid }),
+  };
 }

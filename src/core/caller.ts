@@ -40,12 +40,14 @@ export function requireAdmin(caller: Caller, action: string): void {
 export const unauthenticated = {
   missing: () =>
     new DomainError('UNAUTHENTICATED', 'This operation needs an API key: send `Authorization: Bearer <key>`.'),
-  wrongKey: () => new DomainError('UNAUTHENTICATED', 'The API key is wrong, expired, or was revoked or rotated out.'),
+  // No comma or colon in these two: connect-node percent-encodes them in `grpc-message`, and grpc-js clients
+  // (which decode with `decodeURI`) would show `%2C` and `%3A`.
+  wrongKey: () => new DomainError('UNAUTHENTICATED', 'The API key is wrong or expired or was revoked or rotated out.'),
   /** A stream's key stopped working while it delivered: the stream ends. */
   ended: () =>
     new DomainError(
       'UNAUTHENTICATED',
-      'The API key of this stream expired, or was revoked or rotated out: the stream ends. Open it again with a valid key.',
+      'The API key of this stream expired or was revoked or rotated out. The stream ends. Open it again with a valid key.',
     ),
 };
 

@@ -2,11 +2,12 @@
  * Following orders (GraphQL `Subscription.orderUpdated`): the `order.*` events a caller may see, read
  * from the outbox through the process's event feed, and a bound on how many one key follows at once.
  */
-import { type Caller, requireCaller, unauthenticated } from './caller.js';
+import { type Caller, requireCaller } from './caller.js';
 import { DomainError } from './errors.js';
 import type { EventFilter, StoredEvent } from './events.js';
 import type { Order } from './model.js';
 import type { EventSubscriptions } from './ports/index.js';
+import { type StillValid, whileKeyHolds } from './while-key-holds.js';
 
 /** What following orders needs: the feed, how to read one order as the caller, and the bound per key. */
 export interface OrderWatchOptions {
@@ -16,7 +17,7 @@ export interface OrderWatchOptions {
   /** Open subscriptions one API key (or one in-process caller) may hold. */
   maxPerKey: number;
   /** Whether the caller's key still holds (not expired, revoked or rotated out); see the key check. */
-  stillValid(caller: Caller): Promise<boolean>;
+  stillValid: StillValid;
   /** How often an open stream re-checks its key between events (default 1 s); it re-checks before each too. */
   recheckMs?: number;
 }
@@ -31,8 +32,8 @@ export function createOrderWatch({ events, getOrder, maxPerKey, stillValid, rech
      * The events of order `id` (every order the caller may see when undefined), committed from now until
      * `signal` aborts. Refused before anything is read: no caller, another user's order, or the key's
      * bound reached (`SUBSCRIPTION_LIMIT`). The slot is given back when the iteration ends. Authorization
-     * holds while it delivers: the key is re-checked before every event and every `recheckMs` between
-     * them, and once it expired, was revoked or was rotated out the iteration throws UNAUTHENTICATED.
+     * holds while it delivers (`whileKeyHolds`): once the key expired, was revoked or was rotated out the
+     * iteration throws UNAUTHENTICATED.
      */
     async follow(
       caller: Caller | null,
@@ -66,24 +67,11 @@ export function createOrderWatch({ events, getOrder, maxPerKey, stillValid, rech
         ...(id === undefined ? {} : { subject: `order:${id}` }),
         ...(who.role === 'admin' ? {} : { ownerUserId: who.userId }),
       };
-      const lost = new AbortController();
-      const subscription = events.subscribe(filter, AbortSignal.any([signal, lost.signal]));
-      // A failed check (the database is unreachable) keeps the stream: the next one decides.
-      const check = async () => {
-        if (!lost.signal.aborted && !(await stillValid(who).catch(() => true))) lost.abort();
-      };
-      const ticker = setInterval(() => void check(), recheckMs);
-      signal.addEventListener('abort', () => clearInterval(ticker), { once: true });
+      const subscription = whileKeyHolds(who, stillValid, signal, (held) => events.subscribe(filter, held), recheckMs);
       return (async function* () {
         try {
-          for await (const event of subscription) {
-            await check();
-            if (lost.signal.aborted) break;
-            yield event;
-          }
-          if (lost.signal.aborted) throw unauthenticated.ended();
+          yield* subscription;
         } finally {
-          clearInterval(ticker);
           release();
         }
       })();

@@ -2,11 +2,13 @@
  * Watching stock (`inventory.v1.Inventory/WatchStock`): the current stock of one SKU or of all, then each
  * committed change, read from the outbox's `stock.changed` events through the process's event feed.
  */
+import type { Caller } from './caller.js';
 import { DomainError } from './errors.js';
 import type { StoredEvent } from './events.js';
 import type { Stock } from './model.js';
 import type { EventSubscriptions, InventoryStore } from './ports/index.js';
 import type { WatchedStock } from './ports/inventory.js';
+import { type StillValid, whileKeyHolds } from './while-key-holds.js';
 
 /** One message of a watch: the stock as the watch found it (`initial`), or right after a change. */
 export type StockUpdate =
@@ -22,8 +24,18 @@ function stockOf(event: StoredEvent): Stock {
   return { sku: String(object.sku), onHand: Number(object.onHand), reserved: Number(object.reserved) };
 }
 
+/** What watching stock needs. */
+export interface StockWatchOptions {
+  inventory: InventoryStore;
+  events: EventSubscriptions;
+  /** Whether a caller's key still holds (the key check's); re-checked while a watch that names one delivers. */
+  stillValid: StillValid;
+  /** How often an open watch re-checks its caller's key between changes (default 1 s). */
+  recheckMs?: number;
+}
+
 /** Creates the watch over the stock store and the event feed. */
-export function createStockWatch({ inventory, events }: { inventory: InventoryStore; events: EventSubscriptions }) {
+export function createStockWatch({ inventory, events, stillValid, recheckMs }: StockWatchOptions) {
   /**
    * The stock of `sku` (every SKU when empty) and then its changes, until `signal` aborts. The feed is
    * subscribed before the stock is read, so a change committed in between is not lost. Each message is the
@@ -33,7 +45,7 @@ export function createStockWatch({ inventory, events }: { inventory: InventorySt
    * older change late: it follows transactions in the order they began, and holds back commits behind an
    * older running transaction.
    */
-  return async function* watchStock(sku: string, signal: AbortSignal): AsyncGenerator<StockUpdate> {
+  async function* watch(sku: string, signal: AbortSignal): AsyncGenerator<StockUpdate> {
     if (sku.includes('\u0000')) throw new DomainError('VALIDATION_FAILED', 'sku must not contain a NUL character.');
     const changes = events.subscribe({ types: ['stock.changed'], ...(sku ? { subject: `sku:${sku}` } : {}) }, signal);
     /** The seq of the last change each SKU's last message showed. */
@@ -62,6 +74,15 @@ export function createStockWatch({ inventory, events }: { inventory: InventorySt
       shown.set(stock.sku, event.seq);
       yield { initial: false, stock, eventId: event.id, changedAt: event.createdAt };
     }
+  }
+  /**
+   * A watch (see `watch`). One whose call named a caller by an issued key delivers only while that key
+   * holds (`whileKeyHolds`): once it expired, was revoked or was rotated out, the watch ends with
+   * UNAUTHENTICATED. Without one (the internal token alone) there is no key to re-check.
+   */
+  return function watchStock(sku: string, signal: AbortSignal, caller?: Caller): AsyncGenerator<StockUpdate> {
+    if (!caller) return watch(sku, signal);
+    return whileKeyHolds(caller, stillValid, signal, (held) => watch(sku, held), recheckMs);
   };
 }
 

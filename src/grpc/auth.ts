@@ -1,6 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
+import type { Caller } from '../core/caller.js';
+import { toConnectError } from './errors.js';
 import type { CallWrapper } from './service-wrappers.js';
+
+/** The metadata key a caller sends its issued API key in, to be named in deprecation reports. */
+export const API_KEY_HEADER = 'x-api-key';
+
+/** The caller a call's `x-api-key` names, once checked; undefined when it sends none (the token alone). */
+export const keyCaller = createContextKey<Caller | undefined>(undefined, { description: 'x-api-key caller' });
 
 /** Services that answer without the token (load balancers and orchestrators probe health). */
 const OPEN_SERVICES = new Set(['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection']);
@@ -39,5 +47,25 @@ export function internalTokenInterceptor(token: string): Interceptor {
       throw unauthenticated();
     }
     return next(request);
+  };
+}
+
+/**
+ * Checks the issued API key a call may send in `x-api-key` (beside the internal token, to be named in
+ * deprecation reports) on every call that sends one: a wrong, revoked or expired key is UNAUTHENTICATED.
+ * The caller it names is left in the context (`keyCaller`) for what comes after: the deprecation policy
+ * counts by it, and an open `WatchStock` re-checks it while it delivers.
+ */
+export function apiKeyWrapper(authenticate: (secret: string) => Promise<Caller>): CallWrapper {
+  return (_method, next) => async (request, context) => {
+    const secret = context.requestHeader.get(API_KEY_HEADER);
+    if (secret) {
+      try {
+        context.values.set(keyCaller, await authenticate(secret.trim()));
+      } catch (error) {
+        throw toConnectError(error);
+      }
+    }
+    return next(request, context);
   };
 }

@@ -7,29 +7,25 @@
  * - a withheld reply field is cleared, as its removal would;
  * - a caller's uses of deprecated items get the `deprecation`, `sunset`, `link` and `brownout` headers
  *   (or error metadata), as over REST.
- * Callers are counted by their issued API key when the call carries one in `x-api-key` (the internal
- * token stays in `authorization`), else by client name (`user-agent`) alone.
+ * Callers are counted by their issued API key when the call carries one in `x-api-key` (checked by
+ * `apiKeyWrapper`, ./auth.ts; the internal token stays in `authorization`), else by client name
+ * (`user-agent`) alone.
  */
 import type { DescMethod, Message } from '@bufbuild/protobuf';
 import { ConnectError } from '@connectrpc/connect';
 import type { BrownoutWindow } from '../core/brownouts.js';
-import type { Caller } from '../core/caller.js';
 import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/deprecation-policy.js';
 import { brownoutHeader, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
 import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
 import { clientOf } from '../observability/metrics.js';
+import { keyCaller } from './auth.js';
 import { toConnectError } from './errors.js';
 import type { CallWrapper } from './service-wrappers.js';
-
-/** The metadata key a caller sends its issued API key in, to be named in deprecation reports. */
-export const API_KEY_HEADER = 'x-api-key';
 
 /** What the wrapper needs. */
 export interface DeprecationWrapperOptions {
   matcher: GrpcMatcher;
   policy: DeprecationPolicy;
-  /** Resolves an issued API key to its caller; a wrong, revoked or expired key fails with UNAUTHENTICATED. */
-  authenticate(secret: string): Promise<Caller>;
 }
 
 const ASKED_NOTHING: ReadonlySet<string> = new Set();
@@ -39,13 +35,12 @@ const ASKED_NOTHING: ReadonlySet<string> = new Set();
  * server-streaming call is decided on its rpc and request (refused before its first message, signalled
  * in its response headers); the fields of its streamed messages are not trimmed.
  */
-export function deprecationWrapper({ matcher, policy, authenticate }: DeprecationWrapperOptions): CallWrapper {
+export function deprecationWrapper({ matcher, policy }: DeprecationWrapperOptions): CallWrapper {
   return (method, next) => async (request, context) => {
-    // A key is checked on every call that sends one, whether or not the call uses a registry item.
-    const secret = context.requestHeader.get(API_KEY_HEADER);
-    const apiKeyId = secret ? await keyIdOf(secret, authenticate) : 0;
     const sent = matcher.sent(method, request);
     if (sent.length === 0 && !matcher.mayReceive(method)) return next(request, context);
+    // The key `apiKeyWrapper` checked, when the call sent one.
+    const apiKeyId = context.values.get(keyCaller)?.apiKeyId ?? 0;
     const caller = { apiKeyId, client: clientOf(context.requestHeader.get('user-agent')) };
     const before = policy.decide(caller, { sent, received: [], asked: ASKED_NOTHING });
     if (before.refusal) {
@@ -83,15 +78,6 @@ function replyDecision(
   const decision = policy.decide(caller, { sent: [], received, asked: ASKED_NOTHING });
   policy.settle(decision, true);
   return decision;
-}
-
-/** The id of the issued API key a call sends in `x-api-key`; a wrong, revoked or expired key is UNAUTHENTICATED. */
-async function keyIdOf(secret: string, authenticate: DeprecationWrapperOptions['authenticate']) {
-  try {
-    return (await authenticate(secret.trim())).apiKeyId ?? 0;
-  } catch (error) {
-    throw toConnectError(error);
-  }
 }
 
 /**

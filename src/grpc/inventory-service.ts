@@ -15,6 +15,7 @@ import { DomainError } from '../core/errors.js';
 import type { InventoryService, WriteOptions } from '../core/inventory.js';
 import type { Reservation, Stock } from '../core/model.js';
 import type { StockUpdate, StockWatch } from '../core/stock-watch.js';
+import { keyCaller } from './auth.js';
 import { toConnectError } from './errors.js';
 
 const stateOf: Record<Reservation['state'], ReservationState> = {
@@ -146,7 +147,9 @@ export function inventoryService(
       // The watch ends at the caller's deadline or cancellation (the context's signal) or at the drain.
       const signal = draining ? AbortSignal.any([context.signal, draining]) : context.signal;
       try {
-        for await (const update of watchStock(request.sku, signal)) yield stockChangeMessage(update);
+        // A watch that names its caller by `x-api-key` delivers only while that key holds.
+        const caller = context.values.get(keyCaller);
+        for await (const update of watchStock(request.sku, signal, caller)) yield stockChangeMessage(update);
       } catch (error) {
         if (!signal.aborted) throw toConnectError(error);
       }

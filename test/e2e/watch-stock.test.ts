@@ -105,6 +105,38 @@ describe.each(GRPC_HOSTS)('WatchStock on the %s host', (host) => {
     }).toEqual({ deadline: 1, cancelled: 1, refused: 1 });
   });
 
+  it('delivers to a caller named by x-api-key only while its key holds: revoked, the stream ends UNAUTHENTICATED', async () => {
+    const [sku] = skus as [string];
+    const admin = contractClient(server.httpUrl, ADMIN_KEY);
+    const user = await admin.POST('/v1/users', {
+      body: { name: 'Stock sync', email: `watch-key-${host}@example.com`, address: { zipCode: '1', line1: 'Main St' } },
+    });
+    const issued = await admin.POST('/v1/api-keys', { body: { userId: user.data?.id as number, role: 'customer' } });
+    const { id, key } = issued.data as { id: number; key: string };
+    const watch = client.stream<StockChange>('WatchStock', { sku }, { headers: { 'x-api-key': key } });
+    await watch.next(1);
+    await client.reply('AdjustStock', { sku, delta: 1 });
+    await watch.next(2);
+
+    const revokedAt = Date.now();
+    const revoked = await admin.DELETE('/v1/api-keys/{apiKeyId}', { params: { path: { apiKeyId: id } } });
+    expect(revoked.response.status).toBe(204);
+    const ended = await watch.ended;
+    expect({ code: ended.code, details: ended.details }).toMatchObject({
+      code: 16, // UNAUTHENTICATED
+      details: expect.stringMatching(
+        /^The API key of this stream expired or was revoked or rotated out. The stream ends/,
+      ),
+    });
+    // Within the re-check's second, not at the next change or never.
+    expect(Date.now() - revokedAt).toBeLessThan(2500);
+    await client.reply('AdjustStock', { sku, delta: 1 });
+    expect(watch.messages).toHaveLength(2);
+    // The key is refused when a watch opens with it, too.
+    const reopened = client.stream('WatchStock', { sku }, { headers: { 'x-api-key': key } });
+    expect((await reopened.ended).code).toBe(16);
+  });
+
   it('ends open streams with OK when the server drains, without holding the shutdown', async () => {
     const watch = client.stream<StockChange>('WatchStock', { sku: skus[0] });
     await watch.next(1);

@@ -131,17 +131,19 @@ export function grpcClient({
       ),
     /**
      * Opens a server-streaming call of `method`: the messages as they arrive, `next(n)` resolving once `n`
-     * have, `ended` with the status (never rejects), and `cancel()`. No deadline unless `deadlineMs` is given.
+     * have, `ended` with the status (never rejects), and `cancel()`. No deadline unless `deadlineMs` is given;
+     * `headers` are sent as metadata beside the token.
      */
     stream: <Message = Record<string, any>>(
       method: string,
       request: object,
-      { deadlineMs: ms }: { deadlineMs?: number } = {},
+      { deadlineMs: ms, headers = {} }: { deadlineMs?: number; headers?: Record<string, string> } = {},
     ) => {
       const open = client[method] as unknown as ServerStreaming | undefined;
       if (typeof open !== 'function') throw new Error(`${service} has no method ${method}`);
       const metadata = new grpc.Metadata();
       if (token) metadata.set('authorization', `Bearer ${token}`);
+      for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
       const call = open.call(client, request, metadata, ms === undefined ? {} : { deadline: Date.now() + ms });
       const messages: Message[] = [];
       const waiters: Array<{ count: number; resolve: () => void }> = [];

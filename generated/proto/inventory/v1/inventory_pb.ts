@@ -631,7 +631,9 @@ export const Inventory: GenService<{
    * reserved (reservations, releases, expiries, adjustments), in commit order per SKU. It has no end of its
    * own: it stops at the caller's deadline (DEADLINE_EXCEEDED) or cancellation, and ends with OK when the
    * server shuts down; a caller that wants to go on opens a new stream (its first messages bring it up to
-   * date). An unknown SKU is NOT_FOUND.
+   * date). An unknown SKU is NOT_FOUND. A stream opened with an `x-api-key` delivers only while that key
+   * holds: once it expires, is revoked or is rotated out, the stream ends with UNAUTHENTICATED (within a
+   * second; a revocation made on another instance within 5 s more), and no later change reaches it.
    *
    * @generated from rpc inventory.v1.Inventory.WatchStock
    */

@@ -70,7 +70,11 @@ export type OrderFilter = {
   ids?: Array<string | number> | null | undefined;
   /** Orders whose amount is at least this much (inclusive). */
   minAmount?: number | null | undefined;
-  /** Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. */
+  /**
+   * Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. A term of three
+   * or more characters is found by index (milliseconds at any size when it is rare or absent); one of one or
+   * two characters is bounded by the read budget (past it, an error coded `DATABASE_UNAVAILABLE`).
+   */
   q?: string | null | undefined;
   /** Orders in any of these states; 1 to 100 values, a value given twice counts once. */
   status?: Array<OrderStatus> | null | undefined;

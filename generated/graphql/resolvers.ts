@@ -458,7 +458,11 @@ export type OrderFilter = {
   ids?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Orders whose amount is at least this much (inclusive). */
   minAmount?: InputMaybe<Scalars['Float']['input']>;
-  /** Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. */
+  /**
+   * Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. A term of three
+   * or more characters is found by index (milliseconds at any size when it is rare or absent); one of one or
+   * two characters is bounded by the read budget (past it, an error coded `DATABASE_UNAVAILABLE`).
+   */
   q?: InputMaybe<Scalars['String']['input']>;
   /** Orders in any of these states; 1 to 100 values, a value given twice counts once. */
   status?: InputMaybe<Array<OrderStatus>>;

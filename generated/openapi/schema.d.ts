@@ -1628,6 +1628,7 @@ export interface components {
             to?: components["schemas"]["DateOrDateTime"];
             minAmount?: number;
             hasCoupon?: boolean;
+            /** @description As the `q` query parameter (a term of three or more characters is found by index). */
             q?: string;
             /** @description Only these orders. */
             ids?: components["schemas"]["Id"][];
@@ -2847,7 +2848,13 @@ export interface components {
         MinAmount: number;
         /** @description `true`: only orders with a `couponCode`; `false`: only orders without. */
         HasCoupon: boolean;
-        /** @description Case-insensitive text found in an item's product name or in the order's note. */
+        /**
+         * @description Case-insensitive text found in an item's product name or in the order's note; a customer's search
+         *     stays within their own orders. A term of three or more characters is found by index: a rare or
+         *     absent one answers in milliseconds however many orders there are. A term of one or two characters
+         *     has no index to use; its page is bounded by the read budget (past it, `503 DATABASE_UNAVAILABLE`
+         *     with `Retry-After`).
+         */
         Q: string;
         /**
          * @description Makes a retry safe: the same key with the same body within 24 hours replays the first response
@@ -3017,7 +3024,13 @@ export interface operations {
                 minAmount?: components["parameters"]["MinAmount"];
                 /** @description `true`: only orders with a `couponCode`; `false`: only orders without. */
                 hasCoupon?: components["parameters"]["HasCoupon"];
-                /** @description Case-insensitive text found in an item's product name or in the order's note. */
+                /**
+                 * @description Case-insensitive text found in an item's product name or in the order's note; a customer's search
+                 *     stays within their own orders. A term of three or more characters is found by index: a rare or
+                 *     absent one answers in milliseconds however many orders there are. A term of one or two characters
+                 *     has no index to use; its page is bounded by the read budget (past it, `503 DATABASE_UNAVAILABLE`
+                 *     with `Retry-After`).
+                 */
                 q?: components["parameters"]["Q"];
                 /**
                  * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys: `createdAt`, `amount`, `id`.

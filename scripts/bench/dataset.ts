@@ -13,19 +13,22 @@ export async function loadDataset(db: Database, { users = 1_000, orders = 100_00
     INSERT INTO products (name, sku, price_minor)
     SELECT 'Product ' || g, 'BENCH-' || g, 100 + g * 37 FROM generate_series(1, 50) g;
     INSERT INTO stock (sku, on_hand) SELECT sku, 1000000 FROM products;
-    INSERT INTO orders (user_id, status, amount_minor, shipping_address, note, coupon_code, created_at, updated_at)
-    SELECT 1 + (g % ${users}),
+    INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code, created_at, updated_at,
+                        search_text)
+    SELECT g, 1 + (g % ${users}),
            (ARRAY['PENDING','PAID','SHIPPED','DELIVERED','CANCELED'])[1 + g % 5],
            (100 + (g % 50 + 1) * 37) * (1 + g % 3),
            '{"zipCode":"04524","line1":"1 Bench Road","line2":null}'::jsonb,
            CASE WHEN g % 10 = 0 THEN 'leave at the door' END,
            CASE WHEN g % 7 = 0 THEN 'TEN' END,
            date_trunc('milliseconds', now() - (g * interval '315 milliseconds')),
-           date_trunc('milliseconds', now() - (g * interval '315 milliseconds'))
+           date_trunc('milliseconds', now() - (g * interval '315 milliseconds')),
+           concat_ws(E'\n', CASE WHEN g % 10 = 0 THEN 'leave at the door' END, 'Product ' || (1 + g % 50))
       FROM generate_series(1, ${orders}) g;
+    SELECT setval('orders_id_seq', ${orders});
     INSERT INTO order_items (order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
     SELECT o.id, p.id, p.sku, 1 + o.id % 3, p.price_minor, p.price_minor * (1 + o.id % 3)
-      FROM orders o JOIN products p ON p.id = 1 + o.id % 50;
+      FROM orders o JOIN products p ON p.id = 1 + o.id % 50; -- the product its search text names
     ANALYZE;
   `);
   return { adminUserId: 1, customerUserId: 2 };

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import postgresDate from 'postgres-date';
 import { commitHooks } from './commit-hooks.js';
@@ -73,6 +74,8 @@ export const pgTypeParsers = {
  */
 export async function createPgliteDatabase(dataDir?: string): Promise<Database> {
   const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
+    // Passed every time the database opens: PGlite loads an extension only when it is given here.
+    extensions: { pg_trgm },
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [TIMESTAMP]: toTimestamp, [TIMESTAMPTZ]: toTimestamp },
   });
   return {

@@ -8,7 +8,7 @@ import type { Outbox } from './outbox.js';
 const STATEMENT_CHECK = 'OA001';
 
 /**
- * Writes a new order in one statement, one round trip: the order, its items, its reservations kept (no
+ * Writes a new order in one statement, one round trip: the order (with its search text, migration 0025), its items, its reservations kept (no
  * longer expiring), its draft consumed, its idempotency claim completed, its `order.created` event with
  * the deliveries and wake-up it brings. It lands whole or not at all: `statement_check` fails it when a
  * reservation of the order is no longer held (expired, or released by a takeover of its claim), the draft
@@ -33,8 +33,13 @@ export async function insertOrder(
   try {
     await db.query(
       `WITH placed AS (
-         INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code, created_at, updated_at)
-         VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, $7) RETURNING id),
+         INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code, created_at, updated_at,
+                             search_text)
+         VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, $7, concat_ws(E'\n', $5::text,
+                   (SELECT string_agg(p.name, E'\n' ORDER BY line.id)
+                      FROM jsonb_to_recordset($8::jsonb) AS line(id bigint, product_id bigint)
+                      JOIN products p ON p.id = line.product_id)))
+         RETURNING id),
        lines AS (
          INSERT INTO order_items (id, order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
          SELECT line.id, $1, line.product_id, line.sku, line.quantity, line.unit_price, line.amount

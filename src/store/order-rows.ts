@@ -17,6 +17,23 @@ export interface OrderRow {
   version: number;
 }
 
+/** The columns an `OrderRow` reads (not the search text), each prefixed with `alias.` when one is given. */
+export function orderRowColumns(alias?: string): string {
+  const columns = [
+    'id',
+    'user_id',
+    'status',
+    'amount_minor',
+    'shipping_address',
+    'note',
+    'coupon_code',
+    'created_at',
+    'updated_at',
+    'version',
+  ];
+  return columns.map((column) => (alias ? `${alias}.${column}` : column)).join(', ');
+}
+
 interface ItemRow {
   id: number;
   order_id: number;

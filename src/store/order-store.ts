@@ -5,12 +5,20 @@ import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { orderBy, pageSql } from './keyset.js';
 import { insertOrder } from './order-insert.js';
 import { orderColumns, orderConditions } from './order-query.js';
-import { itemsOf, type OrderRow, toCancellation, toOrderHead, toShipment, withItems } from './order-rows.js';
+import {
+  itemsOf,
+  type OrderRow,
+  orderRowColumns,
+  toCancellation,
+  toOrderHead,
+  toShipment,
+  withItems,
+} from './order-rows.js';
 import { type Outbox, writeEvents } from './outbox.js';
 import { toDraft } from './rows.js';
 
 async function loadOrder(db: Queryable, id: number) {
-  const rows = await db.query<OrderRow>('SELECT * FROM orders WHERE id = $1', [id]);
+  const rows = await db.query<OrderRow>(`SELECT ${orderRowColumns()} FROM orders WHERE id = $1`, [id]);
   return (await withItems(db, rows))[0];
 }
 
@@ -24,7 +32,7 @@ export function orderListSql({ filters, sort, after, limit }: KeysetQuery<OrderF
   const where = orderConditions(several ? { ...filters, status: undefined } : filters);
   const query = pageSql({
     from: 'orders o',
-    select: 'o.*',
+    select: orderRowColumns('o'),
     columns: orderColumns,
     where: several
       ? { sql: [where.sql, 'o.status = wanted.status'].filter(Boolean).join(' AND '), params: where.params }
@@ -66,7 +74,10 @@ export function orderStore(db: Database, events: Outbox): Store['orders'] {
     },
     async getMany(ids) {
       if (ids.length === 0) return [];
-      return withItems(db, await db.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::bigint[])', [ids]));
+      return withItems(
+        db,
+        await db.query<OrderRow>(`SELECT ${orderRowColumns()} FROM orders WHERE id = ANY($1::bigint[])`, [ids]),
+      );
     },
     async orderOfItem(itemId) {
       const rows = await db.query<{ order_id: number }>('SELECT order_id FROM order_items WHERE id = $1', [itemId]);
@@ -139,7 +150,11 @@ export function draftStore(db: Database): Store['drafts'] {
 async function changeOrder(tx: Transaction, events: Outbox, change: OrderChange): Promise<Order | 'stale'> {
   const updated = await tx.query(
     `UPDATE orders SET status = $3, shipping_address = $4, note = $5, coupon_code = $6,
-            updated_at = date_trunc('milliseconds', now()), version = version + 1
+            updated_at = date_trunc('milliseconds', now()), version = version + 1,
+            -- The search text (migration 0025) follows the note: the note, then the items' product names.
+            search_text = CASE WHEN note IS NOT DISTINCT FROM $5 THEN search_text ELSE concat_ws(E'\n', $5::text,
+              (SELECT string_agg(p.name, E'\n' ORDER BY i.id)
+                 FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.order_id = $1)) END
       WHERE id = $1 AND version = $2 RETURNING id`,
     [change.orderId, change.version, change.status, change.shippingAddress, change.note, change.couponCode],
   );

@@ -370,6 +370,13 @@ describe('listing orders', () => {
     expect(await search('1_0')).toEqual([]);
     expect(await search('%')).toEqual([first?.id]);
     expect(await search('lamp')).toHaveLength(25);
+    // The search follows the note as it changes, and keeps the order's product names.
+    await core.orders.update(carol, first?.id as number, { note: 'Ring the bell' });
+    expect(await search('gift wrap')).toEqual([]);
+    expect(await search('RING the')).toEqual([first?.id]);
+    await core.orders.update(carol, first?.id as number, { note: null });
+    expect(await search('ring the')).toEqual([]);
+    expect(await search('lamp')).toHaveLength(25);
   });
 
   it('cuts the size to 100 and refuses sizes below 1 and unknown sort keys', async () => {

@@ -381,7 +381,11 @@ export type OrderConnection = {
   nodes: Array<Order>;
   /** Where the page ends. */
   pageInfo: PageInfo;
-  /** All matching orders; computed only when selected. */
+  /**
+   * All matching orders, exactly; computed only when selected. All orders, a set of statuses, one user's orders
+   * and one user's orders in a set of statuses are read from counts the writes keep, at any size; any other
+   * filter counts its matches, at a cost that grows with them, within the read budget.
+   */
   totalCount: Scalars['Int']['output'];
 };
 

@@ -2718,7 +2718,13 @@ export interface components {
         Cursor: string;
         /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
         Size: number;
-        /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+        /**
+         * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+         *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+         *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+         *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+         *     DATABASE_UNAVAILABLE` with `Retry-After`).
+         */
         WithTotal: boolean;
         /** @description Comma-separated optional parts to add to each order. `amountDetail` adds `{supply, vat, total}`. */
         Include: "amountDetail"[];
@@ -3045,7 +3051,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
                 /** @description Comma-separated optional parts to add to each order. `amountDetail` adds `{supply, vat, total}`. */
                 include?: components["parameters"]["Include"];
@@ -3401,7 +3413,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
                 /**
                  * @description A partial answer (after Google AIP-157): only these top-level members of each order item,
@@ -3746,7 +3764,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
                 /**
                  * @description A partial answer (after Google AIP-157): only these top-level members of the user, of each user on
@@ -4100,7 +4124,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
                 /**
                  * @description A partial answer (after Google AIP-157): only these top-level members of the product, of each
@@ -4338,7 +4368,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -4569,7 +4605,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -4618,7 +4660,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -4672,7 +4720,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -4833,7 +4887,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -5059,7 +5119,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -5284,7 +5350,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;
@@ -5377,7 +5449,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
                 size?: components["parameters"]["Size"];
-                /** @description When `true`, the page carries `totalCount`, the number of matching items (counting costs; ask only when needed). */
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
+                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
+                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
                 withTotal?: components["parameters"]["WithTotal"];
             };
             header?: never;

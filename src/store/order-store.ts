@@ -3,6 +3,7 @@ import type { KeysetQuery, OrderChange, OrderFilters, Store } from '../core/port
 import type { Database, Queryable, Transaction } from './database.js';
 import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { orderBy, pageSql } from './keyset.js';
+import { keptCount } from './order-counts.js';
 import { insertOrder } from './order-insert.js';
 import { orderColumns, orderConditions } from './order-query.js';
 import {
@@ -47,28 +48,6 @@ export function orderListSql({ filters, sort, after, limit }: KeysetQuery<OrderF
     `SELECT o.* FROM unnest($${query.params.length + 1}::text[]) AS wanted(status)
        CROSS JOIN LATERAL (${query.sql}) o ORDER BY ${orderBy(orderColumns, sort)} LIMIT ${limitParam}`,
     [...query.params, statuses],
-  ];
-}
-
-/**
- * The count of a shape the counts kept by the writes answer (migration 0026), as SQL and its parameters: all
- * orders, a set of statuses, one user's orders, one user's orders in a set of statuses. Any other filter
- * gives undefined: those are counted over the orders, at a cost that grows with the matches.
- */
-export function keptCount(filters: OrderFilters): [string, unknown[]] | undefined {
-  const { status, userId, ...others } = filters;
-  if (Object.values(others).some((value) => value !== undefined)) return undefined;
-  const statuses = status?.length ? status : null;
-  if (userId === undefined) {
-    return [
-      'SELECT COALESCE(sum(count), 0) AS count FROM order_counts WHERE $1::text[] IS NULL OR status = ANY($1::text[])',
-      [statuses],
-    ];
-  }
-  return [
-    `SELECT COALESCE(sum(count), 0) AS count FROM order_user_counts
-      WHERE user_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))`,
-    [userId, statuses],
   ];
 }
 

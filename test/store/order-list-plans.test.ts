@@ -73,6 +73,7 @@ const FILTERS: Array<[string, () => OrderFilters, (sort: SortKey[]) => boolean, 
   ['two statuses', () => ({ status: ['PAID', 'SHIPPED'] }), () => true],
   ['a common status', () => ({ status: ['DELIVERED'] }), () => true],
   ['one user', () => ({ userId }), byCreatedAt],
+  ["one user's orders in one status", () => ({ userId, status: ['DELIVERED'] }), byCreatedAt],
   [
     'a time range',
     () => ({ from: new Date('2026-01-01T05:00:00Z'), to: new Date('2026-01-01T20:00:00Z') }),

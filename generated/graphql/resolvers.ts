@@ -382,9 +382,10 @@ export type OrderConnection = {
   /** Where the page ends. */
   pageInfo: PageInfo;
   /**
-   * All matching orders, exactly; computed only when selected. All orders, a set of statuses, one user's orders
-   * and one user's orders in a set of statuses are read from counts the writes keep, at any size; any other
-   * filter counts its matches, at a cost that grows with them, within the read budget.
+   * All matching orders, exactly; computed only when selected. All orders, a set of statuses, one user's orders,
+   * one user's orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a
+   * set of statuses are read from counts the writes keep, at any size; any other filter counts its matches, at
+   * a cost that grows with them, within the read budget.
    */
   totalCount: Scalars['Int']['output'];
 };

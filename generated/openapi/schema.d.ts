@@ -2720,9 +2720,10 @@ export interface components {
         Size: number;
         /**
          * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-         *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-         *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-         *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+         *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+         *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+         *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+         *     matches, at a cost that grows with them, within the read budget (past it, `503
          *     DATABASE_UNAVAILABLE` with `Retry-After`).
          */
         WithTotal: boolean;
@@ -3053,9 +3054,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3415,9 +3417,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -3766,9 +3769,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4126,9 +4130,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4370,9 +4375,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4607,9 +4613,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4662,9 +4669,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4722,9 +4730,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -4889,9 +4898,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -5121,9 +5131,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -5352,9 +5363,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];
@@ -5451,9 +5463,10 @@ export interface operations {
                 size?: components["parameters"]["Size"];
                 /**
                  * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
-                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders and one
-                 *     user's orders in a set of statuses are counted from counts the writes keep, at any size; any other
-                 *     filter counts its matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
                  *     DATABASE_UNAVAILABLE` with `Retry-After`).
                  */
                 withTotal?: components["parameters"]["WithTotal"];

@@ -60,7 +60,8 @@ export function scaleShapes(): Shape[] {
   shapes.push({
     name: 'search example (PAID,SHIPPED; from 28 days ago; -amount; withTotal)',
     ...example,
-    filters: { ...example.filters, from: new Date(Date.now() - 28 * DAY) },
+    // A date, as in the example: midnight UTC.
+    filters: { ...example.filters, from: new Date(Math.floor(Date.now() / DAY - 28) * DAY) },
   });
   return shapes;
 }

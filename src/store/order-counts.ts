@@ -1,7 +1,7 @@
 import type { OrderFilters } from '../core/ports/index.js';
 
 /**
- * The count of a shape the counts kept by the writes answer (migrations 0026 and 0028), as SQL and its
+ * The count of a shape the counts kept by the writes answer (migration 0026), as SQL and its
  * parameters: all orders, a set of statuses, one user's orders, one user's orders in a set of statuses, and
  * the orders created within whole UTC days (`from` at midnight, `to` at a day's last millisecond, as a date
  * gives them) in a set of statuses. Any other filter gives undefined: those are counted over the orders, at

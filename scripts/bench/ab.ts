@@ -5,13 +5,15 @@
  * a copy of `dist/` made by `npm run build`, kept inside the checkout so that it finds `node_modules` and
  * the contracts (for example `cp -r dist profiles/dist-before` before a change; `profiles/` is ignored).
  * `rest-write` POSTs `/v1/orders` as the bench's events row does (a random user and product, no
- * Idempotency-Key), so a build from before a change to the write path can be compared with one after it;
+ * Idempotency-Key), so a build from before a change to the write path can be compared with one after it
+ * (or one build with and without what a migration adds: `A_SCHEMA_SQL` is run on A's own data set first);
  * `rest-product` and `graphql-product` create a product (a random SKU) over REST and GraphQL, and
  * `grpc-reserve` loads the Inventory's `Reserve` with h2load (the same line each time: its idempotent path).
  * Prints each round's throughput and p99 ratio (B / A) and their medians. Environment: `DATABASE_URL`,
  * `DURATION` (seconds per run, default 6), `ROUNDS` (default 3), `CONNECTIONS` (default 32).
  */
 import { create, toBinary } from '@bufbuild/protobuf';
+import pg from 'pg';
 import { pino } from 'pino';
 import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { RunningServer } from '../../src/server.js';
@@ -29,17 +31,26 @@ const rounds = Number(process.env.ROUNDS ?? 3);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const scratch = await scratchDataSet(url, 'ab');
+// `A_SCHEMA_SQL`: A gets a data set of its own, changed by this SQL first (to weigh what a migration adds
+// to the write path: the same build on both, A with the migration's triggers or indexes taken off).
+const scratchA = process.env.A_SCHEMA_SQL ? await scratchDataSet(url, 'ab_a') : scratch;
+if (process.env.A_SCHEMA_SQL) {
+  const setup = new pg.Client({ connectionString: url, options: `-c search_path=${scratchA.schema}` });
+  await setup.connect();
+  await setup.query(process.env.A_SCHEMA_SQL);
+  await setup.end();
+}
 
-/** Starts the server of one build over the scratch schema, with a rate budget of its own. */
-async function start(dist: string, name: string): Promise<RunningServer> {
+/** Starts the server of one build over its scratch schema, with a rate budget of its own. */
+async function start(dist: string, name: string, data = scratch): Promise<RunningServer> {
   const { startServer, loadConfig } = await importBuild(dist);
   return startServer(
-    loadConfig(scratch.settings({ RATE_LIMIT_KEY_PREFIX: `ab-${scratch.schema}-${name}` })),
+    loadConfig(data.settings({ RATE_LIMIT_KEY_PREFIX: `ab-${data.schema}-${name}` })),
     pino({ level: 'warn' }),
   );
 }
 
-const servers = [await start(distA, 'a'), await start(distB, 'b')];
+const servers = [await start(distA, 'a', scratchA), await start(distB, 'b')];
 const paths: Record<string, string> = {
   'rest-page': '/v1/orders?size=20',
   'rest-write': 'new-order',
@@ -55,7 +66,10 @@ const load = (server: RunningServer) => () =>
     ? h2load(server.grpcUrl, 'inventory.v1.Inventory/Reserve', reserve, { seconds })
     : wrk(
         server.httpUrl,
-        { path: paths[target] ?? 'random-order', headers: { authorization: `Bearer ${scratch.adminKey}` } },
+        {
+          path: paths[target] ?? 'random-order',
+          headers: { authorization: `Bearer ${(server === servers[0] ? scratchA : scratch).adminKey}` },
+        },
         { seconds, connections },
       );
 const [a, b] = servers as [RunningServer, RunningServer];
@@ -76,5 +90,6 @@ try {
 } finally {
   for (const server of servers) await server.close();
   await scratch.drop();
+  if (scratchA !== scratch) await scratchA.drop();
 }
 process.exit(0);

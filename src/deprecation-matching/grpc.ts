@@ -27,6 +27,8 @@ export interface GrpcMatcher {
   readonly empty: boolean;
   /** The items a call sends: its rpc, and the fields its request message set. */
   sent(method: DescMethod, request: Message | undefined): RegistryItem[];
+  /** Whether a call of a method can send a registry item at all (its rpc, or a field of its request type). */
+  maySend(method: DescMethod): boolean;
   /** Whether a method's reply can hold registry fields at all (in its type or a message nested in it). */
   mayReceive(method: DescMethod): boolean;
   /** The registry fields a reply's type holds (nested messages too), with whether this reply carries each. */
@@ -60,6 +62,7 @@ export function grpcMatcher(registry: DeprecationRegistry): GrpcMatcher {
       }
       return used;
     },
+    maySend: (method) => rpcs.has(`${method.parent.typeName}.${method.name}`) || fields.has(method.input.typeName),
     mayReceive: (method) => holdsRegistryFields(method.output, fields, new Set()),
     received(method, reply) {
       const found = new Map<RegistryItem, boolean>();

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
 import type { Caller } from '../core/caller.js';
 import { toConnectError } from './errors.js';
+import { requestHeaderOf } from './grpc-js-context.js';
 import type { CallWrapper } from './service-wrappers.js';
 
 /** The metadata key a caller sends its issued API key in, to be named in deprecation reports. */
@@ -33,7 +34,7 @@ export function internalTokenWrapper(token: string): CallWrapper {
   return (method, next) => {
     if (OPEN_SERVICES.has(method.parent.typeName)) return next;
     return async (request, context) => {
-      if (!valid(context.requestHeader.get('authorization'))) throw unauthenticated();
+      if (!valid(requestHeaderOf(context, 'authorization'))) throw unauthenticated();
       return next(request, context);
     };
   };
@@ -58,7 +59,7 @@ export function internalTokenInterceptor(token: string): Interceptor {
  */
 export function apiKeyWrapper(authenticate: (secret: string) => Promise<Caller>): CallWrapper {
   return (_method, next) => async (request, context) => {
-    const secret = context.requestHeader.get(API_KEY_HEADER);
+    const secret = requestHeaderOf(context, API_KEY_HEADER);
     if (secret) {
       try {
         context.values.set(keyCaller, await authenticate(secret.trim()));

@@ -12,7 +12,7 @@
  * (`user-agent`) alone.
  */
 import type { DescMethod, Message } from '@bufbuild/protobuf';
-import { ConnectError } from '@connectrpc/connect';
+import { ConnectError, type HandlerContext } from '@connectrpc/connect';
 import type { BrownoutWindow } from '../core/brownouts.js';
 import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/deprecation-policy.js';
 import { brownoutHeader, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
@@ -20,7 +20,7 @@ import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
 import { clientOf } from '../observability/metrics.js';
 import { keyCaller } from './auth.js';
 import { toConnectError } from './errors.js';
-import type { CallWrapper } from './service-wrappers.js';
+import type { CallWrapper, UnaryCall } from './service-wrappers.js';
 
 /** What the wrapper needs. */
 export interface DeprecationWrapperOptions {
@@ -36,9 +36,26 @@ const ASKED_NOTHING: ReadonlySet<string> = new Set();
  * in its response headers); the fields of its streamed messages are not trimmed.
  */
 export function deprecationWrapper({ matcher, policy }: DeprecationWrapperOptions): CallWrapper {
-  return (method, next) => async (request, context) => {
+  return (method, next) => {
+    // Decided once per method: one that can neither send nor receive a registry item is not wrapped.
+    const mayReceive = matcher.mayReceive(method);
+    if (!mayReceive && !matcher.maySend(method)) return next;
+    return wrapped(method, next, mayReceive);
+  };
+
+  function wrapped(method: DescMethod, next: UnaryCall, mayReceive: boolean): UnaryCall {
+    return (request, context) => decided(method, next, mayReceive, request, context);
+  }
+
+  async function decided(
+    method: DescMethod,
+    next: UnaryCall,
+    mayReceive: boolean,
+    request: Message,
+    context: HandlerContext,
+  ): Promise<Message> {
     const sent = matcher.sent(method, request);
-    if (sent.length === 0 && !matcher.mayReceive(method)) return next(request, context);
+    if (sent.length === 0 && !mayReceive) return next(request, context);
     // The key `apiKeyWrapper` checked, when the call sent one.
     const apiKeyId = context.values.get(keyCaller)?.apiKeyId ?? 0;
     const caller = { apiKeyId, client: clientOf(context.requestHeader.get('user-agent')) };
@@ -62,7 +79,7 @@ export function deprecationWrapper({ matcher, policy }: DeprecationWrapperOption
     if (after && after.withheld.length > 0) matcher.clear(method, response, after.withheld);
     sign(context.responseHeader, [...before.signalled, ...(after?.signalled ?? [])], policy.announced, after?.withheld);
     return response;
-  };
+  }
 }
 
 /** The decision on what a reply carries, settled at once: the reply is delivered. */

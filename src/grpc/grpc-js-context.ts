@@ -16,11 +16,13 @@ export class CallContext implements HandlerContext {
   readonly service: DescService;
   readonly requestMethod = 'POST';
   readonly protocolName = 'grpc';
-  readonly signal: AbortSignal;
   readonly timeoutMs: () => number | undefined;
-  private readonly controller = new AbortController();
-  private readonly deadlineTimer: NodeJS.Timeout | undefined;
-  private readonly onCancelled: () => void;
+  /** The deadline (ms since the epoch), when the caller set one. */
+  private readonly deadlineAt: number | undefined;
+  private controller?: AbortController;
+  private deadlineTimer?: NodeJS.Timeout;
+  private onCancelled?: () => void;
+  private ended = false;
   private requestHeaders?: Headers;
   private responseHeaders?: Headers;
   private responseTrailers?: Headers;
@@ -32,21 +34,35 @@ export class CallContext implements HandlerContext {
     private readonly call: grpc.ServerUnaryCall<Buffer, unknown> | grpc.ServerWritableStream<Buffer, unknown>,
   ) {
     this.service = method.parent;
-    this.signal = this.controller.signal;
     const deadline = call.getDeadline();
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
-    if (Number.isFinite(at)) {
-      this.timeoutMs = () => at - Date.now();
-      // grpc-js answers DEADLINE_EXCEEDED itself; the handler must learn of it to stop its work.
+    this.deadlineAt = Number.isFinite(at) ? at : undefined;
+    this.timeoutMs = this.deadlineAt === undefined ? () => undefined : () => (this.deadlineAt as number) - Date.now();
+  }
+
+  /**
+   * Aborts when the caller cancels or its deadline passes (grpc-js answers DEADLINE_EXCEEDED itself; the
+   * handler must learn of it to stop its work). Made on first use: a call whose handler never looks at it
+   * (a read) pays for no controller, listener or timer.
+   */
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    if (this.ended) return controller.signal;
+    if (this.call.cancelled) {
+      controller.abort(new ConnectError('the call was cancelled', Code.Canceled));
+      return controller.signal;
+    }
+    if (this.deadlineAt !== undefined) {
       this.deadlineTimer = setTimeout(
         () => this.abort(new ConnectError('the operation timed out', Code.DeadlineExceeded)),
-        Math.max(0, at - Date.now()),
+        Math.max(0, this.deadlineAt - Date.now()),
       );
-    } else {
-      this.timeoutMs = () => undefined;
     }
     this.onCancelled = () => this.abort(new ConnectError('the call was cancelled', Code.Canceled));
-    call.once('cancelled', this.onCancelled);
+    this.call.once('cancelled', this.onCancelled);
+    return controller.signal;
   }
 
   get url(): string {
@@ -60,6 +76,15 @@ export class CallContext implements HandlerContext {
   get requestHeader(): Headers {
     this.requestHeaders ??= headersOf(this.call.metadata);
     return this.requestHeaders;
+  }
+
+  /** One request header as `requestHeader.get` gives it, read from the metadata without building Headers. */
+  requestHeaderValue(name: string): string | null {
+    if (this.requestHeaders) return this.requestHeaders.get(name);
+    const values = this.call.metadata.get(name);
+    if (values.length === 0) return null;
+    const text = values.map((value) => (typeof value === 'string' ? value : Buffer.from(value).toString('base64')));
+    return text.join(', ');
   }
 
   get responseHeader(): Headers {
@@ -78,13 +103,14 @@ export class CallContext implements HandlerContext {
   }
 
   private abort(reason: ConnectError): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
   }
 
   /** The call has answered: no timer or listener outlives it. */
   end(): void {
+    this.ended = true;
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
-    this.call.removeListener('cancelled', this.onCancelled);
+    if (this.onCancelled) this.call.removeListener('cancelled', this.onCancelled);
   }
 
   /** Sends the response headers once, when the handler set any. */
@@ -139,4 +165,12 @@ function headersOf(metadata: grpc.Metadata): Headers {
     }
   }
   return headers;
+}
+
+/**
+ * One request header of a call, on either host: on the grpc-js host read from its metadata directly (most
+ * calls then never build a `Headers`), elsewhere from `requestHeader`.
+ */
+export function requestHeaderOf(context: HandlerContext, name: string): string | null {
+  return context instanceof CallContext ? context.requestHeaderValue(name) : context.requestHeader.get(name);
 }

@@ -57,9 +57,12 @@ const stockChangeMessage = (update: StockUpdate): StockChange =>
 async function withinDeadline<T>(context: HandlerContext, work: (options: WriteOptions) => Promise<T>): Promise<T> {
   const deadline = () => new ConnectError('the deadline passed before the call finished', Code.DeadlineExceeded);
   const timeLeft = context.timeoutMs();
-  if (context.signal.aborted || (timeLeft !== undefined && timeLeft <= 0)) throw deadline();
+  if (timeLeft !== undefined && (timeLeft <= 0 || context.signal.aborted)) throw deadline();
   const options: WriteOptions = {
-    signal: context.signal,
+    // Read only by the work that needs it (writes): a read without a deadline makes no signal at all.
+    get signal() {
+      return context.signal;
+    },
     ...(timeLeft === undefined ? {} : { deadline: Date.now() + timeLeft }),
   };
   try {

@@ -8,19 +8,28 @@
  * Idempotency-Key), so a build from before a change to the write path can be compared with one after it
  * (or one build with and without what a migration adds: `A_SCHEMA_SQL` is run on A's own data set first);
  * `rest-product` and `graphql-product` create a product (a random SKU) over REST and GraphQL, and
- * `grpc-reserve` loads the Inventory's `Reserve` with h2load (the same line each time: its idempotent path).
+ * `grpc-reserve` loads the Inventory's `Reserve` with h2load (the same line each time: its idempotent path),
+ * `grpc-getstock` its `GetStock`.
  * Prints each round's throughput and p99 ratio (B / A) and their medians. Environment: `DATABASE_URL`,
  * `DURATION` (seconds per run, default 6), `ROUNDS` (default 3), `CONNECTIONS` (default 32).
  */
 import { create, toBinary } from '@bufbuild/protobuf';
 import pg from 'pg';
 import { pino } from 'pino';
-import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
+import { GetStockRequestSchema, ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { RunningServer } from '../../src/server.js';
 import { alternate, h2load, median, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 
-const TARGETS = ['rest-id', 'rest-page', 'rest-write', 'rest-product', 'graphql-product', 'grpc-reserve'];
+const TARGETS = [
+  'rest-id',
+  'rest-page',
+  'rest-write',
+  'rest-product',
+  'graphql-product',
+  'grpc-reserve',
+  'grpc-getstock',
+];
 const [distA, distB, target = 'rest-id'] = process.argv.slice(2);
 if (!distA || !distB || !TARGETS.includes(target)) {
   console.error(`usage: npx tsx scripts/bench/ab.ts <distA> <distB> [${TARGETS.join('|')}]`);
@@ -61,17 +70,20 @@ const reserve = toBinary(
   ReserveRequestSchema,
   create(ReserveRequestSchema, { orderId: '990001', sku: 'BENCH-1', quantity: 1 }),
 );
+const getStock = toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' }));
 const load = (server: RunningServer) => () =>
   target === 'grpc-reserve'
     ? h2load(server.grpcUrl, 'inventory.v1.Inventory/Reserve', reserve, { seconds })
-    : wrk(
-        server.httpUrl,
-        {
-          path: paths[target] ?? 'random-order',
-          headers: { authorization: `Bearer ${(server === servers[0] ? scratchA : scratch).adminKey}` },
-        },
-        { seconds, connections },
-      );
+    : target === 'grpc-getstock'
+      ? h2load(server.grpcUrl, 'inventory.v1.Inventory/GetStock', getStock, { seconds })
+      : wrk(
+          server.httpUrl,
+          {
+            path: paths[target] ?? 'random-order',
+            headers: { authorization: `Bearer ${(server === servers[0] ? scratchA : scratch).adminKey}` },
+          },
+          { seconds, connections },
+        );
 const [a, b] = servers as [RunningServer, RunningServer];
 try {
   await load(a)();

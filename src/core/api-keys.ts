@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Caller, requireAdmin } from './caller.js';
 import { type CursorCodec, createCursorCodec } from './cursor.js';
-import { DomainError, invalidInput } from './errors.js';
+import { invalidInput, userNotFound } from './errors.js';
 import { createKeyCheck, hashKey } from './key-check.js';
 import {
   checkedLabel,
@@ -154,9 +154,7 @@ async function issueKey({ store, now }: KeyDeps, caller: Caller, input: ApiKeyIn
   const expiresAt = input.expiresAt ? futureTime(input.expiresAt, now(), '/expiresAt') : null;
   const user = await store.users.get(input.userId);
   if (!user) {
-    throw new DomainError('USER_NOT_FOUND', `There is no user ${input.userId}.`, [
-      { in: 'body', name: '/userId', message: 'names no user' },
-    ]);
+    throw userNotFound(input.userId, '/userId');
   }
   const secret = newSecret();
   const key = { userId: user.id, role: input.role, keyHash: hashKey(secret), scopes, label, expiresAt };

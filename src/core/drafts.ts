@@ -1,5 +1,5 @@
 import { actingFor, type Caller, canSee } from './caller.js';
-import { DomainError } from './errors.js';
+import { DomainError, userNotFound } from './errors.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { OrderDraft } from './model.js';
 import { sumMinor } from './money.js';
@@ -35,9 +35,7 @@ export function createDraftService({
     create: idempotency.useCase('drafts.create', async (caller: Caller, input: DraftInput): Promise<OrderDraft> => {
       const userId = actingFor(caller, input.userId, { admin: 'makes a draft', customer: 'make drafts' });
       if (!(await store.users.get(userId))) {
-        throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`, [
-          { in: 'body', name: '/userId', message: 'names no user' },
-        ]);
+        throw userNotFound(userId, '/userId');
       }
       const items = await priceLines(store, input.items, maxItemQuantity);
       return store.drafts.insert(userId, items, sumMinor(items.map((line) => line.amount)));

@@ -187,3 +187,15 @@ export class DomainError extends Error {
 export function invalidInput(name: string, message: string): DomainError {
   return new DomainError('VALIDATION_FAILED', `${name} ${message}.`, [{ in: 'body', name, message }]);
 }
+
+/**
+ * USER_NOT_FOUND for user `id`; `fromBody` names the body member that gave it (`/userId`), when a request
+ * body named the user rather than its path.
+ */
+export function userNotFound(id: number, fromBody?: string): DomainError {
+  return new DomainError(
+    'USER_NOT_FOUND',
+    `There is no user ${id}.`,
+    fromBody ? [{ in: 'body', name: fromBody, message: 'names no user' }] : undefined,
+  );
+}

@@ -1,6 +1,6 @@
 /** The parts of an order placement: its lines priced or taken from a draft, its address, the order it writes. */
 import { type Caller, canSee } from './caller.js';
-import { DomainError, invalidInput } from './errors.js';
+import { DomainError, invalidInput, userNotFound } from './errors.js';
 import type { Address, Order, OrderItem } from './model.js';
 import { sumMinor, timesMinor } from './money.js';
 import type { OrderAllocation, Store } from './ports/index.js';
@@ -58,7 +58,7 @@ export async function draftLines(
 /** The address given, or the user's address on file. */
 export async function shippingAddressOf(store: Pick<Store, 'users'>, userId: number, given: Address | undefined) {
   const user = await store.users.get(userId);
-  if (!user) throw new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
+  if (!user) throw userNotFound(userId);
   const shippingAddress = given ?? user.address;
   if (!shippingAddress) throw invalidInput('shippingAddress', 'is required: the user has no address on file');
   return shippingAddress;

@@ -1,6 +1,6 @@
 import { type Caller, canSee, requireAdmin } from './caller.js';
 import type { CursorCodec } from './cursor.js';
-import { DomainError } from './errors.js';
+import { DomainError, userNotFound } from './errors.js';
 import type { IdempotencyService } from './idempotency.js';
 import { mergePatch } from './merge-patch.js';
 import type { Address, User } from './model.js';
@@ -118,7 +118,7 @@ export function createUserService({ store, cursors, idempotency }: UserServiceDe
 /** One user as the caller may see it: any for admins, themself for customers (others are "not found"). */
 async function visibleUserIn(store: Pick<Store, 'users'>, caller: Caller, id: number): Promise<User> {
   const user = await store.users.get(id);
-  if (!user || !canSee(caller, user.id)) throw new DomainError('USER_NOT_FOUND', `There is no user ${id}.`);
+  if (!user || !canSee(caller, user.id)) throw userNotFound(id);
   return user;
 }
 

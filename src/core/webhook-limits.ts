@@ -5,10 +5,8 @@
  * WEBHOOK_DELIVERIES_PER_MINUTE). The endpoint service and the dispatcher read them where they decide.
  */
 import { type Caller, requireAdmin } from './caller.js';
-import { DomainError } from './errors.js';
+import { userNotFound } from './errors.js';
 import type { WebhookLimits, WebhookStore } from './ports/index.js';
-
-const noUser = (userId: number) => new DomainError('USER_NOT_FOUND', `There is no user ${userId}.`);
 
 /** Creates the webhook limits service (admins only). */
 export function createWebhookLimits(webhooks: Pick<WebhookStore, 'limits' | 'setLimits'>) {
@@ -16,14 +14,14 @@ export function createWebhookLimits(webhooks: Pick<WebhookStore, 'limits' | 'set
     async get(caller: Caller, userId: number): Promise<WebhookLimits> {
       requireAdmin(caller, "read a user's webhook limits");
       const limits = await webhooks.limits(userId);
-      if (!limits) throw noUser(userId);
+      if (!limits) throw userNotFound(userId);
       return limits;
     },
     /** Sets the whole of a user's limits. */
     async replace(caller: Caller, userId: number, input: Omit<WebhookLimits, 'userId'>): Promise<WebhookLimits> {
       requireAdmin(caller, "set a user's webhook limits");
       const limits = await webhooks.setLimits(userId, input);
-      if (!limits) throw noUser(userId);
+      if (!limits) throw userNotFound(userId);
       return limits;
     },
   };

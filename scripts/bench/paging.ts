@@ -10,13 +10,10 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { filterDigest } from '../../src/core/cursor.js';
 import type { Caller } from '../../src/core/index.js';
-import { createCore } from '../../src/core/index.js';
-import { createInventoryService } from '../../src/core/inventory.js';
 import { formatSort, parseSort } from '../../src/core/paging.js';
-import { createInventoryClient } from '../../src/grpc/inventory-client.js';
 import { createPgDatabase, createPgliteDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
-import { createSqlStore } from '../../src/store/sql-store.js';
+import { benchCore } from './bench-core.js';
 import { loadDataset } from './dataset.js';
 
 const url = process.env.DATABASE_URL;
@@ -29,14 +26,7 @@ try {
   const started = performance.now();
   const { adminUserId } = await loadDataset(db);
   console.log(`database: ${db.kind}; loaded 100k orders in ${Math.round(performance.now() - started)} ms`);
-  const store = createSqlStore(db);
-  const core = await createCore({
-    store,
-    inventory: createInventoryClient(createInventoryService(store), {}),
-    vatRate: 0.1,
-    requestTimeoutMs: 2000,
-    cursorSecret: 'bench'.repeat(8),
-  });
+  const core = await benchCore(db);
   const admin: Caller = { userId: adminUserId, role: 'admin', apiKeyId: null };
 
   for (const sort of ['-createdAt', '-amount']) {

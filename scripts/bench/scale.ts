@@ -13,15 +13,13 @@
  */
 import pg from 'pg';
 import { filterDigest } from '../../src/core/cursor.js';
-import { type Caller, createCore } from '../../src/core/index.js';
-import { createInventoryService } from '../../src/core/inventory.js';
+import type { Caller } from '../../src/core/index.js';
 import { formatSort, parseSort } from '../../src/core/paging.js';
 import type { OrderFilters } from '../../src/core/ports/index.js';
-import { createInventoryClient } from '../../src/grpc/inventory-client.js';
 import { createPgDatabase, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { orderListSql } from '../../src/store/order-store.js';
-import { createSqlStore } from '../../src/store/sql-store.js';
+import { benchCore } from './bench-core.js';
 import { loadDataset } from './dataset.js';
 import { type Shape, scaleShapes } from './scale-shapes.js';
 
@@ -57,14 +55,7 @@ async function loaded(orders: number): Promise<Database> {
 
 /** The core over one schema, and a function that times one shape there (median, ms). */
 async function measurer(db: Database, orders: number) {
-  const store = createSqlStore(db);
-  const core = await createCore({
-    store,
-    inventory: createInventoryClient(createInventoryService(store), {}),
-    vatRate: 0.1,
-    requestTimeoutMs: 60_000,
-    cursorSecret: 'scale'.repeat(8),
-  });
+  const core = await benchCore(db, { requestTimeoutMs: 60_000 });
   const admin: Caller = { userId: 1, role: 'admin', apiKeyId: null };
   /** The cursor of the row halfway through the sort (5 million rows deep at 10 million). */
   const deepCursor = async (sort: string, filters: OrderFilters) => {

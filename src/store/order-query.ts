@@ -28,8 +28,14 @@ export function orderConditions(filters: OrderFilters): SqlPart {
   if (filters.ids?.length) conditions.push(`o.id = ANY(${param(filters.ids)}::bigint[])`);
   if (filters.q) {
     const pattern = param(`%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    // One column holds the note and the items' product names (migration 0025), under a trigram index.
+    // One column holds the note and the items' product names, one per line (migration 0025), under a
+    // trigram index. A term with a line break could span two of them there: it is checked against each too.
     conditions.push(`o.search_text ILIKE ${pattern}`);
+    if (filters.q.includes('\n')) {
+      conditions.push(
+        `(o.note ILIKE ${pattern} OR EXISTS (SELECT 1 FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.order_id = o.id AND p.name ILIKE ${pattern}))`,
+      );
+    }
   }
   return { sql: conditions.join(' AND '), params };
 }

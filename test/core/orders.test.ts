@@ -374,6 +374,11 @@ describe('listing orders', () => {
     await core.orders.update(carol, first?.id as number, { note: 'Ring the bell' });
     expect(await search('gift wrap')).toEqual([]);
     expect(await search('RING the')).toEqual([first?.id]);
+    // A term never spans the note and a product name (the search column holds them one per line), but it
+    // may span the lines of a note.
+    expect(await search('bell\nListing')).toEqual([]);
+    await core.orders.update(carol, first?.id as number, { note: 'Ring\nthe bell' });
+    expect(await search('ring\nTHE')).toEqual([first?.id]);
     await core.orders.update(carol, first?.id as number, { note: null });
     expect(await search('ring the')).toEqual([]);
     expect(await search('lamp')).toHaveLength(25);

@@ -21,9 +21,11 @@ import { withDatabase } from '../src/cli/cli-support.js';
 import { callerReports, stillUsing } from '../src/core/deprecation-callers.js';
 import { daysBefore } from '../src/core/deprecations.js';
 import type { Database } from '../src/store/database.js';
+import { shapeStore } from '../src/store/shape-store.js';
 import { usageStore } from '../src/store/usage-store.js';
 import { type GitReleaseHistory, readReleaseHistory } from './breaking/git-history.js';
-import { analyzeImpact, type CallerSource, impactTable } from './impact/analyze.js';
+import { analyzeImpact, type CallerSource, impactTable, type ShapeSource } from './impact/analyze.js';
+import { impactVerdict } from './impact/impact-table.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -65,20 +67,18 @@ async function main(): Promise<number> {
   const useDatabase =
     !values.offline && (Boolean(process.env.DATABASE_URL) || existsSync(process.env.DATA_DIR ?? './data'));
   try {
-    const analyze = (callers: CallerSource) => analyzeImpact({ root, baseDir, headDir, callers });
+    const analyze = (callers: CallerSource, shapes: ShapeSource | null) =>
+      analyzeImpact({ root, baseDir, headDir, callers, shapes });
+    const sinceDay = daysBefore(new Date(), days - 1);
     const { impacts, unattributedOperations } = useDatabase
-      ? await withDatabase((db) => analyze(callersFrom(db, days)))
-      : await analyze(null);
+      ? await withDatabase((db) => analyze(callersFrom(db, days), { reader: shapeStore(db), sinceDay, days }))
+      : await analyze(null, null);
     const breaking = impacts.filter((impact) => (impact.callers ?? []).length > 0);
     if (values.json) {
       console.log(JSON.stringify({ days, measured: useDatabase, impacts, unattributedOperations }, null, 2));
     } else {
       console.log(impactTable(impacts, unattributedOperations, useDatabase, days));
-      console.log(
-        breaking.length > 0
-          ? `\n${breaking.length} item(s) would break callers seen in the last ${days} days.`
-          : `\nNo caller seen in the last ${days} days would break.`,
-      );
+      console.log(`\n${impactVerdict(impacts, useDatabase, days)}`);
     }
     return breaking.length > 0 ? 1 : 0;
   } catch (error) {

@@ -3,16 +3,15 @@
  * app (REST, GraphQL, contracts, health) and the internal HTTP/2 gRPC server, and stops both gracefully.
  * `src/main.ts` runs it for `npm start`; tests call `startServer` with their own configuration.
  */
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createInternalApp, type VersionService } from './compose/internal-app.js';
 import { listenPublic } from './compose/listen-public.js';
 import { openCore, readContractRules } from './compose/open-core.js';
 import { openStreams } from './compose/open-streams.js';
 import { createHttpApp } from './compose/public-app.js';
+import { closeRecorder, closeShapeRecorder, startRecorder, startShapeRecorder } from './compose/recorders.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
 import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
@@ -20,12 +19,10 @@ import type { Caller } from './core/caller.js';
 import { createDeprecationPolicy, type UsageCount } from './core/deprecation-policy.js';
 import type { Core } from './core/index.js';
 import type { InventoryService } from './core/inventory.js';
-import type { UsagePort } from './core/ports/usage.js';
-import { createUsageRecorder, type UsageRecorder } from './core/usage-recorder.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { projectRoot as checkoutRoot } from './project-root.js';
 import type { VersionHandlers } from './rest/create-rest-app.js';
 import { startEvents } from './webhooks/start-dispatcher.js';
@@ -85,6 +82,7 @@ export async function startServer(
   const stopTimers = startTimers(core, inventory, config, logger);
   const metrics = createMetrics();
   const recorder = await startRecorder(store.usage, config, logger, metrics, now);
+  const shapes = await startShapeRecorder(store.shapes, config, logger, metrics, now);
   const onCount = ({ item, kind }: UsageCount) => metrics.deprecatedUsage.inc({ item: item.id, kind });
   const deprecationPolicy = createDeprecationPolicy({ brownouts: core.brownouts, recorder, onCount });
   // Webhook deliveries count uses through the same recorder (src/core/event-deprecations.ts).
@@ -102,7 +100,7 @@ export async function startServer(
   const app = await createHttpApp({
     track: httpDrain.middleware,
     ...{ grpcCodeName: grpcCodeNameOf, projectRoot, logger, core, metrics, registry, deprecationPolicy },
-    ...{ evidenceKey, tracing: tracer !== undefined, subscriptions },
+    ...{ evidenceKey, tracing: tracer !== undefined, subscriptions, shapes },
     ...(versionHandlers ? { versionHandlers } : {}),
     ...publicAppSettings(config, db, rateLimiter, wakeups, () => serving),
   });
@@ -111,7 +109,7 @@ export async function startServer(
     maxConcurrentStreams: config.GRPC_MAX_CONCURRENT_STREAMS,
     ...(config.INTERNAL_TOKEN ? { internalToken: config.INTERNAL_TOKEN } : {}),
     ...(tracer ? { tracer } : {}),
-    ...{ isServing: () => serving, watchStock, draining: draining.signal },
+    ...{ isServing: () => serving, watchStock, draining: draining.signal, shapes },
   });
   const grpcAddress = await grpc.listen(config.GRPC_PORT, config.GRPC_HOST);
   const http = await listenPublic(app.fetch, config.PORT, config.HOST);
@@ -126,7 +124,7 @@ export async function startServer(
       ...(secrets.adminKey ? { adminKey: secrets.adminKey } : {}),
       ...(secrets.demoCustomerKey ? { demoCustomerKey: secrets.demoCustomerKey } : {}),
     },
-    flushUsage: () => recorder.flush(),
+    flushUsage: () => Promise.all([recorder.flush(), shapes?.flush()]).then(() => undefined),
     async close() {
       serving = false;
       // Behind a load balancer without a preStop hook: keep serving, not ready, until its health checks
@@ -137,7 +135,7 @@ export async function startServer(
       // Stop taking connections, let in-flight requests and calls finish, end kept-alive connections after
       // their current answer; then the last usage flush, then the database.
       await Promise.all([httpDrain.drain(http as Server), grpc.close(), events.stop()]);
-      await closeRecorder(recorder, logger);
+      await Promise.all([closeRecorder(recorder, logger), closeShapeRecorder(shapes, logger)]);
       inventoryClient.close();
       await Promise.all([rateLimiter?.close(), wakeups.close()]);
       await db.close();
@@ -212,28 +210,6 @@ function startTimers(core: Core, inventory: InventoryService, config: Config, lo
     clearInterval(sweep);
     clearInterval(brownoutRefresh);
   };
-}
-
-/**
- * Uses of deprecated and watched items, written every USAGE_FLUSH_MS off the request path; the instance is
- * registered before it serves, so a day it serves counts as measured only once it has flushed for that day.
- */
-async function startRecorder(usage: UsagePort, config: Config, logger: Logger, metrics: Metrics, now?: () => Date) {
-  const recorder = createUsageRecorder({
-    port: usage,
-    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    flushMs: config.USAGE_FLUSH_MS,
-    maxEntries: config.USAGE_MAX_ENTRIES,
-    onError: (error) => logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
-    onDropped: ({ item, count }) => metrics.deprecationUsageDropped.inc({ item }, count),
-    ...(now ? { now } : {}),
-  });
-  await recorder.register();
-  return recorder;
-}
-
-async function closeRecorder(recorder: UsageRecorder, logger: Logger): Promise<void> {
-  await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
 }
 
 function urlOf(address: AddressInfo): string {

@@ -11,6 +11,8 @@
  * - gRPC: connect-node `GetStock` and `Reserve` against a plain @grpc/grpc-js server answering the same
  *   proto with the same SQL through a pool of the same size (h2load, 4 connections × 16 streams); the same
  *   two on the grpc-js host (`GRPC_SERVER=grpc-js`) against it; and each host's floor with a constant answer;
+ * - the request-shape record: REST by id, a REST page, a GraphQL page and gRPC `GetStock` with it on against
+ *   the same server with `SHAPES_RECORD=false`;
  * - the rate budget (memory, Redis) and deprecation usage recording: the server with each on against the
  *   server with it off;
  * - tracing (OpenTelemetry): the REST reads with the --import entry and tracing off against no entry at all,
@@ -25,7 +27,7 @@
  * - keyset paging: page 1000 against page 1;
  * - start: milliseconds to a ready `/health`, resident memory after start and after mixed load.
  *
- * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,tracing,cluster,events,paging,start`. Environment:
+ * Options: `--quick`; `--only=rest,graphql,grpc,budget,recording,shapes,tracing,cluster,events,paging,start`. Environment:
  * `DATABASE_URL` (default the local server's `test` database; a scratch schema is dropped at the end),
  * `DURATION` (seconds per load run, default 8), `CONNECTIONS` (wrk, default 32), `REDIS_URL` (default
  * 127.0.0.1:6379; the Redis row is skipped when it does not answer). Needs wrk and h2load
@@ -396,6 +398,38 @@ try {
       target: 0.95,
     });
     progress('recording');
+  }
+
+  if (wants('shapes')) {
+    // The request-shape record (docs/decisions.md §13) on, as served, against the same server with it off.
+    const off = await serve({ SHAPES_RECORD: 'false' });
+    const query =
+      '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
+    for (const [label, target] of [
+      ['REST GET /v1/orders/{id}', { path: 'random-order', headers: auth }],
+      ['REST GET /v1/orders?size=20', { path: '/v1/orders?size=20', headers: auth }],
+      ['GraphQL page of 20', { path: '/graphql', headers: auth, body: JSON.stringify({ query }) }],
+    ] as const) {
+      const [baseline, ours] = [http(off.httpUrl, target), http(server.httpUrl, target)];
+      await warm(baseline, ours);
+      rows.push({
+        label: `request-shape record: ${label}`,
+        baseline: 'record off',
+        measured: await compare(baseline, ours),
+        target: 0.95,
+      });
+    }
+    const getStock = toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' }));
+    const method = 'inventory.v1.Inventory/GetStock';
+    const [baseline, ours] = [off.grpcUrl, server.grpcUrl].map((url) => () => h2load(url, method, getStock, grpcLoad));
+    await warm(baseline as () => Promise<Measured>, ours as () => Promise<Measured>);
+    rows.push({
+      label: 'request-shape record: gRPC GetStock',
+      baseline: 'record off',
+      measured: await compare(baseline as () => Promise<Measured>, ours as () => Promise<Measured>),
+      target: 0.95,
+    });
+    progress('shapes');
   }
 
   if (wants('tracing')) {

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { buildSchema, type GraphQLSchema, parse, validate } from 'graphql';
 import type { CallerSummary } from '../../src/core/deprecation-callers.js';
 import type { RegistryItem } from '../../src/core/deprecation-registry.js';
+import type { ShapeProtocol } from '../../src/core/ports/shapes.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { restMatcher } from '../../src/deprecation-matching/rest.js';
 import { type Contracts, readContracts } from '../breaking/gate.js';
@@ -23,9 +24,12 @@ import { diffProto } from '../breaking/proto-diff.js';
 import { operationIds, operationOf, registryIdsOf } from '../breaking/registry-ids.js';
 import type { Change } from '../breaking/report.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
+import { callersOfRows, coverageOf, type ImpactCaller, type ImpactCoverage, mergeCallers } from './impact-callers.js';
+import { protoItems, protoRemovals } from './proto-items.js';
+import { type ShapeReader, shapeMatches } from './shape-callers.js';
 
-/** A caller seen using an item: key, owner, email, clients, uses and brownout hits. */
-export type ImpactCaller = CallerSummary;
+export type { ImpactCaller, ImpactCoverage } from './impact-callers.js';
+export { impactTable } from './impact-table.js';
 
 /** One impacted item. */
 export interface Impact {
@@ -38,12 +42,21 @@ export interface Impact {
   restOperations: string[];
   persistedOperations: string[];
   grpcMethods: string[];
-  /** Callers in the window; null when no usage database was read or the item is not measured. */
+  /** Callers in the window; null when no record was read or neither record measured the item. */
   callers: ImpactCaller[] | null;
+  /** How much of the window the request-shape record measured (null: it was not read). */
+  coverage: ImpactCoverage | null;
 }
 
 /** Reads the callers of registry ids (the usage database), or null without one. */
-export type CallerSource = ((ids: string[]) => Promise<ImpactCaller[]>) | null;
+export type CallerSource = ((ids: string[]) => Promise<CallerSummary[]>) | null;
+
+/** The request-shape record to read, and its window. */
+export interface ShapeSource {
+  reader: ShapeReader;
+  sinceDay: string;
+  days: number;
+}
 
 /** The persisted operations (file names) that validate against the base schema but not the head's. */
 function brokenOperations(dir: string, base: GraphQLSchema, head: GraphQLSchema) {
@@ -58,31 +71,19 @@ function brokenOperations(dir: string, base: GraphQLSchema, head: GraphQLSchema)
     });
 }
 
-/** The rpcs of a proto text whose request or reply is `message`. */
-function methodsOf(proto: string, message: string): string[] {
-  const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(proto)?.[1] ?? '';
-  const methods: string[] = [];
-  for (const service of proto.matchAll(/service\s+(\w+)\s*\{([\s\S]*?)\n\}/g)) {
-    for (const rpc of (service[2] ?? '').matchAll(
-      /rpc\s+(\w+)\s*\(\s*(?:stream\s+)?(\w+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?(\w+)\s*\)/g,
-    )) {
-      if (rpc[2] === message || rpc[3] === message) methods.push(`${pkg}.${service[1]}/${rpc[1]}`);
-    }
-  }
-  return methods;
-}
-
 /** Compares the contracts of two directories and lists the impact of each breaking change. */
 export async function analyzeImpact({
   root,
   baseDir,
   headDir,
   callers,
+  shapes = null,
 }: {
   root: string;
   baseDir: string;
   headDir: string;
   callers: CallerSource;
+  shapes?: ShapeSource | null;
 }): Promise<{ impacts: Impact[]; unattributedOperations: string[] }> {
   const base = readContracts(baseDir);
   const head = readContracts(headDir);
@@ -103,6 +104,7 @@ export async function analyzeImpact({
     persistedOperations: [],
     grpcMethods: [],
     callers: null,
+    coverage: null,
   }));
   // Measured items that are gone, where no finding covers them (a retired proto field, say).
   const covered = new Set(impacts.flatMap((impact) => impact.registryIds));
@@ -118,13 +120,31 @@ export async function analyzeImpact({
       persistedOperations: [],
       grpcMethods: [],
       callers: null,
+      coverage: null,
+    });
+  }
+  // Every proto field, rpc or enum value the candidate removes, `reserved` or not (buf passes the former).
+  const [baseProto, headProto] = [protoItems(baseDir), protoItems(headDir)];
+  for (const removal of protoRemovals(baseProto, headProto)) {
+    const named = (impact: Impact) => impact.item === removal.item || removal.item.endsWith(`.${impact.item}`);
+    if (impacts.some((impact) => impact.contract === 'proto' && named(impact))) continue;
+    impacts.push({
+      contract: 'proto',
+      item: removal.item,
+      rule: `proto-${removal.kind}-removed`,
+      message: `${removal.item}: the ${removal.kind.replace('-', ' ')} is gone from the candidate`,
+      registryIds: [],
+      restOperations: [],
+      persistedOperations: [],
+      grpcMethods: removal.kind === 'rpc' ? [removal.item] : [],
+      callers: null,
+      coverage: null,
     });
   }
   const baseSchema = buildSchema(base.graphql);
   const broken = brokenOperations(path.join(headDir, 'operations'), baseSchema, buildSchema(head.graphql));
   const attributed = new Set<string>();
   const baseIds = operationIds(base.openapi);
-  const baseProto = [...base.proto.values()].join('\n');
   for (const impact of impacts) {
     if (impact.contract === 'openapi') {
       const own = operationOf(impact);
@@ -144,10 +164,19 @@ export async function analyzeImpact({
       const segments = impact.item.split('.');
       const message = segments.length >= 2 ? segments.at(-2) : undefined;
       const rpc = /RPC "(\w+)" on service "(\w+)"/.exec(impact.message);
-      impact.grpcMethods = rpc ? [`${rpc[2]}/${rpc[1]}`] : message ? methodsOf(baseProto, message) : [];
+      const carries = ([, { input, output }]: [string, { input: string; output: string }]) =>
+        [input, output].some((name) => name.endsWith(`.${message}`));
+      if (impact.grpcMethods.length === 0)
+        impact.grpcMethods = rpc
+          ? [`${rpc[2]}/${rpc[1]}`]
+          : message
+            ? [...baseProto.rpcs].filter(carries).map(([name]) => name)
+            : [];
     }
-    if (callers && impact.registryIds.length > 0) impact.callers = await callers(impact.registryIds);
+    if (callers && impact.registryIds.length > 0)
+      impact.callers = mergeCallers(await callers(impact.registryIds), null);
   }
+  if (shapes) await addShapeCallers(impacts, shapes, { base, head, baseProto });
   return { impacts, unattributedOperations: broken.map(({ file }) => file).filter((file) => !attributed.has(file)) };
 }
 
@@ -165,33 +194,20 @@ function stillThere(item: RegistryItem, head: Contracts): boolean {
   return true;
 }
 
-/** The report as a table: each impacted item, what it breaks, and who. */
-export function impactTable(impacts: Impact[], unattributed: string[], measured: boolean, days: number): string {
-  const lines: string[] = [];
-  const print = (line: string) => lines.push(line);
-  if (impacts.length === 0) print('No item is removed or changed incompatibly.');
+const PROTOCOL_OF: Record<Impact['contract'], ShapeProtocol> = { openapi: 'rest', graphql: 'graphql', proto: 'grpc' };
+
+/** Adds to each impact the callers the request-shape record names, and the record's coverage. */
+async function addShapeCallers(
+  impacts: Impact[],
+  { reader, sinceDay, days }: ShapeSource,
+  sides: Omit<Parameters<typeof shapeMatches>[0], 'reader' | 'sinceDay' | 'queries'>,
+): Promise<void> {
+  const matches = await shapeMatches({ reader, sinceDay, queries: impacts, ...sides });
+  const coverage = await reader.coverage(sinceDay);
   for (const impact of impacts) {
-    print(`${impact.contract.padEnd(8)} ${impact.item}  [${impact.rule}]`);
-    print(`         ${impact.message}`);
-    if (impact.restOperations.length > 0) print(`         REST operations: ${impact.restOperations.join(', ')}`);
-    if (impact.persistedOperations.length > 0)
-      print(`         persisted GraphQL operations that stop validating: ${impact.persistedOperations.join(', ')}`);
-    if (impact.grpcMethods.length > 0) print(`         gRPC methods: ${impact.grpcMethods.join(', ')}`);
-    if (!measured)
-      print('         callers: not read (no usage database: set DATABASE_URL, or DATA_DIR for the embedded one)');
-    else if (impact.callers === null) print('         callers: not measured (not in the deprecation registry)');
-    else if (impact.callers.length === 0) print(`         callers: none in the last ${days} days`);
-    else {
-      print(`         callers in the last ${days} days (who breaks):`);
-      for (const caller of impact.callers) {
-        const owner = caller.apiKeyId === 0 ? '(anonymous)' : `${caller.owner ?? ''} <${caller.email ?? ''}>`;
-        print(
-          `           key ${caller.apiKeyId} ${owner} [${caller.clients.join(', ')}] ${caller.uses} uses, ` +
-            `${caller.brownoutHits} brownout hits, last ${caller.lastSeen}`,
-        );
-      }
-    }
+    impact.coverage = coverageOf(coverage, PROTOCOL_OF[impact.contract], days);
+    const measured = impact.coverage.measuredDays > 0;
+    const rows = callersOfRows(matches.get(impact) ?? []);
+    impact.callers = mergeCallers(impact.callers, measured || rows.length > 0 ? rows : null);
   }
-  if (unattributed.length > 0) print(`\nOther persisted operations that stop validating: ${unattributed.join(', ')}`);
-  return lines.join('\n');
 }

@@ -15,6 +15,7 @@ import type { DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import type { InventoryService } from '../core/inventory.js';
+import type { ShapeRecorder } from '../core/shape-recorder.js';
 import type { StockWatch } from '../core/stock-watch.js';
 import { grpcMatcher } from '../deprecation-matching/grpc.js';
 import { apiKeyWrapper, internalTokenWrapper } from '../grpc/auth.js';
@@ -27,8 +28,9 @@ import { inventoryService } from '../grpc/inventory-service.js';
 import { metricsWrapper } from '../grpc/metrics-interceptor.js';
 import { reflectionRoutes } from '../grpc/reflection-service.js';
 import { wrapService } from '../grpc/service-wrappers.js';
+import { shapeWrapper } from '../grpc/shape-wrapper.js';
 import { continueTraces } from '../grpc/trace-interceptors.js';
-import type { Metrics } from '../observability/metrics.js';
+import { clientOf, type Metrics } from '../observability/metrics.js';
 
 /** What the internal port is built from. */
 export interface InternalAppDeps {
@@ -56,6 +58,8 @@ export interface InternalAppDeps {
   host?: GrpcServerHost;
   /** GRPC_MAX_CONCURRENT_STREAMS: calls open at once per HTTP/2 connection (default 100). */
   maxConcurrentStreams?: number;
+  /** The request-shape record (docs/decisions.md §13); nothing is recorded without it. */
+  shapes?: ShapeRecorder | undefined;
   /** Packages a later version cuts beside inventory.v1 (`inventory.v2`), each over the same inventory core. */
   versionServices?: readonly VersionService[] | undefined;
 }
@@ -84,6 +88,7 @@ export function createInternalApp({
   host = 'grpc-js',
   maxConcurrentStreams,
   versionServices = [],
+  shapes,
 }: InternalAppDeps) {
   // The rules every call passes through, the same on both hosts: its trace continued (tracing on), counted
   // (refusals too), then the internal token, then the `x-api-key` a call may send, then deprecation signals and brownouts, then the input rules.
@@ -93,6 +98,7 @@ export function createInternalApp({
     counted,
     ...(internalToken ? [internalTokenWrapper(internalToken)] : []),
     apiKeyWrapper((secret) => core.apiKeys.authenticate(secret)),
+    ...(shapes ? [shapeWrapper((caller, names) => shapes.record('grpc', caller, names), clientOf)] : []),
     deprecationWrapper({ matcher: grpcMatcher(registry), policy: deprecationPolicy }),
     // Last: a request is checked against the proto's rules (buf.validate) once it may be served at all.
     validateRequests,

@@ -6,6 +6,7 @@ import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
 import { requireMetricsReader } from '../core/monitoring.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
+import type { ShapeRecorder } from '../core/shape-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { SubscriptionSettings } from '../graphql/subscriptions.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';
@@ -61,6 +62,8 @@ export interface HttpAppDeps {
   tracing?: boolean;
   /** Handlers of operations a later version adds (`createRestApp`'s `versionHandlers`). */
   versionHandlers?: VersionHandlers;
+  /** The request-shape record, fed by REST and GraphQL (docs/decisions.md §13). */
+  shapes?: ShapeRecorder;
 }
 
 const missing = (c: Context) => catalogProblem(c, 'NOT_FOUND', `No resource at ${c.req.path}.`);
@@ -122,6 +125,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     metrics: deps.metrics,
     ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
     ...(deps.subscriptions ? { subscriptions: deps.subscriptions } : {}),
+    ...(deps.shapes ? { shapes: deps.shapes } : {}),
     ...signalDeps(deps),
   });
   const graphiql = deps.graphiql === false ? undefined : await createGraphiqlPage();
@@ -135,6 +139,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Hono> {
     contract,
     core: deps.core,
     ...signalDeps(deps),
+    ...(deps.shapes ? { shapes: deps.shapes } : {}),
     ...(deps.rateBudget
       ? { admission: rateBudget({ core: deps.core, metrics: deps.metrics, ...deps.rateBudget }) }
       : {}),

@@ -184,7 +184,7 @@ function usageBuffer(maxEntries: number, onDropped: (drop: UsageDrop) => void) {
 }
 
 /** The UTC days from `first` to `last`, both included (`last` alone when `first` is not before it). */
-function daysBetween(first: string, last: string): string[] {
+export function daysBetween(first: string, last: string): string[] {
   const days: string[] = [];
   for (let time = Date.parse(`${first}T00:00:00Z`); ; time += 86_400_000) {
     const day = new Date(time).toISOString().slice(0, 10);
@@ -199,7 +199,7 @@ function daysBetween(first: string, last: string): string[] {
  * The client names told apart per key and UTC day: at most `maxClientsPerKey` (the rest are `other`), for at
  * most `maxKeys` keys (a flood of keys starts the per-key sets afresh).
  */
-function clientTable(maxKeys: number, maxClientsPerKey: number) {
+export function clientTable(maxKeys: number, maxClientsPerKey: number) {
   const clientsByKey = new Map<number, Set<string>>();
   let clientsDay = '';
   return (apiKeyId: number, client: string, day: string): string => {
@@ -221,7 +221,7 @@ function clientTable(maxKeys: number, maxClientsPerKey: number) {
 }
 
 /** The UTC day (YYYY-MM-DD) of a time, formatted once per day rather than on every use. */
-function utcDays(): (time: number) => string {
+export function utcDays(): (time: number) => string {
   const DAY_MS = 86_400_000;
   let start = 0;
   let end = -1;

@@ -81,15 +81,27 @@ const usesByDocument = new WeakMap<DocumentNode, DocumentUses>();
  * only the variables are read on each request.
  */
 export function namesUsed(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>) {
+  const uses = cachedUses(schema, document);
+  if (uses.variables.length === 0) return uses.names;
+  const found = new Set(uses.names);
+  for (const { name, type } of uses.variables) valueUses(type, variables[name], found);
+  return found;
+}
+
+/** The input fields and enum values an operation sends through its variables alone (the request-shape record). */
+export function variableNamesUsed(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>) {
+  const found = new Set<string>();
+  for (const { name, type } of cachedUses(schema, document).variables) valueUses(type, variables[name], found);
+  return found;
+}
+
+function cachedUses(schema: GraphQLSchema, document: DocumentNode): DocumentUses {
   let uses = usesByDocument.get(document);
   if (!uses) {
     uses = documentUses(schema, document);
     usesByDocument.set(document, uses);
   }
-  if (uses.variables.length === 0) return uses.names;
-  const found = new Set(uses.names);
-  for (const { name, type } of uses.variables) valueUses(type, variables[name], found);
-  return found;
+  return uses;
 }
 
 /** The input fields and enum values a variable's value sends. */

@@ -14,6 +14,7 @@ import { unauthenticated } from '../core/caller.js';
 import { createDeprecationPolicy, type DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Caller, Core } from '../core/index.js';
+import type { ShapeRecorder } from '../core/shape-recorder.js';
 import { graphqlMatcher } from '../deprecation-matching/graphql.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { httpStatusOf } from '../http/http-status.js';
@@ -34,6 +35,7 @@ import { useOperationMetrics } from './use-operation-metrics.js';
 import { usePersisted } from './use-persisted.js';
 import { type RateExchange, type UseRateBudgetOptions, useRateBudget } from './use-rate-budget.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
+import { useShapeRecord } from './use-shape-record.js';
 import { TimeBudget, useTimeBudget, withTimeout } from './use-time-budget.js';
 import { type TraceIdContext, useTraceId } from './use-trace-id.js';
 
@@ -69,6 +71,8 @@ export interface GraphQLDeps {
   subscriptions?: SubscriptionSettings;
   /** The URL prefix of the current REST version (the mount table's), where a key's usage is linked. */
   restBase: string;
+  /** The request-shape record (docs/decisions.md §13); nothing is recorded without it. */
+  shapes?: ShapeRecorder;
 }
 
 interface ServerContext extends TraceIdContext {
@@ -91,6 +95,7 @@ export async function createGraphQL({
   policy = createDeprecationPolicy({ brownouts: core.brownouts }),
   subscriptions,
   restBase,
+  shapes,
 }: GraphQLDeps) {
   const { typeDefs, manifest, inputRules } = await readSchemaAndManifest(projectRoot);
   // The scope of a field is checked before its brownout, and both before its input rules: a key without
@@ -114,6 +119,8 @@ export async function createGraphQL({
     useDeprecationSignals({ matcher: graphqlMatcher(registry), policy, restBase }),
     useTraceId() as Plugin<Context>,
   ];
+  if (shapes)
+    plugins.push(useShapeRecord((caller, names, signature) => shapes.record('graphql', caller, names, signature)));
 
   if (rateBudget) plugins.push(useRateBudget<Context>({ ...rateBudget, metrics }));
   // Executes each document through code compiled once for it (cached per document).

@@ -16,6 +16,7 @@ import { fromConnectError } from './errors.js';
 import { validateRequests } from './input-rules.js';
 import { inventoryService } from './inventory-service.js';
 import { wrapService } from './service-wrappers.js';
+import { OWN_USER_AGENT } from './shape-wrapper.js';
 import { continueTraces, traceClientCalls } from './trace-interceptors.js';
 
 /** Reserves lines one call each, in SKU order (`Reserve`): the way before `ReserveOrder`. */
@@ -66,11 +67,15 @@ export function createInventoryClient(service: InventoryService, options: Invent
     });
   }
   const client: Client<typeof Inventory> = createClient(Inventory, transport);
-  const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
+  // Named as the product's own client, so the request-shape record labels these calls as its own.
+  const headers = {
+    'user-agent': OWN_USER_AGENT,
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+  };
   const callOptions = (options: CallOptions) => ({
     ...(options.timeoutMs !== undefined ? { timeoutMs: Math.max(1, options.timeoutMs) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(headers ? { headers } : {}),
+    headers,
   });
 
   return {

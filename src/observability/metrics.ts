@@ -23,6 +23,7 @@ export function createMetrics() {
   return {
     registry,
     ...watchedGauges(registry),
+    ...recordMetrics(registry),
     grpcHandled: new Counter({
       name: 'grpc_server_handled_total',
       help: 'gRPC calls completed on the internal port, by service, method and status code (as go-grpc-prometheus).',
@@ -95,6 +96,18 @@ export function createMetrics() {
 }
 
 /** Gauges read when /metrics is scraped: the database pool and the rate budget store. */
+/** What the request-shape record counts of itself. */
+function recordMetrics(registry: Registry) {
+  return {
+    requestShapesDropped: new Counter({
+      name: 'request_shapes_dropped_total',
+      help: 'Request shapes the shape record dropped because a cap was reached (SHAPES_MAX_ENTRIES, SHAPES_MAX_ENTRIES_PER_KEY, the signature bytes or SHAPES_MAX_SIGNATURES), by protocol.',
+      labelNames: ['protocol'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
 function watchedGauges(registry: Registry) {
   let poolStats: (() => PoolStats | undefined) | undefined;
   let rateLimiterMode: (() => 'memory' | 'redis' | 'degraded') | undefined;

@@ -7,8 +7,10 @@ import { type ErrorHandler, Hono, type MiddlewareHandler } from 'hono';
 import { createDeprecationPolicy, type DeprecationPolicy } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
+import type { ShapeRecorder } from '../core/shape-recorder.js';
 import { restMatcher } from '../deprecation-matching/rest.js';
 import { chain } from '../http/chain.js';
+import { clientOf } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';
 import { deprecationSignals } from './deprecation-step.js';
 import { createHandlers } from './handlers.js';
@@ -23,6 +25,7 @@ import {
   routeRequests,
   validateRequest,
 } from './pipeline.js';
+import { recordRequestShapes, restShapes } from './request-shapes.js';
 import { type Handler, HEALTH_OPERATIONS } from './respond.js';
 
 /** Everything the REST app needs. */
@@ -44,6 +47,8 @@ export interface RestAppDeps {
    * by the earlier version's operation (./router.ts).
    */
   versionHandlers?: VersionHandlers;
+  /** The request-shape record (docs/decisions.md §13); nothing is recorded without it. */
+  shapes?: ShapeRecorder;
 }
 
 /** Builds the handlers of a later version's own operations over the core, by operationId. */
@@ -61,6 +66,7 @@ export function createRestApp({
   onError,
   admission,
   versionHandlers,
+  shapes,
 }: RestAppDeps): Hono<RestEnv> {
   const handlers: Record<string, Handler> = { ...createHandlers(core), ...versionHandlers?.(core) };
   // The compiler knows the generated contract's operations; a contract loaded at run time (another
@@ -85,6 +91,15 @@ export function createRestApp({
         readQueryParameters(contract),
         readRequestBody(contract),
         validateRequest(contract),
+        ...(shapes
+          ? [
+              recordRequestShapes(
+                restShapes(contract),
+                (caller, names) => shapes.record('rest', caller, names),
+                clientOf,
+              ),
+            ]
+          : []),
         deprecationSignals({ matcher, policy }),
         dispatch(handlers),
       ],

@@ -11,6 +11,7 @@ import { noticeMailStore } from './notice-mail-store.js';
 import { draftStore, orderStore } from './order-store.js';
 import type { Outbox } from './outbox.js';
 import { productStore, ratingStore } from './product-store.js';
+import { shapeStore } from './shape-store.js';
 import { usageStore } from './usage-store.js';
 import { userStore } from './user-store.js';
 import { webhookStore } from './webhook-store.js';
@@ -48,6 +49,7 @@ export function createSqlStore(
     drafts: draftStore(db),
     inventory: inventoryStore(db, events),
     usage: usageStore(db, events),
+    shapes: shapeStore(db),
     idempotency: idempotencyStore(db, events),
     brownouts: brownoutStore(db, events),
     events: eventStore(db),

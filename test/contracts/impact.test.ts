@@ -151,7 +151,7 @@ describe('contracts:impact', () => {
     );
     expect(table).toMatch(/key \d+ Ann Web <ann@shops\.example\.com> \[shop-web\/3\.2\.1\] 12 uses/);
     expect(table).toContain('gRPC methods: inventory.v1.Inventory/AdjustStock');
-    expect(table).toMatch(/key 0 \(anonymous\) \[stock-sync\/1\.4\.0\] 3 uses/);
+    expect(table).toMatch(/\(no key\) \[stock-sync\/1\.4\.0\] 3 uses/);
   });
 
   it('exits 0 when nobody seen in the window would break (no usage database read)', async () => {

@@ -15,6 +15,8 @@ const DERIVED: Record<string, string> = {
   cancellations_refund_minor_check: "the order's amount or 0",
   deprecation_usage_count_check: 'counts the server adds',
   deprecation_usage_dropped_count_check: 'counts the server adds',
+  request_shapes_count_check: 'counts the server adds',
+  request_shapes_dropped_count_check: 'counts the server adds',
   events_id_key: 'event ids the server makes',
   evidence_signing_key_id_check: 'the one row of the signing key',
   idempotency_keys_state_check: "the claim's states",

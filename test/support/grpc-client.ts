@@ -16,6 +16,8 @@ export interface GrpcClientOptions {
   service?: string;
   /** Sent on every call as `authorization: Bearer <token>`. */
   token?: string;
+  /** Sent on every call as `x-api-key`: the issued key the call is counted under. */
+  apiKey?: string;
   /** The client's user-agent, as the server sees it (before grpc-js' own). */
   userAgent?: string;
   /** Each call's deadline, in ms from its start (default 5000). */
@@ -55,6 +57,7 @@ export function grpcClient({
   protoRoot = path.join(root, 'contracts'),
   service = 'inventory.v1.Inventory',
   token,
+  apiKey,
   userAgent,
   deadlineMs = 5_000,
 }: GrpcClientOptions) {
@@ -84,6 +87,7 @@ export function grpcClient({
       const startedAt = Date.now();
       const metadata = new grpc.Metadata();
       if (token) metadata.set('authorization', `Bearer ${token}`);
+      if (apiKey) metadata.set('x-api-key', apiKey);
       const ended: CallOutcome<Reply> = { code: 0, details: '', startedAt };
       const call = start(metadata, { deadline: startedAt + deadlineMs }, (error, reply) => {
         if (error) Object.assign(ended, { code: error.code, details: error.details, error });
@@ -143,6 +147,7 @@ export function grpcClient({
       if (typeof open !== 'function') throw new Error(`${service} has no method ${method}`);
       const metadata = new grpc.Metadata();
       if (token) metadata.set('authorization', `Bearer ${token}`);
+      if (apiKey) metadata.set('x-api-key', apiKey);
       for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
       const call = open.call(client, request, metadata, ms === undefined ? {} : { deadline: Date.now() + ms });
       const messages: Message[] = [];

@@ -12,6 +12,7 @@ import type { NoticeMailStore } from './mail.js';
 import type { DraftStore, OrderStore } from './orders.js';
 import type { ProductStore, RatingStore } from './products.js';
 import type { SettingsStore } from './settings.js';
+import type { ShapePort } from './shapes.js';
 import type { UsagePort } from './usage.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
@@ -35,6 +36,7 @@ export type {
 } from './orders.js';
 export type { ProductStore, RatingStore } from './products.js';
 export type { SettingsStore } from './settings.js';
+export type * from './shapes.js';
 export type { UserFields, UserStore } from './users.js';
 export type * from './webhooks.js';
 
@@ -50,6 +52,8 @@ export interface Store {
   inventory: InventoryStore;
   /** Per-caller uses of deprecated and watched items, and the notices sent. */
   usage: UsagePort;
+  /** What callers sent, as names, per protocol and day (the request-shape record). */
+  shapes: ShapePort;
   idempotency: IdempotencyStore;
   /** Brownout windows of deprecated items. */
   brownouts: BrownoutStore;

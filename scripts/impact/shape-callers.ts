@@ -1,0 +1,192 @@
+/**
+ * Who a change would break, from the request-shape record (docs/decisions.md §13): for each impacted item,
+ * the recorded shapes that use it, and their callers.
+ *   - REST: the operation, parameter, body member or enum value, named as the gate names the item; a sort key
+ *     a narrowed pattern no longer admits; a response member, by the answers that carried it (`answer:*`,
+ *     or `fields=` naming the resource member that holds it).
+ *   - GraphQL: each recorded signature that validates against the base schema and not against the
+ *     candidate, attributed to the items it uses; and, for what validation cannot see, the signatures and
+ *     variables that use the item's coordinate.
+ *   - gRPC: the rpc, a request field set or an enum value sent; a reply field, by the calls of the rpcs
+ *     whose reply holds it; a JSON-name change, by the calls made with the JSON codec.
+ */
+import {
+  buildSchema,
+  type DocumentNode,
+  type GraphQLSchema,
+  OverlappingFieldsCanBeMergedRule,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import type { ShapePort, ShapeProtocol, ShapeUse } from '../../src/core/ports/shapes.js';
+import { namesUsed } from '../../src/deprecation-matching/graphql.js';
+import type { Contracts } from '../breaking/gate.js';
+import { type ProtoItems, rpcsReplying } from './proto-items.js';
+import { responseCarriers } from './rest-carriers.js';
+
+/** What an impacted item is, as the shape record is read for it. */
+export interface ShapeQuery {
+  contract: 'openapi' | 'graphql' | 'proto';
+  item: string;
+  rule: string;
+  message: string;
+  keyword?: string;
+  value?: unknown;
+}
+
+/** The record's reads impact needs. */
+export type ShapeReader = Pick<ShapePort, 'uses' | 'signatures' | 'coverage'>;
+
+/** Matching shape rows, by item. */
+export type ShapeMatches = Map<ShapeQuery, ShapeUse[]>;
+
+const PROTOCOL: Record<ShapeQuery['contract'], ShapeProtocol> = { openapi: 'rest', graphql: 'graphql', proto: 'grpc' };
+
+/** Reads the shape rows of the window that use each item. */
+export async function shapeMatches({
+  reader,
+  sinceDay,
+  queries,
+  base,
+  head,
+  baseProto,
+}: {
+  reader: ShapeReader;
+  sinceDay: string;
+  queries: ShapeQuery[];
+  base: Contracts;
+  head: Contracts;
+  baseProto: ProtoItems;
+}): Promise<ShapeMatches> {
+  const out: ShapeMatches = new Map();
+  const read = async (query: ShapeQuery, select: { shapes?: string[]; prefix?: string }) =>
+    reader.uses({ sinceDay, protocol: PROTOCOL[query.contract], ...select });
+  const graphql = await graphqlSignatures(reader, sinceDay, base.graphql, head.graphql);
+  for (const query of queries) {
+    const rows: ShapeUse[] = [];
+    if (query.contract === 'openapi') {
+      for (const select of restSelections(query, base.openapi)) {
+        const found = await read(query, select.shapes ? { shapes: select.shapes } : { prefix: select.prefix ?? '' });
+        rows.push(...found.filter((row) => select.keep?.(row.shape) ?? true));
+      }
+    } else if (query.contract === 'graphql') {
+      const coordinate = query.item;
+      rows.push(...graphql.usingCoordinate(coordinate));
+      rows.push(...(await read(query, { shapes: [coordinate] })));
+      rows.push(...(await read(query, { prefix: `${coordinate}.` })));
+    } else {
+      rows.push(...(await read(query, { shapes: protoShapes(query, baseProto) })));
+    }
+    out.set(query, dedupe(rows));
+  }
+  return out;
+}
+
+interface Selection {
+  shapes?: string[];
+  prefix?: string;
+  keep?: (shape: string) => boolean;
+}
+
+/** The REST shapes that use an item. */
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML
+function restSelections(query: ShapeQuery, document: Record<string, any>): Selection[] {
+  const op = /^([A-Z]+ \/\S*)/.exec(query.item)?.[1];
+  const known = op && Object.keys(document.paths?.[op.split(' ')[1] as string] ?? {}).length > 0;
+  if (query.rule === 'request-enum-value-removed') {
+    const accepted = /now accepts only (.+)$/.exec(query.message)?.[1]?.split(', ');
+    const removed = /value\(s\) (.+) no longer accepted/.exec(query.message)?.[1]?.split(', ');
+    if (removed) return [{ shapes: removed.map((value) => `${query.item}=${value}`) }];
+    if (accepted)
+      return [{ prefix: `${query.item}=`, keep: (shape) => !accepted.includes(shape.split('=').pop() ?? '') }];
+  }
+  if (query.rule === 'request-constraint-narrowed' && query.keyword === 'pattern' && / query:sort$/.test(query.item)) {
+    const pattern = new RegExp(String(query.value));
+    return [{ prefix: `${query.item}=`, keep: (shape) => !pattern.test(shape.split('=').pop() ?? '') }];
+  }
+  if (query.rule.startsWith('response-') || query.rule === 'success-status-changed') {
+    if (known && op) {
+      const member = /^[A-Z]+ \S+ \d{3}\.(\w+)/.exec(query.item)?.[1];
+      return [{ shapes: [`${op} answer:*`, ...(member ? [`${op} fields:${member}`] : [op])] }];
+    }
+    const [component, member] = query.item.split('.');
+    if (!component || !member) return [];
+    const carriers = responseCarriers(document, component, member);
+    return [
+      { shapes: carriers.flatMap(({ op: carrier, top }) => [`${carrier} answer:*`, `${carrier} fields:${top}`]) },
+    ];
+  }
+  if (known && op && (query.item === op || / (\d{3}|path:\w+)$/.test(query.item))) return [{ shapes: [op] }];
+  // A parameter, a body member (named as the gate names it), or a request schema narrowed: who sent it.
+  return [{ shapes: [query.item] }];
+}
+
+/** The gRPC shapes that use an item (a buf finding names `Message.field`; a removal names it in full). */
+function protoShapes(query: ShapeQuery, items: ProtoItems): string[] {
+  if (items.rpcs.has(query.item) || items.enumValues.has(query.item)) return [query.item];
+  const rpc = /RPC "(\w+)" on service "(\w+)"/.exec(query.message);
+  if (rpc) return [...items.rpcs.keys()].filter((name) => name.endsWith(`.${rpc[2]}/${rpc[1]}`));
+  const field = [...items.fields].find(([name]) => name === query.item || name.endsWith(`.${query.item}`));
+  if (!field) return [];
+  const [name, { message }] = field;
+  const replies = rpcsReplying(items, message);
+  if (/JSON_NAME|SAME_NAME/.test(query.rule)) {
+    const carriers = [...items.rpcs].filter(([, { input }]) => input === message).map(([rpc]) => rpc);
+    return [...carriers, ...replies].map((rpc) => `${rpc} codec:json`);
+  }
+  return [name, ...replies];
+}
+
+/** The recorded signatures of the window, checked against both schemas once. */
+async function graphqlSignatures(reader: ShapeReader, sinceDay: string, baseSdl: string, headSdl: string) {
+  const rows = await reader.uses({ sinceDay, protocol: 'graphql', prefix: 'sig:' });
+  const hashes = [...new Set(rows.map((row) => row.shape.slice(4)))];
+  const texts = new Map((await reader.signatures(hashes)).map((entry) => [entry.hash, entry.signature]));
+  const [base, head] = [buildSchema(baseSdl), buildSchema(headSdl)];
+  const used = new Map<string, { names: ReadonlySet<string>; broken: boolean }>();
+  for (const [hash, text] of texts) {
+    const document = parseOrUndefined(text);
+    if (!document || !validates(base, document)) continue;
+    used.set(hash, { names: namesUsed(base, document, {}), broken: !validates(head, document) });
+  }
+  return {
+    /** Rows of signatures that use the coordinate (selected, sent inline) or break on the candidate and use it. */
+    usingCoordinate(coordinate: string): ShapeUse[] {
+      return rows.filter((row) => {
+        const entry = used.get(row.shape.slice(4));
+        if (!entry) return false;
+        return [...entry.names].some((name) => name === coordinate || name.startsWith(`${coordinate}.`));
+      });
+    },
+    /** Signatures that break on the candidate without using any impacted coordinate (a renamed type, say). */
+    brokenRows: (impacted: string[]) =>
+      rows.filter((row) => {
+        const entry = used.get(row.shape.slice(4));
+        return (
+          entry?.broken && !impacted.some((coordinate) => [...entry.names].some((name) => name.startsWith(coordinate)))
+        );
+      }),
+  };
+}
+
+/** Validation as execution would apply it, but for overlapping fields (the signature drops aliases). */
+const RULES = specifiedRules.filter((rule) => rule !== OverlappingFieldsCanBeMergedRule);
+
+function validates(schema: GraphQLSchema, document: DocumentNode): boolean {
+  return validate(schema, document, RULES).length === 0;
+}
+
+function parseOrUndefined(text: string): DocumentNode | undefined {
+  try {
+    return parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function dedupe(rows: ShapeUse[]): ShapeUse[] {
+  const seen = new Map<string, ShapeUse>();
+  for (const row of rows) seen.set(`${row.protocol} ${row.shape} ${row.day} ${row.apiKeyId} ${row.client}`, row);
+  return [...seen.values()];
+}

@@ -1,0 +1,163 @@
+/**
+ * What a REST request is made of, as names (docs/decisions.md §13): its operation, the query and header
+ * parameters and body members it sent, the enum values and sort keys among them, and the members its answer
+ * was asked to hold. Never a number, text, id or date. Each name is written as the release gate names the
+ * item a change would touch (scripts/breaking/openapi-diff.ts), so impact analysis matches them as they are:
+ *   `GET /v1/orders`                            the operation
+ *   `GET /v1/orders query:minAmount`            a parameter sent
+ *   `GET /v1/orders query:status[]=PAID`        an enum value sent (`OrderStatus=PAID` under a named schema)
+ *   `GET /v1/orders query:sort=amount`          a sort key
+ *   `PlaceOrderRequest.items`, `OrderLine.sku`  a body member, under the schema that declares it
+ *   `GET /v1/orders answer:*`, `… fields:status` a full answer, or the members `fields=` kept
+ * Read from the contract as written, once per operation.
+ */
+import type { ChainStep } from '../http/chain.js';
+import type { RestContract } from './contract.js';
+import type { RestEnv } from './pipeline.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the contract as written is parsed YAML
+type Json = Record<string, any>;
+
+/** What a step records with. */
+export type RecordShapes = (caller: { apiKeyId: number; client: string }, shapes: readonly string[]) => void;
+
+/** The names of one operation's request parts, read from the contract. */
+interface OperationShape {
+  op: string;
+  /** Query parameters by name, with the schema that names their values. */
+  query: Map<string, Json>;
+  /** Declared header parameters: the name as sent (lower case) and as written. */
+  headers: Array<{ sent: string; name: string }>;
+  body: Json | undefined;
+}
+
+/** The shape names of requests to a contract. */
+export interface RestShapes {
+  of(
+    operationId: string,
+    request: {
+      query: Record<string, string>;
+      header(name: string): string | undefined;
+      body: unknown;
+      fields: ReadonlySet<string> | undefined;
+    },
+  ): string[];
+}
+
+const MAX_DEPTH = 12;
+
+/** Follows `$ref`s: the schema, and the name of the last component it named. */
+type Resolve = (node: Json | undefined) => { node: Json | undefined; name?: string };
+
+/** Reads each operation's parameters and body schema from the contract as written. */
+export function restShapes(contract: RestContract): RestShapes {
+  const document = contract.definition as Json;
+  const resolve: Resolve = (node) => {
+    let current = node;
+    let name: string | undefined;
+    for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
+      const ref = current.$ref as string;
+      name = ref.split('/').pop();
+      current = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((value: Json | undefined, key) => value?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    }
+    return name ? { node: current, name } : { node: current };
+  };
+  const operations = new Map<string, OperationShape>();
+  for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries<Json>(item)) {
+      if (!operation?.operationId) continue;
+      const op = `${method.toUpperCase()} ${path}`;
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(
+        (parameter: Json) => resolve(parameter).node as Json,
+      );
+      const query = new Map(parameters.filter((p) => p.in === 'query').map((p) => [p.name as string, p]));
+      const headers = parameters
+        .filter((p) => p.in === 'header')
+        .map((p) => ({ sent: (p.name as string).toLowerCase(), name: p.name as string }));
+      const body = resolve(operation.requestBody).node?.content?.['application/json']?.schema;
+      operations.set(operation.operationId, { op, query, headers, body });
+    }
+  }
+
+  const walk = valueWalker(resolve);
+  return {
+    of(operationId, { query, header, body, fields }) {
+      const shape = operations.get(operationId);
+      if (!shape) return [];
+      const { op } = shape;
+      const out = [op, fields ? '' : `${op} answer:*`];
+      for (const member of fields ?? []) out.push(`${op} fields:${member}`);
+      for (const [name, value] of Object.entries(query)) {
+        const parameter = shape.query.get(name);
+        if (!parameter) continue;
+        const item = `${op} query:${name}`;
+        out.push(item);
+        if (name === 'sort') {
+          for (const key of value.split(',')) out.push(`${item}=${key.replace(/^-/, '')}`);
+          continue;
+        }
+        const isList = resolve(parameter.schema).node?.type === 'array';
+        walk(parameter.schema, isList ? value.split(',') : value, item, out, 0);
+      }
+      for (const { sent, name } of shape.headers) if (header(sent) !== undefined) out.push(`${op} header:${name}`);
+      if (shape.body && body !== undefined) walk(shape.body, body, `${op} request body`, out, 0);
+      return out.filter(Boolean);
+    },
+  };
+}
+
+/** The enum values and members a value sends, named as the gate names the schema that declares them. */
+function valueWalker(resolve: Resolve) {
+  const walk = (schema: Json | undefined, value: unknown, name: string, out: string[], depth: number) => {
+    if (!schema || depth > MAX_DEPTH || value === null || value === undefined) return;
+    const resolved = resolve(schema);
+    const node = resolved.node ?? {};
+    const here = resolved.name ?? name;
+    const parts = [node, ...(node.allOf ?? []), ...(node.oneOf ?? []), ...(node.anyOf ?? [])].map(
+      (part: Json) => resolve(part).node ?? {},
+    );
+    const values = parts.flatMap((part) => part.enum ?? []);
+    if (typeof value === 'string' && values.length > 0) {
+      const canonical = values.find((known) => String(known).toLowerCase() === value.toLowerCase());
+      if (canonical !== undefined) out.push(`${here}=${canonical}`);
+      return;
+    }
+    if (Array.isArray(value)) {
+      const items = parts.find((part) => part.items)?.items;
+      for (const entry of value) walk(items, entry, `${here}[]`, out, depth + 1);
+      return;
+    }
+    if (typeof value !== 'object') return;
+    for (const [member, memberValue] of Object.entries(value as Json)) {
+      const declared = parts.find((part) => part.properties?.[member])?.properties?.[member];
+      const extra = parts.find((part) => part.additionalProperties && typeof part.additionalProperties === 'object');
+      if (declared) {
+        out.push(`${here}.${member}`);
+        walk(declared, memberValue, `${here}.${member}`, out, depth + 1);
+      } else if (extra) walk(extra.additionalProperties, memberValue, `${here}{}`, out, depth + 1);
+    }
+  };
+  return walk;
+}
+
+/** Records the shape of every request that passed validation; the caller is its key, else its client. */
+export function recordRequestShapes(
+  shapes: RestShapes,
+  record: RecordShapes,
+  clientOf: (userAgent: string | undefined) => string,
+): ChainStep<RestEnv> {
+  return function recordShape(c, next) {
+    const body = c.get('body');
+    const names = shapes.of(c.get('operation').operationId, {
+      query: c.get('query'),
+      header: (name) => c.req.header(name),
+      body,
+      fields: c.get('fields'),
+    });
+    record({ apiKeyId: c.get('restCaller')?.apiKeyId ?? 0, client: clientOf(c.req.header('user-agent')) }, names);
+    return next();
+  };
+}

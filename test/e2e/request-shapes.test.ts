@@ -1,0 +1,202 @@
+/**
+ * Who a contract change would break, from what callers really sent (docs/decisions.md §13), tried as a
+ * contract owner would: on a fresh server, one caller selects `Order.note` in an ad-hoc GraphQL query, one
+ * sends `minAmount` over REST, one sets `sku` in gRPC `Reserve`, and a fourth uses none of them (a GraphQL
+ * query without `note`, the order list without `minAmount`, `GetStock`). The server stops; a copy of the
+ * contracts removes each of the three items (`sku` retired with `reserved`, which buf lets through), and
+ * `npm run contracts:impact -- --head <copy> --json` names exactly the caller of each, and exits 1.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { Caller } from '../../src/core/index.js';
+import { minor } from '../../src/core/money.js';
+import type { RunningServer } from '../../src/main.js';
+import { openDatabase } from '../../src/store/open.js';
+import { checkedFetch } from '../support/contract.js';
+import { serverDatabase } from '../support/database.js';
+import { grpcClient } from '../support/grpc-client.js';
+import { startFixtureServer } from '../support/server.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const ADMIN_KEY = 'request-shapes-admin-key-0123456789';
+const database = serverDatabase('request-shapes');
+const scratch = mkdtempSync(path.join(tmpdir(), 'request-shapes-'));
+const head = path.join(scratch, 'contracts');
+let server: RunningServer | undefined;
+const SECRET_VALUES = {
+  note: 'left at the SENTINEL-4417 porch',
+  idempotencyKey: 'idem-SENTINEL-7781-key',
+  term: 'SENTINEL-q',
+};
+let orderId = '';
+let cursor = '';
+const keys = {} as Record<'noteReader' | 'amountFilter' | 'reserver' | 'bystander', { secret: string; id: number }>;
+
+/** A copy of the contracts without `Order.note`, `GET /v1/orders`' `minAmount` and `ReserveRequest.sku`. */
+function candidateContracts(): void {
+  cpSync(path.join(root, 'contracts'), head, { recursive: true });
+  const sdl = path.join(head, 'schema.graphql');
+  writeFileSync(sdl, readFileSync(sdl, 'utf8').replace(/\n\s*"A note from the customer\."\n\s*note: String\n/, '\n'));
+  const openapiFile = path.join(head, 'openapi.yaml');
+  const openapi = parse(readFileSync(openapiFile, 'utf8'));
+  const list = openapi.paths['/v1/orders'].get;
+  list.parameters = list.parameters.filter((p: { $ref?: string }) => p.$ref !== '#/components/parameters/MinAmount');
+  writeFileSync(openapiFile, stringify(openapi));
+  const proto = path.join(head, 'inventory/v1/inventory.proto');
+  writeFileSync(
+    proto,
+    readFileSync(proto, 'utf8').replace(
+      /\n\s*\/\/ The stock-keeping unit to hold, as products name it; required\.\n\s*string sku = 4 \[[\s\S]*?\n {2}\];/,
+      '\n  reserved 4;\n  reserved "sku";',
+    ),
+  );
+}
+
+beforeAll(async () => {
+  candidateContracts();
+  server = await startFixtureServer({
+    projectRoot: root,
+    database,
+    adminKey: ADMIN_KEY,
+    env: { USAGE_FLUSH_MS: '600000' },
+  });
+  const { core } = server;
+  const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
+  const product = (
+    await core.products.create(admin, { name: 'Shape beans', sku: 'SHAPE-1', price: minor(123456), stock: 50 })
+  ).result;
+  for (const name of ['noteReader', 'amountFilter', 'reserver', 'bystander'] as const) {
+    const user = (
+      await core.users.create(admin, {
+        name,
+        email: `${name.toLowerCase()}@shapes.example.com`,
+        address: { zipCode: '04524', line1: '1 Road', line2: null },
+      })
+    ).result;
+    const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer', label: `${name} app` });
+    keys[name] = { secret: issued.secret, id: issued.apiKey.id };
+  }
+  const http = server.httpUrl;
+  const graphql = (key: string, query: string) =>
+    fetch(`${http}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': 'shape-test/1.0' },
+      body: JSON.stringify({ query }),
+    }).then((response) => response.json());
+  const rest = (key: string, pathWithQuery: string, init: RequestInit = {}) =>
+    checkedFetch(http, pathWithQuery, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'user-agent': 'shape-test/1.0', ...init.headers },
+    });
+
+  expect(await graphql(keys.noteReader.secret, '{ orders(first: 5) { id note status } }')).not.toHaveProperty('errors');
+  expect((await rest(keys.amountFilter.secret, '/v1/orders?minAmount=10.00&sort=-amount')).status).toBe(200);
+  const reserver = grpcClient({ address: server.grpcUrl, apiKey: keys.reserver.secret, userAgent: 'stock-sync/2.0' });
+  const reserved = await reserver.call('Reserve', { orderId: '9001', sku: 'SHAPE-1', quantity: 1 });
+  expect(reserved.code).toBe(0);
+  // The bystander: every protocol, none of the three items.
+  expect(await graphql(keys.bystander.secret, '{ orders(first: 5) { id status } }')).not.toHaveProperty('errors');
+  expect((await rest(keys.bystander.secret, '/v1/orders?status=PAID')).status).toBe(200);
+  // Values that must never reach the record: an id, an amount, text, an e-mail, a cursor, an idempotency key.
+  const placed = await rest(keys.bystander.secret, '/v1/orders', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': SECRET_VALUES.idempotencyKey },
+    body: JSON.stringify({ items: [{ productId: product.id, quantity: 3 }], note: SECRET_VALUES.note }),
+  });
+  expect(placed.status).toBe(201);
+  orderId = String((placed.body as { id: number }).id);
+  await core.orders.place(await core.apiKeys.authenticate(keys.bystander.secret), {
+    items: [{ productId: product.id, quantity: 1 }],
+  });
+  await rest(keys.bystander.secret, `/v1/orders?size=1&q=${SECRET_VALUES.term}`);
+  await rest(keys.bystander.secret, '/v1/orders?size=1&withTotal=true');
+  const first = await rest(keys.bystander.secret, '/v1/orders?size=1');
+  cursor = (first.body as { nextCursor?: string | null }).nextCursor ?? '';
+  if (cursor) await rest(keys.bystander.secret, `/v1/orders?size=1&cursor=${encodeURIComponent(cursor)}`);
+  const literal = `{ order(id: "${orderId}") { id status items { quantity } } }`;
+  expect(await graphql(keys.bystander.secret, literal)).not.toHaveProperty('errors');
+  const bystander = grpcClient({ address: server.grpcUrl, apiKey: keys.bystander.secret, userAgent: 'stock-sync/2.0' });
+  expect((await bystander.call('GetStock', { sku: 'SHAPE-1' })).code).toBe(0);
+  reserver.close();
+  bystander.close();
+  // The server stops: its last flush writes what it recorded.
+  await server.close();
+  server = undefined;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close().catch(() => undefined);
+  await database.remove();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function impact(...args: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['tsx', 'scripts/contracts-impact.ts', '--base', path.join(root, 'contracts'), '--head', head, ...args],
+      { cwd: root, env: { ...process.env, DATABASE_URL: '', ...database.env }, maxBuffer: 64 * 1024 * 1024 },
+    );
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+describe('contracts:impact from the request-shape record', () => {
+  it('names exactly the caller of each removed item, no one else, and exits 1', async () => {
+    const { code, output } = await impact('--json');
+    expect(code, output).toBe(1);
+    const { impacts } = JSON.parse(output) as {
+      impacts: Array<{ item: string; callers: Array<{ apiKeyId: number; label: string | null }> | null }>;
+    };
+    const callersOf = (item: string) =>
+      impacts.find((entry) => entry.item === item)?.callers?.map((caller) => caller.apiKeyId);
+    expect(callersOf('Order.note')).toEqual([keys.noteReader.id]);
+    expect(callersOf('GET /v1/orders query:minAmount')).toEqual([keys.amountFilter.id]);
+    expect(callersOf('inventory.v1.ReserveRequest.sku')).toEqual([keys.reserver.id]);
+    const named = impacts.flatMap((entry) => entry.callers ?? []).map((caller) => caller.apiKeyId);
+    expect(named).not.toContain(keys.bystander.id);
+    const note = impacts.find((entry) => entry.item === 'Order.note')?.callers?.[0];
+    expect(note).toMatchObject({ label: 'noteReader app', owner: 'noteReader', clients: ['shape-test/1.0'], uses: 1 });
+  });
+});
+
+describe('the request-shape record', () => {
+  it('holds names, never a value: no id, amount, text, e-mail, cursor, idempotency key or literal', async () => {
+    const { DATABASE_URL: url, DATABASE_SCHEMA: schema, DATA_DIR: dataDir = '' } = database.env;
+    const { db } = await openDatabase({ ...(url ? { url, schema } : {}), dataDir, preparedStatements: 0 });
+    const shapes = (await db.query<{ shape: string; client: string }>('SELECT shape, client FROM request_shapes')).map(
+      (row) => `${row.shape} ${row.client}`,
+    );
+    const signatures = (await db.query<{ signature: string }>('SELECT signature FROM request_shape_signatures')).map(
+      (row) => row.signature,
+    );
+    await db.close();
+    const record = [...shapes, ...signatures].join('\n');
+    // What was sent is there, by name.
+    expect(shapes).toContain('POST /v1/orders header:Idempotency-Key shape-test/1.0');
+    expect(record).toContain('.note');
+    expect(record).toContain('GET /v1/orders query:cursor');
+    expect(signatures).toContain('{order(id:""){id items{quantity}status}}');
+    expect(cursor).not.toBe('');
+    for (const value of [
+      ...Object.values(SECRET_VALUES),
+      'SENTINEL',
+      'SHAPE-1',
+      '1234.56',
+      '123456',
+      'shapes.example.com',
+      cursor,
+      `"${orderId}"`,
+      `:${orderId}`,
+    ])
+      expect(record, value).not.toContain(value);
+  });
+});

@@ -117,12 +117,14 @@ async function graphqlOutputs(out: Outputs): Promise<void> {
                 'OrderDraft',
                 'OrderDraftItem',
                 'AmountDetail',
+                'RequestShape',
               ]
                 .map((type) => [type, `../../src/graphql/parents.js#${type}Parent`])
                 .concat([
                   ['OrderConnection', '../../src/graphql/parents.js#ConnectionParent<OrderParent>'],
                   ['UserConnection', '../../src/graphql/parents.js#ConnectionParent<UserParent>'],
                   ['ProductConnection', '../../src/graphql/parents.js#ConnectionParent<ProductParent>'],
+                  ['RequestShapeConnection', '../../src/graphql/parents.js#ConnectionParent<RequestShapeParent>'],
                 ]),
             ),
           },

@@ -759,6 +759,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys/{apiKeyId}/request-shapes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List what one API key sent, as names, in every protocol
+         * @description The key itself, whatever its scopes, or, with the scope `keys:read`, the key's owner or an admin:
+         *     every request shape the key sent in the last `days` UTC days (today included), over REST, GraphQL
+         *     and gRPC. A shape is a name, never a value: a REST operation (`GET /v1/orders`), a parameter it
+         *     sent (`GET /v1/orders query:minAmount`), an enum value (`OrderStatusFilterValue=PAID`), a body
+         *     member under the schema that declares it (`OrderCreate.note`), a sort key, the members `fields=`
+         *     kept (`… fields:status`) or a full answer (`… answer:*`); a GraphQL operation's signature
+         *     (`sig:<sha256>`, with its text in `signature`: literals as placeholders, aliases dropped, sorted)
+         *     and the input members and enum values sent through variables; a gRPC method, its codec and the
+         *     request fields set (`inventory.v1.ReserveRequest.sku`). These are the names
+         *     `npm run contracts:impact` matches when it names who a contract change would break
+         *     (docs/decisions.md §13). A customer asking for a key that is not one of its own gets
+         *     `404 API_KEY_NOT_FOUND`, as for a key that does not exist. Shapes are written by every instance
+         *     every few seconds (`USAGE_FLUSH_MS`) and kept `SHAPES_RETENTION_DAYS` (90 by default). A list
+         *     like every other: the envelope, cursor paging and `sort`; a cursor is bound to `days` and
+         *     `protocol` as well. `GET /v1/api-keys/me/request-shapes` is the same list for the key making the
+         *     request.
+         */
+        get: operations["listApiKeyRequestShapes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/me/request-shapes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what the calling API key sent, as names, in every protocol
+         * @description Any key, whatever its scopes: `GET /v1/api-keys/{apiKeyId}/request-shapes` for the key that makes
+         *     this request, so a client needs to know no key id. A request without an issued key gets
+         *     `404 API_KEY_NOT_FOUND`. GraphQL: `me { requestShapes }`.
+         */
+        get: operations["listOwnRequestShapes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/brownouts": {
         parameters: {
             query?: never;
@@ -2222,6 +2282,37 @@ export interface components {
             /** @description Only with `withTotal=true`. */
             totalCount?: number;
         };
+        /**
+         * @description The interface a request shape was sent over.
+         * @enum {string}
+         */
+        ShapeProtocol: "rest" | "graphql" | "grpc";
+        /** @description One name a key's requests used, with how often and when, in the period asked for. */
+        RequestShape: {
+            /** @description The protocol and the shape, `rest GET /v1/orders`: unique in the list. */
+            id: string;
+            protocol: components["schemas"]["ShapeProtocol"];
+            /** @description The name, as docs/decisions.md §13 writes it (`GET /v1/orders query:minAmount`, `sig:<sha256>`, `inventory.v1.ReserveRequest.sku`). */
+            shape: string;
+            /** @description A GraphQL signature's text (never executed); `null` for every other shape, and for a signature no longer stored. */
+            signature: string | null;
+            /** @description Requests that used it in the period. */
+            uses: number;
+            firstSeen: components["schemas"]["Timestamp"];
+            lastSeen: components["schemas"]["Timestamp"];
+            /** @description The client names and versions seen sending it (`User-Agent`), or `unknown`. */
+            clients: string[];
+        };
+        /** @description One page of a key's request shapes. */
+        RequestShapeList: {
+            items: components["schemas"]["RequestShape"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description Whether a further page exists. */
+            hasNext: boolean;
+            /** @description Only with `withTotal=true`. */
+            totalCount?: number;
+        };
         /** @description A notice sent to the owner of an API key, with how its deliveries went. */
         DeprecationNotice: {
             /** @description The key whose owner was notified. */
@@ -2799,6 +2890,17 @@ export interface components {
          * @example -id
          */
         DeprecationSort: string;
+        /** @description How many UTC days back to look, today included (the record keeps 90 by default). */
+        ShapeDays: number;
+        /** @description Only the shapes of this protocol. */
+        ShapeProtocol: components["schemas"]["ShapeProtocol"];
+        /**
+         * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `protocol`, `shape`, `uses`,
+         *     `lastSeen`, `firstSeen`, `id`; default `protocol,shape`. `id` (the protocol and the shape) is the
+         *     final tie-breaker.
+         * @example -uses
+         */
+        RequestShapeSort: string;
         /**
          * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `lastSeen`, `firstSeen`, `uses`,
          *     `brownoutHits`, `apiKeyId`; default `-lastSeen`. `apiKeyId` (the caller's id) is the final
@@ -4873,6 +4975,127 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeyRequestShapes: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days back to look, today included (the record keeps 90 by default). */
+                days?: components["parameters"]["ShapeDays"];
+                /** @description Only the shapes of this protocol. */
+                protocol?: components["parameters"]["ShapeProtocol"];
+                /**
+                 * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `protocol`, `shape`, `uses`,
+                 *     `lastSeen`, `firstSeen`, `id`; default `protocol,shape`. `id` (the protocol and the shape) is the
+                 *     final tie-breaker.
+                 * @example -uses
+                 */
+                sort?: components["parameters"]["RequestShapeSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
+                size?: components["parameters"]["Size"];
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path: {
+                /** @description The API key's id (not the secret). A segment that is not a positive integer answers `404`. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the key's request shapes, by protocol and name unless `sort` says otherwise. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestShapeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOwnRequestShapes: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days back to look, today included (the record keeps 90 by default). */
+                days?: components["parameters"]["ShapeDays"];
+                /** @description Only the shapes of this protocol. */
+                protocol?: components["parameters"]["ShapeProtocol"];
+                /**
+                 * @description Sort keys, comma-separated; a leading `-` sorts descending. Keys `protocol`, `shape`, `uses`,
+                 *     `lastSeen`, `firstSeen`, `id`; default `protocol,shape`. `id` (the protocol and the shape) is the
+                 *     final tie-breaker.
+                 * @example -uses
+                 */
+                sort?: components["parameters"]["RequestShapeSort"];
+                /**
+                 * @description The `nextCursor` of the previous page, passed back unchanged. Opaque; bound to the filters and
+                 *     sort it was made with (`400 INVALID_CURSOR` otherwise).
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, default 20. Values above 100 are cut to 100; values below 1 or above 2147483647 (GraphQL's `Int`) are `400`. */
+                size?: components["parameters"]["Size"];
+                /**
+                 * @description When `true`, the page carries `totalCount`, the exact number of matching items (counting costs; ask
+                 *     only when needed). On the order lists, all orders, a set of statuses, one user's orders, one user's
+                 *     orders in a set of statuses, and the orders of whole days (`from` and `to` given as dates) in a set
+                 *     of statuses are counted from counts the writes keep, at any size; any other filter counts its
+                 *     matches, at a cost that grows with them, within the read budget (past it, `503
+                 *     DATABASE_UNAVAILABLE` with `Retry-After`).
+                 */
+                withTotal?: components["parameters"]["WithTotal"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the key's request shapes, by protocol and name unless `sort` says otherwise. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestShapeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

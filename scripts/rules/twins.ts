@@ -58,6 +58,11 @@ const MEMBERS: Twin[] = [
   // The order id is the decimal text of a REST `Id` (./proto-rules.ts reads its pattern as that).
   ['proto:ReserveRequest.order_id', 'openapi:Id'],
   ['proto:ReleaseRequest.order_id', 'openapi:Id'],
+  // A key's request shapes: `me { requestShapes }` and `GET /v1/api-keys/me/request-shapes`.
+  ['graphql:User.requestShapes.days', 'openapi:ShapeDays'],
+  ['graphql:User.requestShapes.first', 'openapi:Size'],
+  ['graphql:User.requestShapes.after', 'openapi:Cursor'],
+  ['graphql:User.requestShapes.sort', 'openapi:RequestShapeSort'],
 ];
 
 /** Every twin pair: the objects, then the single members. */

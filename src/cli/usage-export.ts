@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isRealDate } from '../core/deprecation-registry.js';
-import { createDeprecationService } from '../core/deprecations.js';
+import { createDeprecationService, EVIDENCE_WINDOW } from '../core/deprecations.js';
 import { exportUsage, signExport } from '../core/usage-export.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { createSqlStore } from '../store/sql-store.js';
@@ -39,7 +39,8 @@ runCommand(async () => {
   const item = positionals[0];
   const days = Number(values.days);
   if (!item) throw new Error('usage: npm run usage:export -- <item> [--days 30] [--to YYYY-MM-DD] [--out <file>]');
-  if (!Number.isInteger(days) || days < 1 || days > 366) throw new Error('--days takes a whole number, 1 to 366');
+  if (!Number.isInteger(days) || days < 1 || days > EVIDENCE_WINDOW)
+    throw new Error(`--days takes a whole number, 1 to ${EVIDENCE_WINDOW}`);
   if (values.to !== undefined && !isRealDate(values.to)) throw new Error('--to takes a day, YYYY-MM-DD');
   const now = values.to ? () => new Date(`${values.to}T23:59:59.999Z`) : () => new Date();
   const registry = readRegistry(values.registry);

@@ -11,7 +11,7 @@
  * `node dist/src/cli/usage-report.js <item>`.
  */
 
-import { createDeprecationService } from '../core/deprecations.js';
+import { createDeprecationService, EVIDENCE_WINDOW } from '../core/deprecations.js';
 import { usageStore } from '../store/usage-store.js';
 import { OPERATOR, readRegistry, withDatabase } from './cli-support.js';
 
@@ -46,8 +46,8 @@ function print(header: string[], rows: Array<Array<string | number>>): void {
 }
 
 async function main(): Promise<void> {
-  if (!Number.isInteger(days) || days < 1 || days > 366)
-    throw new Error('--days takes a whole number of days, 1 to 366');
+  if (!Number.isInteger(days) || days < 1 || days > EVIDENCE_WINDOW)
+    throw new Error(`--days takes a whole number of days, 1 to ${EVIDENCE_WINDOW}`);
   const registry = readRegistry(registryFlag >= 0 ? args[registryFlag + 1] : undefined);
   await withDatabase(async (db) => {
     const report = createDeprecationService({ registry, usage: usageStore(db) });

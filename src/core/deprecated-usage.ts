@@ -11,10 +11,9 @@ import type { Caller } from './caller.js';
 import { type Counts, callerReports } from './deprecation-callers.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
 import { dayOf, daysBefore, type ItemState, readStates } from './deprecations.js';
-import { DomainError } from './errors.js';
 import type { ApiKeyStore } from './ports/api-keys.js';
 import type { UsagePort } from './ports/usage.js';
-import { requireScope } from './scopes.js';
+import { ownKeyId, requireOwnUser, requireReadableKey } from './readable-key.js';
 
 /** The UTC days a key's usage covers, today included. */
 export const USAGE_PERIOD_DAYS = 30;
@@ -69,11 +68,7 @@ export function createDeprecatedUsageService({
    * request there), or, with `keys:read`, another key of its user (any key for an admin).
    */
   async function ofKey(caller: Caller, apiKeyId: number): Promise<KeyUsage> {
-    if (apiKeyId !== caller.apiKeyId) requireScope(caller, 'keys:read');
-    const key = await apiKeys.get(apiKeyId);
-    if (!key || (caller.role !== 'admin' && key.userId !== caller.userId)) {
-      throw new DomainError('API_KEY_NOT_FOUND', `There is no API key ${apiKeyId}.`);
-    }
+    await requireReadableKey(apiKeys, caller, apiKeyId);
     const at = now();
     const from = daysBefore(at, USAGE_PERIOD_DAYS - 1);
     const [rows, { stateOfItem }] = await Promise.all([usage.keyUsage(apiKeyId, from), readStates(usage, at)]);
@@ -102,10 +97,7 @@ export function createDeprecatedUsageService({
 
   /** The usage of the key making the request (REST `/v1/api-keys/me/deprecations`, GraphQL `me`). */
   async function own(caller: Caller): Promise<KeyUsage> {
-    if (caller.apiKeyId === null) {
-      throw new DomainError('API_KEY_NOT_FOUND', 'This request was made without an issued API key.');
-    }
-    return ofKey(caller, caller.apiKeyId);
+    return ofKey(caller, ownKeyId(caller));
   }
 
   return {
@@ -117,12 +109,7 @@ export function createDeprecatedUsageService({
      * own user, since it is one key's use, not the user's; FORBIDDEN on anyone else.
      */
     async ownOnUser(caller: Caller, userId: number): Promise<KeyUsage> {
-      if (userId !== caller.userId) {
-        throw new DomainError(
-          'FORBIDDEN',
-          "deprecatedUsage is the calling key's own use, read on `me`; another key's is read over REST, at `GET …/api-keys/{apiKeyId}/deprecations`.",
-        );
-      }
+      requireOwnUser(caller, userId, 'deprecatedUsage', 'deprecations');
       return own(caller);
     },
   };

@@ -49,6 +49,9 @@ export interface PublishedItem extends RegistryItem {
 
 const DAY_MS = 86_400_000;
 export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+/** The longest period usage is read over, in UTC days: a year and its leap day (reports, exports, evidence). */
+export const EVIDENCE_WINDOW = 366;
+
 export const daysBefore = (date: Date, days: number) => dayOf(new Date(date.getTime() - days * DAY_MS));
 /** How long the published registry's states are reused before the usage totals are read again. */
 const PUBLISHED_STATES_MS = 30_000;

@@ -16,6 +16,7 @@ import { createIdempotencyService } from './idempotency.js';
 import { createOrderService } from './orders.js';
 import type { InventoryPort, Store } from './ports/index.js';
 import { createProductService } from './products.js';
+import { createRequestShapesService } from './request-shapes.js';
 import { createUserService } from './users.js';
 import { createWebhookService } from './webhook-endpoints.js';
 import { createWebhookLimits } from './webhook-limits.js';
@@ -133,6 +134,8 @@ export async function createCore(options: CoreOptions) {
       brownouts,
       ...clock,
     }),
+    /** What a key sent, as names, in every protocol (its owner or an admin). */
+    requestShapes: createRequestShapesService({ shapes: store.shapes, apiKeys: store.apiKeys, cursors, ...clock }),
   };
 }
 

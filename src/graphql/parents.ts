@@ -20,6 +20,7 @@ export type {
   User as UserParent,
 } from '../core/model.js';
 export type { AmountDetail as AmountDetailParent } from '../core/orders.js';
+export type { RequestShape as RequestShapeParent } from '../core/request-shapes.js';
 
 /** A page of a connection, with its total counted only if the field is selected. */
 export interface ConnectionParent<T> {

@@ -8,6 +8,7 @@ import { fromMinor } from '../core/decimal-amounts.js';
 import type { Product, User } from '../core/model.js';
 import { orderFilters } from '../core/order-filters.js';
 import type { Page } from '../core/paging.js';
+import type { RequestShape } from '../core/request-shapes.js';
 import { callerOf, given, idOf } from './arguments.js';
 import { deprecatedUsageOf } from './deprecated-usage.js';
 import { mutationResolvers } from './mutations.js';
@@ -142,6 +143,19 @@ export const resolvers: Resolvers = {
     lastLoginAt: (user) => user.lastLoginAt?.toISOString() ?? null,
     deprecatedUsage: async (user, _, context) =>
       deprecatedUsageOf(await context.core.deprecatedUsage.ownOnUser(callerOf(context), user.id)),
+    requestShapes: (user, args, context, info) =>
+      connection(info, args, (withTotal) =>
+        context.core.requestShapes.ownOnUser(
+          callerOf(context),
+          user.id,
+          { days: args.days ?? 30, protocol: args.protocol ?? undefined },
+          { ...pageArgs(args), withTotal },
+        ),
+      ),
+  },
+  RequestShape: {
+    firstSeen: (shape) => shape.firstSeen.toISOString(),
+    lastSeen: (shape) => shape.lastSeen.toISOString(),
   },
   Product: {
     id: (product) => String(product.id),
@@ -166,6 +180,7 @@ export const resolvers: Resolvers = {
   OrderConnection: connectionFields<OrderParent>(),
   UserConnection: connectionFields<User>(),
   ProductConnection: connectionFields<Product>(),
+  RequestShapeConnection: connectionFields<RequestShape>(),
 };
 
 function filterOf(filter: Record<string, unknown> | null | undefined) {

@@ -1,9 +1,34 @@
-/** A key's own use of deprecated and watched items: `GET /v1/api-keys/{apiKeyId}/deprecations` and its `me` form. */
+/**
+ * A key's own records: its use of deprecated and watched items (`GET /v1/api-keys/{apiKeyId}/deprecations`)
+ * and the request shapes it sent (`GET /v1/api-keys/{apiKeyId}/request-shapes`), each with its `me` form.
+ */
 import type { KeyUsage } from '../core/deprecated-usage.js';
 import { describeItem } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
+import type { RequestShape, ShapeQuery } from '../core/request-shapes.js';
+import { pageJson } from './mappers.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';
-import { callerOf, pathId } from './validated-request.js';
+import { callerOf, listInput, pathId, type RestRequest } from './validated-request.js';
+
+/** The contract's form of one request shape. */
+function shapeJson({ id, protocol, shape, signature, uses, firstSeen, lastSeen, clients }: RequestShape) {
+  return {
+    id,
+    protocol,
+    shape,
+    signature,
+    uses,
+    firstSeen: firstSeen.toISOString(),
+    lastSeen: lastSeen.toISOString(),
+    clients,
+  } satisfies Schemas['RequestShape'];
+}
+
+/** `days` and `protocol` of a request-shape list. */
+function shapeQuery(request: RestRequest): ShapeQuery {
+  const protocol = request.query.protocol as ShapeQuery['protocol'];
+  return { days: request.query.days ? Number(request.query.days) : 30, ...(protocol ? { protocol } : {}) };
+}
 
 /** The contract's form of a key's usage. */
 function usageJson({ apiKeyId, from, to, items }: KeyUsage): Schemas['DeprecatedUsage'] {
@@ -37,6 +62,22 @@ export function createDeprecatedUsageHandlers(core: Core) {
 
     async getOwnDeprecatedUsage(request) {
       return json(request.c, 200, usageJson(await core.deprecatedUsage.own(callerOf(request))));
+    },
+
+    async listApiKeyRequestShapes(request) {
+      const apiKeyId = pathId(request, 'apiKeyId');
+      const page = await core.requestShapes.ofKey(
+        callerOf(request),
+        apiKeyId,
+        shapeQuery(request),
+        listInput(request.query),
+      );
+      return json(request.c, 200, pageJson(page, shapeJson) satisfies Schemas['RequestShapeList']);
+    },
+
+    async listOwnRequestShapes(request) {
+      const page = await core.requestShapes.own(callerOf(request), shapeQuery(request), listInput(request.query));
+      return json(request.c, 200, pageJson(page, shapeJson) satisfies Schemas['RequestShapeList']);
     },
   } satisfies RestHandlerGroup;
 }

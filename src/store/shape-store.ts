@@ -3,6 +3,7 @@
  * write at once, and one transaction per flush.
  */
 import type {
+  KeyShape,
   NewSignature,
   ShapeCount,
   ShapeCoverage,
@@ -12,6 +13,7 @@ import type {
   SignatureLimits,
 } from '../core/ports/shapes.js';
 import type { Database, Queryable } from './database.js';
+import { storeSignatures } from './shape-signatures.js';
 
 const SHAPE_ROWS = `SELECT s.protocol, s.shape, s.day::text AS day, s.api_key_id, s.client, s.count, s.first_seen,
        s.last_seen, k.label AS key_label, users.name AS owner_name, users.email AS owner_email
@@ -83,6 +85,8 @@ export function shapeStore(db: Database): ShapePort {
 
     coverage: (sinceDay) => readCoverage(db, sinceDay),
 
+    keyShapes: (apiKeyId, query) => readKeyShapes(db, apiKeyId, query),
+
     async purge(beforeDay) {
       await db.transaction(async (tx) => {
         await tx.query('DELETE FROM request_shapes WHERE day < $1::date', [beforeDay]);
@@ -97,55 +101,30 @@ export function shapeStore(db: Database): ShapePort {
   };
 }
 
-/** Stores new signatures within the table's caps; returns the hashes stored (new or not). */
-async function storeSignatures(tx: Queryable, signatures: NewSignature[], limits: SignatureLimits) {
-  if (signatures.length === 0) return new Set<string>();
-  // One flush at a time decides what still fits (instances flushing together would each see room).
-  await tx.query('LOCK TABLE request_shape_signatures IN SHARE ROW EXCLUSIVE MODE');
-  const known = new Set(
-    (
-      await tx.query<{ hash: string }>('SELECT hash FROM request_shape_signatures WHERE hash = ANY($1::text[])', [
-        signatures.map((entry) => entry.hash),
-      ])
-    ).map((row) => row.hash),
+/** One key's shapes over a period, summed over the days, each with its signature's text. */
+async function readKeyShapes(
+  db: Database,
+  apiKeyId: number,
+  { sinceDay, protocol }: { sinceDay: string; protocol?: ShapeProtocol },
+): Promise<KeyShape[]> {
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT s.protocol, s.shape, g.signature, sum(s.count)::bigint AS uses, min(s.first_seen) AS first_seen,
+              max(s.last_seen) AS last_seen, array_agg(DISTINCT s.client) AS clients
+         FROM request_shapes s
+         LEFT JOIN request_shape_signatures g ON s.protocol = 'graphql' AND g.hash = substr(s.shape, 5)
+        WHERE s.api_key_id = $1 AND s.day >= $2::date AND ($3::text IS NULL OR s.protocol = $3)
+        GROUP BY s.protocol, s.shape, g.signature`,
+    [apiKeyId, sinceDay, protocol ?? null],
   );
-  const fresh = signatures.filter((entry) => !known.has(entry.hash));
-  if (fresh.length === 0) return known;
-  const keys = [...new Set(fresh.map((entry) => entry.apiKeyId))];
-  const perKey = new Map(
-    (
-      await tx.query<{ api_key_id: string; stored: number }>(
-        `SELECT api_key_id, count(*)::int AS stored FROM request_shape_signatures
-          WHERE api_key_id = ANY($1::bigint[]) GROUP BY api_key_id`,
-        [keys],
-      )
-    ).map((row) => [Number(row.api_key_id), Number(row.stored)]),
-  );
-  const [{ stored }] = (await tx.query<{ stored: number }>(
-    'SELECT count(*)::int AS stored FROM request_shape_signatures',
-  )) as [{ stored: number }];
-  let room = limits.max - Number(stored);
-  const accepted = fresh.filter((entry) => {
-    const held = perKey.get(entry.apiKeyId) ?? 0;
-    if (room <= 0 || held >= limits.maxPerKey) return false;
-    perKey.set(entry.apiKeyId, held + 1);
-    room -= 1;
-    return true;
-  });
-  if (accepted.length > 0) {
-    await tx.query(
-      `INSERT INTO request_shape_signatures (hash, signature, api_key_id, first_seen)
-       SELECT hash, signature, api_key_id, now() FROM unnest($1::text[], $2::text[], $3::bigint[]) AS s (hash, signature, api_key_id)
-       ON CONFLICT (hash) DO NOTHING`,
-      [
-        accepted.map((entry) => entry.hash),
-        accepted.map((entry) => entry.signature),
-        accepted.map((entry) => entry.apiKeyId),
-      ],
-    );
-  }
-  for (const entry of accepted) known.add(entry.hash);
-  return known;
+  return rows.map((row) => ({
+    protocol: row.protocol as ShapeProtocol,
+    shape: row.shape as string,
+    signature: (row.signature as string | null) ?? null,
+    uses: Number(row.uses),
+    firstSeen: new Date(row.first_seen as string),
+    lastSeen: new Date(row.last_seen as string),
+    clients: [...(row.clients as string[])].sort(),
+  }));
 }
 
 async function addCounts(tx: Queryable, rows: ShapeCount[]): Promise<void> {

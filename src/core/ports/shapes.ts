@@ -65,6 +65,17 @@ export interface ShapeUse extends ShapeCount {
   ownerEmail: string | null;
 }
 
+/** One shape of one key over a period: its uses, first and last use, clients, and a signature's text. */
+export interface KeyShape {
+  protocol: ShapeProtocol;
+  shape: string;
+  signature: string | null;
+  uses: number;
+  firstSeen: Date;
+  lastSeen: Date;
+  clients: string[];
+}
+
 /** How completely shapes were measured on one UTC day. */
 export interface ShapeCoverage {
   day: string;
@@ -92,6 +103,8 @@ export interface ShapePort {
   signatures(hashes: string[]): Promise<ShapeSignature[]>;
   /** Per day from `sinceDay` on: instances that served and flushed, and the drops per protocol. */
   coverage(sinceDay: string): Promise<ShapeCoverage[]>;
+  /** One key's shapes from `sinceDay` on (of `protocol`, if given), summed over the days, each with its signature's text. */
+  keyShapes(apiKeyId: number, query: { sinceDay: string; protocol?: ShapeProtocol }): Promise<KeyShape[]>;
   /** Deletes the rows of days before `beforeDay`, and the signatures no row names any longer. */
   purge(beforeDay: string): Promise<void>;
 }

@@ -11,7 +11,13 @@ import { listenPublic } from './compose/listen-public.js';
 import { openCore, readContractRules } from './compose/open-core.js';
 import { openStreams } from './compose/open-streams.js';
 import { createHttpApp } from './compose/public-app.js';
-import { closeRecorder, closeShapeRecorder, startRecorder, startShapeRecorder } from './compose/recorders.js';
+import {
+  closeRecorder,
+  closeShapeRecorder,
+  startRecorder,
+  startShapeRecorder,
+  webhookShapes,
+} from './compose/recorders.js';
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
 import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
@@ -86,7 +92,8 @@ export async function startServer(
   const onCount = ({ item, kind }: UsageCount) => metrics.deprecatedUsage.inc({ item: item.id, kind });
   const deprecationPolicy = createDeprecationPolicy({ brownouts: core.brownouts, recorder, onCount });
   // Webhook deliveries count uses through the same recorder (src/core/event-deprecations.ts).
-  const usage = { projectRoot, registry, recorder, onCount, metrics };
+  const onAccepted = await webhookShapes(shapes, projectRoot);
+  const usage = { projectRoot, registry, recorder, onCount, metrics, onAccepted };
   const events = await startEvents(wakeups, store, config, logger, usage);
   const secrets = await bootstrapInstance(core, store, config);
   const { draining, subscriptions, watchStock } = openStreams(events.feed, store, core, config);

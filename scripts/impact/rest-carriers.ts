@@ -33,12 +33,11 @@ export function responseCarriers(document: Json, component: string, member: stri
   return carriers;
 }
 
-/** A page's items (`data: [...]`) are the resource; otherwise the answer itself is. */
+/** A page's items (`{items: [...], hasNext}`, the list envelope) are the resource; otherwise the answer itself is. */
 function resourceOf(resolve: (node: unknown) => Json | undefined, schema: unknown): unknown {
-  const node = resolve(schema);
-  const data = node?.properties?.data;
-  const items = data ? resolve(data)?.items : undefined;
-  return items ?? schema;
+  const properties = resolve(schema)?.properties;
+  const page = properties?.items && properties?.hasNext ? resolve(properties.items)?.items : undefined;
+  return page ?? schema;
 }
 
 /** The resource member through which `ref` is reached (`member` itself when the resource is it), if it is. */

@@ -113,9 +113,9 @@ function restSelections(query: ShapeQuery, document: Record<string, any>): Selec
     const [component, member] = query.item.split('.');
     if (!component || !member) return [];
     const carriers = responseCarriers(document, component, member);
-    return [
-      { shapes: carriers.flatMap(({ op: carrier, top }) => [`${carrier} answer:*`, `${carrier} fields:${top}`]) },
-    ];
+    const answers = carriers.flatMap(({ op: carrier, top }) => [`${carrier} answer:*`, `${carrier} fields:${top}`]);
+    // And the webhook deliveries that carried it (recorded under the member's own name).
+    return [{ shapes: [...answers, query.item] }];
   }
   if (known && op && (query.item === op || / (\d{3}|path:\w+)$/.test(query.item))) return [{ shapes: [op] }];
   // A parameter, a body member (named as the gate names it), or a request schema narrowed: who sent it.

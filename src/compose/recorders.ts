@@ -4,14 +4,19 @@
  * analysis). Both flush every USAGE_FLUSH_MS; each instance is registered before it serves.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { WEBHOOK_CLIENT } from '../core/event-deprecations.js';
 import type { ShapePort } from '../core/ports/shapes.js';
 import type { UsagePort } from '../core/ports/usage.js';
 import { createShapeRecorder, type ShapeRecorder } from '../core/shape-recorder.js';
 import { createUsageRecorder, type UsageRecorder } from '../core/usage-recorder.js';
 import type { Metrics } from '../observability/metrics.js';
+import { restShapes } from '../rest/request-shapes.js';
+import type { DispatcherOptions } from '../webhooks/dispatcher.js';
 
 /** Starts the recorder (undefined when SHAPES_RECORD is off). */
 export async function startShapeRecorder(
@@ -70,4 +75,24 @@ export async function startRecorder(
 
 export async function closeRecorder(recorder: UsageRecorder, logger: Logger): Promise<void> {
   await recorder.close().catch((error: unknown) => logger.warn({ err: error }, 'last usage flush failed'));
+}
+
+/**
+ * What each accepted webhook delivery records in the request-shape record: its webhook and the payload members
+ * it carried, named as REST names them (src/rest/request-shapes.ts), for the endpoint's key with the client
+ * `webhooks`; so removing a payload member names the owners of the endpoints that receive it.
+ */
+export async function webhookShapes(
+  shapes: ShapeRecorder | undefined,
+  projectRoot: string,
+): Promise<DispatcherOptions['onAccepted']> {
+  if (!shapes) return undefined;
+  const file = path.join(projectRoot, 'generated/contracts/openapi.json');
+  const names = restShapes(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>);
+  return (delivery, envelope) =>
+    shapes.record(
+      'rest',
+      { apiKeyId: delivery.endpoint.apiKeyId, client: WEBHOOK_CLIENT },
+      names.ofDelivery(envelope.type, envelope),
+    );
 }

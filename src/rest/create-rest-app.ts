@@ -94,7 +94,7 @@ export function createRestApp({
         ...(shapes
           ? [
               recordRequestShapes(
-                restShapes(contract),
+                restShapes(contract.definition),
                 (caller, names) => shapes.record('rest', caller, names),
                 clientOf,
               ),

@@ -9,10 +9,10 @@
  *   `GET /v1/orders query:sort=amount`          a sort key
  *   `PlaceOrderRequest.items`, `OrderLine.sku`  a body member, under the schema that declares it
  *   `GET /v1/orders answer:*`, `… fields:status` a full answer, or the members `fields=` kept
+ *   `webhook order.created POST`, `Order.note`  a webhook delivery, and the payload members it carried
  * Read from the contract as written, once per operation.
  */
 import type { ChainStep } from '../http/chain.js';
-import type { RestContract } from './contract.js';
 import type { RestEnv } from './pipeline.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the contract as written is parsed YAML
@@ -42,6 +42,8 @@ export interface RestShapes {
       fields: ReadonlySet<string> | undefined;
     },
   ): string[];
+  /** A webhook delivery's names: its event type's webhook and the payload members it carries. */
+  ofDelivery(eventType: string, payload: unknown): string[];
 }
 
 const MAX_DEPTH = 12;
@@ -50,8 +52,8 @@ const MAX_DEPTH = 12;
 type Resolve = (node: Json | undefined) => { node: Json | undefined; name?: string };
 
 /** Reads each operation's parameters and body schema from the contract as written. */
-export function restShapes(contract: RestContract): RestShapes {
-  const document = contract.definition as Json;
+export function restShapes(definition: Record<string, unknown>): RestShapes {
+  const document = definition as Json;
   const resolve: Resolve = (node) => {
     let current = node;
     let name: string | undefined;
@@ -82,8 +84,24 @@ export function restShapes(contract: RestContract): RestShapes {
     }
   }
 
+  // Webhooks: each event type's delivery, named as the gate names it (`webhook order.created POST`).
+  const webhooks = new Map<string, { op: string; body: Json | undefined }>();
+  for (const [name, item] of Object.entries<Json>(document.webhooks ?? {})) {
+    for (const [method, operation] of Object.entries<Json>(item)) {
+      const body = resolve(operation?.requestBody).node?.content?.['application/json']?.schema;
+      webhooks.set(name, { op: `webhook ${name} ${method.toUpperCase()}`, body });
+    }
+  }
+
   const walk = valueWalker(resolve);
   return {
+    ofDelivery(eventType, payload) {
+      const webhook = webhooks.get(eventType);
+      if (!webhook) return [];
+      const out = [webhook.op];
+      if (webhook.body) walk(webhook.body, payload, `${webhook.op} request body`, out, 0);
+      return out;
+    },
     of(operationId, { query, header, body, fields }) {
       const shape = operations.get(operationId);
       if (!shape) return [];
@@ -116,9 +134,13 @@ function valueWalker(resolve: Resolve) {
     const resolved = resolve(schema);
     const node = resolved.node ?? {};
     const here = resolved.name ?? name;
-    const parts = [node, ...(node.allOf ?? []), ...(node.oneOf ?? []), ...(node.anyOf ?? [])].map(
-      (part: Json) => resolve(part).node ?? {},
-    );
+    // A member of a composed schema (`allOf: [$ref: Order, …]`) is named under the schema that declares it
+    // and under the composed one, as the gate may name either.
+    const named = [node, ...(node.allOf ?? []), ...(node.oneOf ?? []), ...(node.anyOf ?? [])].map((part: Json) => {
+      const found = resolve(part);
+      return { part: found.node ?? {}, owner: part === node ? here : (found.name ?? here) };
+    });
+    const parts = named.map(({ part }) => part);
     const values = parts.flatMap((part) => part.enum ?? []);
     if (typeof value === 'string' && values.length > 0) {
       const canonical = values.find((known) => String(known).toLowerCase() === value.toLowerCase());
@@ -135,7 +157,9 @@ function valueWalker(resolve: Resolve) {
       const declared = parts.find((part) => part.properties?.[member])?.properties?.[member];
       const extra = parts.find((part) => part.additionalProperties && typeof part.additionalProperties === 'object');
       if (declared) {
+        const owner = named.find(({ part }) => part.properties?.[member])?.owner ?? here;
         out.push(`${here}.${member}`);
+        if (owner !== here) out.push(`${owner}.${member}`);
         walk(declared, memberValue, `${here}.${member}`, out, depth + 1);
       } else if (extra) walk(extra.additionalProperties, memberValue, `${here}{}`, out, depth + 1);
     }

@@ -33,6 +33,8 @@ export interface DispatcherOptions {
    * item touches an event.
    */
   deprecations?: DeprecationsOfDelivery | undefined;
+  /** Told of each delivery its receiver accepted (the request-shape record: what the endpoint's owner receives). */
+  onAccepted?: ((delivery: ClaimedDelivery, envelope: EventEnvelope) => void) | undefined;
   /** Attempts in flight at once (default 32; ./slots.ts). */
   concurrency?: number;
   /** Attempts in flight at once to one endpoint (default a quarter of `concurrency`, at most all of it). */
@@ -158,7 +160,13 @@ async function sendOne(options: DispatcherOptions, delivery: ClaimedDelivery, bo
     ...(deprecations ? { headers: deprecations.headers } : {}),
   });
   const record = attemptRecord(delivery, result, { now: now(), schedule: options.schedule });
-  return { record, accepted: () => deprecations?.accepted() };
+  return {
+    record,
+    accepted: () => {
+      deprecations?.accepted();
+      options.onAccepted?.(delivery, toEnvelope(delivery.event));
+    },
+  };
 }
 
 /** Serialized envelopes by event id (the last `BODIES_KEPT`): an event going to several endpoints is serialized once. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { UsageCount } from '../core/deprecation-policy.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import { createDeliveryDeprecations, type DeprecationsOfDelivery } from '../core/event-deprecations.js';
+import { createDeliveryDeprecations } from '../core/event-deprecations.js';
 import type { Store, WebhookStore } from '../core/ports/index.js';
 import type { UsageRecorder } from '../core/usage-recorder.js';
 import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
@@ -14,7 +14,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { createRateLimiter } from '../redis/rate-limiter.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import type { EventWakeups } from '../store/event-wakeups.js';
-import { createWebhookDispatcher, type OwnerBudget } from './dispatcher.js';
+import { createWebhookDispatcher, type DispatcherOptions, type OwnerBudget } from './dispatcher.js';
 import { createWebhookSender } from './http-sender.js';
 
 /** A claim holds a delivery this many attempt time-outs (60 s by default): longer than an attempt can take. */
@@ -30,7 +30,7 @@ export function startWebhookDispatcher(
   feed: EventFeed,
   config: Config,
   logger: Logger,
-  deprecations?: DeprecationsOfDelivery,
+  { deprecations, onAccepted }: Pick<DispatcherOptions, 'deprecations' | 'onAccepted'> = {},
   onDeferred: () => void = () => undefined,
 ) {
   const owners = ownerBudgets(config, logger, onDeferred);
@@ -40,6 +40,7 @@ export function startWebhookDispatcher(
   });
   const dispatcher = createWebhookDispatcher({
     deprecations,
+    onAccepted,
     store,
     send,
     leaseMs: LEASE_PER_TIMEOUT * config.WEBHOOK_TIMEOUT_MS,
@@ -93,6 +94,8 @@ export interface DeliveryUsage {
   onCount: (count: UsageCount) => void;
   /** Counts each delivery put back because its owner's delivery budget was spent. */
   metrics?: Pick<Metrics, 'webhookDeliveriesDeferred'>;
+  /** Told of each accepted delivery: the request-shape record (its webhook and payload members, for the endpoint's key). */
+  onAccepted?: DispatcherOptions['onAccepted'];
 }
 
 /**
@@ -127,10 +130,11 @@ export async function startEvents(
   usage: DeliveryUsage,
 ) {
   const deprecations = await deliveryDeprecations(usage, config);
+  const { onAccepted } = usage;
   const feed = await createEventFeed(wakeups, store.events, { pollMs: config.EVENT_FEED_POLL_MS });
   // WEBHOOK_DISPATCH=false: an instance that only serves; other instances deliver what it queues.
   const dispatcher = config.WEBHOOK_DISPATCH
-    ? startWebhookDispatcher(store.webhooks, feed, config, logger, deprecations, () =>
+    ? startWebhookDispatcher(store.webhooks, feed, config, logger, { deprecations, onAccepted }, () =>
         usage.metrics?.webhookDeliveriesDeferred.inc(),
       )
     : undefined;

@@ -4,10 +4,14 @@
  * sends `minAmount` over REST, one sets `sku` in gRPC `Reserve`, and a fourth uses none of them (a GraphQL
  * query without `note`, the order list without `minAmount`, `GetStock`). The server stops; a copy of the
  * contracts removes each of the three items (`sku` retired with `reserved`, which buf lets through), and
- * `npm run contracts:impact -- --head <copy> --json` names exactly the caller of each, and exits 1.
+ * `npm run contracts:impact -- --head <copy> --json` names exactly the caller of each, and exits 1. The copy
+ * also removes REST `Order.couponCode`: it names every key whose answers carried orders in full, and the owner
+ * of a webhook endpoint that received an order's event.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -35,7 +39,10 @@ const SECRET_VALUES = {
 };
 let orderId = '';
 let cursor = '';
-const keys = {} as Record<'noteReader' | 'amountFilter' | 'reserver' | 'bystander', { secret: string; id: number }>;
+type Name = 'noteReader' | 'amountFilter' | 'reserver' | 'bystander' | 'hookOwner';
+const keys = {} as Record<Name, { secret: string; id: number }>;
+let receiver: Server | undefined;
+let delivered = 0;
 
 /** A copy of the contracts without `Order.note`, `GET /v1/orders`' `minAmount` and `ReserveRequest.sku`. */
 function candidateContracts(): void {
@@ -44,6 +51,9 @@ function candidateContracts(): void {
   writeFileSync(sdl, readFileSync(sdl, 'utf8').replace(/\n\s*"A note from the customer\."\n\s*note: String\n/, '\n'));
   const openapiFile = path.join(head, 'openapi.yaml');
   const openapi = parse(readFileSync(openapiFile, 'utf8'));
+  const order = openapi.components.schemas.Order;
+  delete order.properties.couponCode;
+  order.required = order.required.filter((name: string) => name !== 'couponCode');
   const list = openapi.paths['/v1/orders'].get;
   list.parameters = list.parameters.filter((p: { $ref?: string }) => p.$ref !== '#/components/parameters/MinAmount');
   writeFileSync(openapiFile, stringify(openapi));
@@ -63,14 +73,14 @@ beforeAll(async () => {
     projectRoot: root,
     database,
     adminKey: ADMIN_KEY,
-    env: { USAGE_FLUSH_MS: '600000' },
+    env: { USAGE_FLUSH_MS: '600000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_POLL_MS: '200' },
   });
   const { core } = server;
   const admin: Caller = await core.apiKeys.authenticate(ADMIN_KEY);
   const product = (
     await core.products.create(admin, { name: 'Shape beans', sku: 'SHAPE-1', price: minor(123456), stock: 50 })
   ).result;
-  for (const name of ['noteReader', 'amountFilter', 'reserver', 'bystander'] as const) {
+  for (const name of ['noteReader', 'amountFilter', 'reserver', 'bystander', 'hookOwner'] as const) {
     const user = (
       await core.users.create(admin, {
         name,
@@ -81,6 +91,18 @@ beforeAll(async () => {
     const issued = await core.apiKeys.issue(admin, { userId: user.id, role: 'customer', label: `${name} app` });
     keys[name] = { secret: issued.secret, id: issued.apiKey.id };
   }
+  // The hook owner's endpoint receives its order's event; it sends no request of its own.
+  receiver = createServer((request, response) => {
+    request.resume().on('end', () => {
+      delivered += 1;
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+  const hookOwner = await core.apiKeys.authenticate(keys.hookOwner.secret);
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  await core.webhooks.create(hookOwner, { url, events: ['order.created'] });
+  await core.orders.place(hookOwner, { items: [{ productId: product.id, quantity: 1 }] });
   const http = server.httpUrl;
   const graphql = (key: string, query: string) =>
     fetch(`${http}/graphql`, {
@@ -124,6 +146,9 @@ beforeAll(async () => {
   expect((await bystander.call('GetStock', { sku: 'SHAPE-1' })).code).toBe(0);
   reserver.close();
   bystander.close();
+  for (let waited = 0; delivered === 0 && waited < 100; waited++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(delivered).toBeGreaterThan(0);
   // The server stops: its last flush writes what it recorded.
   await server.close();
   server = undefined;
@@ -131,6 +156,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close().catch(() => undefined);
+  receiver?.close();
   await database.remove();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -161,8 +187,18 @@ describe('contracts:impact from the request-shape record', () => {
     expect(callersOf('Order.note')).toEqual([keys.noteReader.id]);
     expect(callersOf('GET /v1/orders query:minAmount')).toEqual([keys.amountFilter.id]);
     expect(callersOf('inventory.v1.ReserveRequest.sku')).toEqual([keys.reserver.id]);
-    const named = impacts.flatMap((entry) => entry.callers ?? []).map((caller) => caller.apiKeyId);
+    // Whoever received orders in full: the two keys that listed them over REST, and the webhook's owner.
+    expect(callersOf('Order.couponCode')?.sort()).toEqual(
+      [keys.amountFilter.id, keys.bystander.id, keys.hookOwner.id].sort(),
+    );
+    // The event's payload schema composes `Order`: its own finding names the webhook's owner alone.
+    expect(callersOf('OrderSnapshot.couponCode')).toEqual([keys.hookOwner.id]);
+    const named = impacts
+      .filter((entry) => !entry.item.endsWith('.couponCode'))
+      .flatMap((entry) => entry.callers ?? [])
+      .map((caller) => caller.apiKeyId);
     expect(named).not.toContain(keys.bystander.id);
+    expect(named).not.toContain(keys.hookOwner.id);
     const note = impacts.find((entry) => entry.item === 'Order.note')?.callers?.[0];
     expect(note).toMatchObject({ label: 'noteReader app', owner: 'noteReader', clients: ['shape-test/1.0'], uses: 1 });
   });

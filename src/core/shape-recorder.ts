@@ -9,7 +9,8 @@
  * beyond a cap is dropped and counted per protocol and day, written with the next flush. Once a UTC day,
  * rows older than `retentionDays` are purged.
  */
-import type { NewSignature, ShapeCount, ShapeDrop, ShapePort, ShapeProtocol, ShapeSignature } from './ports/shapes.js';
+import type { ShapePort, ShapeProtocol, ShapeSignature } from './ports/shapes.js';
+import { shapeBuffer } from './shape-buffer.js';
 import { clientTable, daysBetween, utcDays } from './usage-recorder.js';
 
 /** Who sent a request, as the record names it. */
@@ -115,17 +116,13 @@ export function createShapeRecorder(options: ShapeRecorderOptions): ShapeRecorde
 
   return {
     record(protocol, caller, shapes, signature) {
-      const at = now();
+      const at = options.now ? options.now().getTime() : Date.now();
       const apiKeyId = caller.apiKeyId ?? 0;
-      const day = dayOf(at.getTime());
-      const client = clientFor(apiKeyId, caller.client, day);
-      for (const shape of shapes) {
-        const isSignature = signature !== undefined && shape === `sig:${signature.hash}`;
-        buffer.add(
-          { protocol, shape, apiKeyId, client, day, count: 1, firstSeen: at, lastSeen: at },
-          isSignature ? signature : undefined,
-        );
-      }
+      const day = dayOf(at);
+      // One lookup per request for its caller's entries; then one per shape, by the shape alone.
+      const group = buffer.group(protocol, apiKeyId, clientFor(apiKeyId, caller.client, day), day);
+      const signed = signature && `sig:${signature.hash}`;
+      for (const shape of shapes) buffer.add(group, shape, at, 1, shape === signed ? signature : undefined);
     },
     register: () =>
       enqueue(async () => {
@@ -139,101 +136,10 @@ export function createShapeRecorder(options: ShapeRecorderOptions): ShapeRecorde
       await flush();
     },
     get dropped() {
-      return buffer.dropped;
+      return buffer.dropped();
     },
     get size() {
-      return buffer.size;
+      return buffer.size();
     },
   };
-}
-
-interface BufferLimits {
-  maxEntries: number;
-  maxEntriesPerKey: number;
-  maxSignatureBytes: number;
-  onDropped: (protocol: ShapeProtocol, count: number) => void;
-}
-
-/** The counts waiting for a flush, within the caps; what does not fit is counted per protocol and day. */
-function shapeBuffer({ maxEntries, maxEntriesPerKey, maxSignatureBytes, onDropped }: BufferLimits) {
-  let counts = new Map<string, ShapeCount>();
-  let perKey = new Map<number, number>();
-  let signatures = new Map<string, NewSignature>();
-  let signatureBytes = 0;
-  let drops = new Map<string, ShapeDrop>();
-  let dropped = 0;
-
-  const drop = (protocol: ShapeProtocol, day: string, count: number) => {
-    addDrop(drops, { protocol, day, count });
-    dropped += count;
-    onDropped(protocol, count);
-  };
-
-  const add = (entry: ShapeCount, signature?: ShapeSignature) => {
-    const id = `${entry.protocol}\u0000${entry.shape}\u0000${entry.apiKeyId}\u0000${entry.client}\u0000${entry.day}`;
-    const existing = counts.get(id);
-    if (existing) {
-      existing.count += entry.count;
-      if (entry.firstSeen < existing.firstSeen) existing.firstSeen = entry.firstSeen;
-      if (entry.lastSeen > existing.lastSeen) existing.lastSeen = entry.lastSeen;
-      return;
-    }
-    const keyEntries = perKey.get(entry.apiKeyId) ?? 0;
-    const text = signature && !signatures.has(signature.hash) ? signature.signature : '';
-    if (
-      counts.size >= maxEntries ||
-      keyEntries >= maxEntriesPerKey ||
-      signatureBytes + text.length > maxSignatureBytes
-    ) {
-      drop(entry.protocol, entry.day, entry.count);
-      return;
-    }
-    counts.set(id, { ...entry });
-    perKey.set(entry.apiKeyId, keyEntries + 1);
-    if (signature && text) {
-      signatures.set(signature.hash, { ...signature, apiKeyId: entry.apiKeyId });
-      signatureBytes += text.length;
-    }
-  };
-
-  return {
-    add,
-    countDropped(protocol: ShapeProtocol, count: number) {
-      dropped += count;
-      onDropped(protocol, count);
-    },
-    take() {
-      const taken = {
-        counts: [...counts.values()],
-        drops: [...drops.values()],
-        signatures: [...signatures.values()],
-      };
-      counts = new Map();
-      perKey = new Map();
-      signatures = new Map();
-      signatureBytes = 0;
-      drops = new Map();
-      return taken;
-    },
-    /** Puts back what a failed flush took, within the same caps. */
-    restore(taken: { counts: ShapeCount[]; drops: ShapeDrop[]; signatures: NewSignature[] }) {
-      const texts = new Map(taken.signatures.map((entry) => [entry.hash, entry]));
-      for (const entry of taken.counts) add(entry, texts.get(entry.shape.slice('sig:'.length)));
-      for (const entry of taken.drops) addDrop(drops, entry);
-    },
-    get dropped() {
-      return dropped;
-    },
-    get size() {
-      return { entries: counts.size, signatureBytes };
-    },
-  };
-}
-
-/** Adds dropped shapes to the count of their protocol and day. */
-function addDrop(drops: Map<string, ShapeDrop>, { protocol, day, count }: ShapeDrop): void {
-  const id = `${protocol}\u0000${day}`;
-  const existing = drops.get(id);
-  if (existing) existing.count += count;
-  else drops.set(id, { protocol, day, count });
 }

@@ -7,7 +7,7 @@
  * else the client; the Order API's own calls (`user-agent: order-api/…`, through `INVENTORY_URL`) are
  * labelled `(own) order-api/…`.
  */
-import type { DescMessage, Message } from '@bufbuild/protobuf';
+import type { DescField, DescMessage, Message } from '@bufbuild/protobuf';
 import { isReflectMessage, type ReflectMessage, reflect } from '@bufbuild/protobuf/reflect';
 import { keyCaller } from './auth.js';
 import { requestHeaderOf } from './grpc-js-context.js';
@@ -29,9 +29,10 @@ export function shapeWrapper(
 ): CallWrapper {
   return (method, next) => {
     const name = `${method.parent.typeName}/${method.name}`;
+    const [json, binary] = [`${name} codec:json`, `${name} codec:binary`];
     return (request, context) => {
       const contentType = requestHeaderOf(context, 'content-type') ?? '';
-      const shapes = [name, `${name} codec:${contentType.includes('json') ? 'json' : 'binary'}`];
+      const shapes = [name, contentType.includes('json') ? json : binary];
       fieldsSet(method.input, request, shapes, 0);
       const client = clientOf(requestHeaderOf(context, 'user-agent'));
       const own = client.startsWith(`${OWN_CLIENT}/`);
@@ -48,7 +49,7 @@ export function fieldsSet(desc: DescMessage, message: Message | ReflectMessage, 
   const view = isReflectMessage(message) ? message : reflect(desc, message);
   for (const field of view.fields) {
     if (!view.isSet(field)) continue;
-    out.push(`${desc.typeName}.${field.name}`);
+    out.push(fieldName(desc, field));
     const value = view.get(field) as unknown;
     if (field.fieldKind === 'message') fieldsSet(field.message, value as ReflectMessage, out, depth + 1);
     if (field.fieldKind === 'enum') enumValue(field.enum, value, out);
@@ -66,6 +67,18 @@ export function fieldsSet(desc: DescMessage, message: Message | ReflectMessage, 
     }
   }
   for (const unknown of view.getUnknown() ?? []) out.push(`${desc.typeName}#${unknown.no}`);
+}
+
+const fieldNames = new WeakMap<DescField, string>();
+
+/** `package.Message.field`, written once per field. */
+function fieldName(desc: DescMessage, field: DescField): string {
+  let name = fieldNames.get(field);
+  if (name === undefined) {
+    name = `${desc.typeName}.${field.name}`;
+    fieldNames.set(field, name);
+  }
+  return name;
 }
 
 function enumValue(desc: { typeName: string; value: Record<number, { name: string }> }, value: unknown, out: string[]) {

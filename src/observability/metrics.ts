@@ -9,9 +9,19 @@ export interface PoolStats {
 
 /** The client a request comes from, for usage counts: the first `name/version` token of its User-Agent. */
 export function clientOf(userAgent: string | undefined | null): string {
-  const token = userAgent?.trim().split(/\s+/)[0] ?? '';
-  return /^[\w.-]{1,40}\/[\w.+-]{1,20}$/.test(token) ? token : 'unknown';
+  if (!userAgent) return 'unknown';
+  let client = clients.get(userAgent);
+  if (client === undefined) {
+    const token = userAgent.trim().split(/\s+/)[0] ?? '';
+    client = /^[\w.-]{1,40}\/[\w.+-]{1,20}$/.test(token) ? token : 'unknown';
+    // A bounded memo: callers send a few user-agents over and over; a flood of new ones starts it afresh.
+    if (clients.size >= 1_000) clients.clear();
+    clients.set(userAgent, client);
+  }
+  return client;
 }
+
+const clients = new Map<string, string>();
 
 /** The server's Prometheus metrics, one registry per server (tests run several in one process). */
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -24,10 +24,12 @@ export type RecordShapes = (caller: { apiKeyId: number; client: string }, shapes
 /** The names of one operation's request parts, read from the contract. */
 interface OperationShape {
   op: string;
-  /** Query parameters by name, with the schema that names their values. */
-  query: Map<string, Json>;
-  /** Declared header parameters: the name as sent (lower case) and as written. */
-  headers: Array<{ sent: string; name: string }>;
+  /** `<op> answer:*`, and each header's and query parameter's name, written once. */
+  fullAnswer: string;
+  /** Query parameters by name: the schema that names their values, its name, whether it is a list. */
+  query: Map<string, { schema: Json | undefined; item: string; list: boolean }>;
+  /** Declared header parameters: the name as sent (lower case) and the shape. */
+  headers: Array<{ sent: string; item: string }>;
   body: Json | undefined;
 }
 
@@ -54,19 +56,7 @@ type Resolve = (node: Json | undefined) => { node: Json | undefined; name?: stri
 /** Reads each operation's parameters and body schema from the contract as written. */
 export function restShapes(definition: Record<string, unknown>): RestShapes {
   const document = definition as Json;
-  const resolve: Resolve = (node) => {
-    let current = node;
-    let name: string | undefined;
-    for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
-      const ref = current.$ref as string;
-      name = ref.split('/').pop();
-      current = ref
-        .replace(/^#\//, '')
-        .split('/')
-        .reduce((value: Json | undefined, key) => value?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
-    }
-    return name ? { node: current, name } : { node: current };
-  };
+  const resolve = resolverOf(document);
   const operations = new Map<string, OperationShape>();
   for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(item)) {
@@ -75,12 +65,19 @@ export function restShapes(definition: Record<string, unknown>): RestShapes {
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(
         (parameter: Json) => resolve(parameter).node as Json,
       );
-      const query = new Map(parameters.filter((p) => p.in === 'query').map((p) => [p.name as string, p]));
+      const query = new Map(
+        parameters
+          .filter((p) => p.in === 'query')
+          .map((p) => [
+            p.name as string,
+            { schema: p.schema, item: `${op} query:${p.name}`, list: resolve(p.schema).node?.type === 'array' },
+          ]),
+      );
       const headers = parameters
         .filter((p) => p.in === 'header')
-        .map((p) => ({ sent: (p.name as string).toLowerCase(), name: p.name as string }));
+        .map((p) => ({ sent: (p.name as string).toLowerCase(), item: `${op} header:${p.name}` }));
       const body = resolve(operation.requestBody).node?.content?.['application/json']?.schema;
-      operations.set(operation.operationId, { op, query, headers, body });
+      operations.set(operation.operationId, { op, fullAnswer: `${op} answer:*`, query, headers, body });
     }
   }
 
@@ -106,24 +103,41 @@ export function restShapes(definition: Record<string, unknown>): RestShapes {
       const shape = operations.get(operationId);
       if (!shape) return [];
       const { op } = shape;
-      const out = [op, fields ? '' : `${op} answer:*`];
-      for (const member of fields ?? []) out.push(`${op} fields:${member}`);
-      for (const [name, value] of Object.entries(query)) {
+      const out = fields ? [op] : [op, shape.fullAnswer];
+      if (fields) for (const member of fields) out.push(`${op} fields:${member}`);
+      for (const name in query) {
         const parameter = shape.query.get(name);
         if (!parameter) continue;
-        const item = `${op} query:${name}`;
+        const { item } = parameter;
+        const value = query[name] as string;
         out.push(item);
         if (name === 'sort') {
           for (const key of value.split(',')) out.push(`${item}=${key.replace(/^-/, '')}`);
           continue;
         }
-        const isList = resolve(parameter.schema).node?.type === 'array';
-        walk(parameter.schema, isList ? value.split(',') : value, item, out, 0);
+        walk(parameter.schema, parameter.list ? value.split(',') : value, item, out, 0);
       }
-      for (const { sent, name } of shape.headers) if (header(sent) !== undefined) out.push(`${op} header:${name}`);
+      for (const { sent, item } of shape.headers) if (header(sent) !== undefined) out.push(item);
       if (shape.body && body !== undefined) walk(shape.body, body, `${op} request body`, out, 0);
-      return out.filter(Boolean);
+      return out;
     },
+  };
+}
+
+/** Follows `$ref`s of the document, remembering the last component named. */
+function resolverOf(document: Json): Resolve {
+  return (node) => {
+    let current = node;
+    let name: string | undefined;
+    for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
+      const ref = current.$ref as string;
+      name = ref.split('/').pop();
+      current = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((value: Json | undefined, key) => value?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    }
+    return name ? { node: current, name } : { node: current };
   };
 }
 

@@ -12,6 +12,8 @@
  *   npm run contracts:breaking                                  # the working tree against the last release
  *   npm run contracts:breaking -- --root <checkout>             # another checkout
  *   npm run contracts:breaking -- --base <dir> [--head <dir>]   # two directories of contracts (fixtures)
+ *   DATABASE_URL=… npm run contracts:breaking                   # and, per breaking finding, the callers it
+ *                                                               # would break (request-shape record)
  *
  * Exit codes: 0 no breaking change, 1 breaking changes, 2 the contracts, the rules or the history could not
  * be loaded (a shallow clone, no release in the history).
@@ -19,7 +21,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runGate } from './breaking/gate.js';
+import { type CallerCount, callerCountLines, callerCounts } from './breaking/caller-counts.js';
+import { type GateResult, runGate } from './breaking/gate.js';
 import { HistoryError } from './breaking/git-history.js';
 import { describeRelease, gateHistory, retirementsIn } from './breaking/history-gate.js';
 import { printComparison } from './breaking/report.js';
@@ -34,15 +37,27 @@ const { values } = parseArgs({
 });
 const root = path.resolve(values.root ?? path.join(import.meta.dirname, '..'));
 const today = values.today ?? new Date().toISOString().slice(0, 10);
+/** The window of the caller counts, as `contracts:impact`'s default. */
+const CALLER_DAYS = 30;
 /** The gate runs of a checkout: each release against the one before it, then the working contracts. */
 async function checkHistory(): Promise<number> {
   const headDir = values.head ? path.resolve(values.head) : undefined;
-  const { releases, checks } = await gateHistory({ root, today, ...(headDir ? { headDir } : {}) });
+  let counts: CallerCount[] = [];
+  // Only when the owner names the database: the implicit ./data may be held by a running server.
+  const inspect = process.env.DATABASE_URL
+    ? async (result: GateResult, dirs: { baseDir: string; headDir: string }) => {
+        const breaking = result.findings.filter((finding) => finding.breaking);
+        counts = await callerCounts(breaking, { ...dirs, days: CALLER_DAYS });
+      }
+    : undefined;
+  const { releases, checks } = await gateHistory({ root, today, ...(headDir ? { headDir } : {}), inspect });
   console.log(`Releases in the first-parent history: ${releases.map(describeRelease).join('; ')}\n`);
-  return checks.reduce(
-    (blocking, check) => blocking + printComparison(check.result, check.title, { quiet: Boolean(check.release) }),
+  const blocking = checks.reduce(
+    (sum, check) => sum + printComparison(check.result, check.title, { quiet: Boolean(check.release) }),
     0,
   );
+  for (const line of callerCountLines(counts, CALLER_DAYS)) console.log(line);
+  return blocking;
 }
 
 /** One gate run between two directories (`--base`): fixtures and the canary. */

@@ -6,10 +6,12 @@
  *   npm run contracts:impact -- --days 90 --json     # JSON instead of the table
  *   npm run contracts:impact -- --base <dir> --head <dir> --offline
  *
- * For every item removed or changed incompatibly (scripts/impact/analyze.ts): the REST operations, the
- * persisted GraphQL operations that stop validating, the gRPC methods, and the callers seen using it in the
- * usage database — `DATABASE_URL` (and `DATABASE_SCHEMA`), or the embedded database in `DATA_DIR`
- * (default ./data) when that directory exists; `--offline` reads none.
+ * For every item removed or changed incompatibly (scripts/impact/analyze.ts), and every proto field, rpc or
+ * enum value removed (`reserved` or not): the REST operations, the persisted GraphQL operations that stop
+ * validating, the gRPC methods, and the callers who would break: from the request-shape record (what each
+ * caller really sent, docs/decisions.md §13) and from the deprecation usage, with how much of the window
+ * was measured. Read from `DATABASE_URL` (and `DATABASE_SCHEMA`), or the embedded database in `DATA_DIR`
+ * (default ./data) when that directory exists; `--offline` reads none, and then no item is measured.
  *
  * Exit codes: 0 nobody seen in the window would break, 1 a caller seen in the window would break,
  * 2 the contracts or the database could not be read.

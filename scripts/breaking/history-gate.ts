@@ -38,10 +38,13 @@ export async function gateHistory({
   root,
   today,
   headDir = path.join(root, 'contracts'),
+  inspect,
 }: {
   root: string;
   today: string;
   headDir?: string;
+  /** Runs on the working contracts' result while the baseline's directory still exists (caller counts). */
+  inspect?: (result: GateResult, dirs: { baseDir: string; headDir: string }) => Promise<void>;
 }): Promise<{ releases: GitRelease[]; checks: HistoryCheck[] }> {
   const history = readReleaseHistory({ root });
   try {
@@ -74,6 +77,7 @@ export async function gateHistory({
       today,
       history,
     });
+    await inspect?.(result, { baseDir: history.base.dir(), headDir });
     const label = path.relative(root, headDir) || headDir;
     checks.push({ title: `Contracts in ${label} compared with ${describeRelease(history.base)}`, result });
     return { releases, checks };

@@ -24,6 +24,7 @@ import { openDatabase } from '../../src/store/open.js';
 import { checkedFetch } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';
 import { grpcClient } from '../support/grpc-client.js';
+import { requires } from '../support/requires.js';
 import { startFixtureServer } from '../support/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -161,13 +162,16 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function impact(...args: string[]): Promise<{ code: number; output: string }> {
+const impact = (...args: string[]) =>
+  run('scripts/contracts-impact.ts', '--base', path.join(root, 'contracts'), '--head', head, ...args);
+
+async function run(script: string, ...args: string[]): Promise<{ code: number; output: string }> {
   try {
-    const { stdout } = await promisify(execFile)(
-      'npx',
-      ['tsx', 'scripts/contracts-impact.ts', '--base', path.join(root, 'contracts'), '--head', head, ...args],
-      { cwd: root, env: { ...process.env, DATABASE_URL: '', ...database.env }, maxBuffer: 64 * 1024 * 1024 },
-    );
+    const { stdout } = await promisify(execFile)('npx', ['tsx', script, ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: '', ...database.env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, output: stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -202,6 +206,21 @@ describe('contracts:impact from the request-shape record', () => {
     const note = impacts.find((entry) => entry.item === 'Order.note')?.callers?.[0];
     expect(note).toMatchObject({ label: 'noteReader app', owner: 'noteReader', clients: ['shape-test/1.0'], uses: 1 });
   });
+});
+
+describe('contracts:breaking with the record', () => {
+  // Only with an explicit DATABASE_URL (never the implicit ./data): the PostgreSQL run.
+  it.runIf(database.env.DATABASE_URL)(
+    'prints beside each breaking change how many callers it would break',
+    async () => {
+      const gate = await run('scripts/contracts-breaking.ts', '--head', head);
+      expect(gate.code, gate.output).toBe(1);
+      expect(gate.output).toMatch(/1 caller\(s\)\s+\[parameter-removed\] GET \/v1\/orders query:minAmount/);
+      expect(gate.output).toMatch(/1 caller\(s\)\s+\[FIELD_REMOVED\] Order\.note/);
+      expect(gate.output).toMatch(/3 caller\(s\)\s+\[response-member-removed\] Order\.couponCode/);
+    },
+    120_000,
+  );
 });
 
 describe('the request-shape record', () => {

@@ -1,0 +1,53 @@
+/**
+ * How many callers seen in the window each breaking finding would break, from the request-shape record
+ * (docs/decisions.md §13), for the gate to show beside its verdict. Read only when the owner asks for it: an
+ * explicit `DATABASE_URL` (never the implicit ./data, which a running server may hold). The verdict and the
+ * exit code stay the gate's own.
+ */
+import { withDatabase } from '../../src/cli/cli-support.js';
+import { daysBefore } from '../../src/core/deprecations.js';
+import { shapeStore } from '../../src/store/shape-store.js';
+import { callersOfRows, coverageOf } from '../impact/impact-callers.js';
+import { protoItems } from '../impact/proto-items.js';
+import { shapeMatches } from '../impact/shape-callers.js';
+import { type Finding, readContracts } from './gate.js';
+
+/** A finding's count: the callers it would break, or null when the window was not measured. */
+export interface CallerCount {
+  finding: Finding;
+  callers: number | null;
+}
+
+/** The count of each finding, over the last `days` UTC days. */
+export async function callerCounts(
+  findings: Finding[],
+  { baseDir, headDir, days }: { baseDir: string; headDir: string; days: number },
+): Promise<CallerCount[]> {
+  if (findings.length === 0) return [];
+  const [base, head, baseProto] = [readContracts(baseDir), readContracts(headDir), protoItems(baseDir)];
+  return withDatabase(async (db) => {
+    const reader = shapeStore(db);
+    const sinceDay = daysBefore(new Date(), days - 1);
+    const matches = await shapeMatches({ reader, sinceDay, queries: findings, base, head, baseProto });
+    const coverage = await reader.coverage(sinceDay);
+    return findings.map((finding) => {
+      const protocol = ({ openapi: 'rest', graphql: 'graphql', proto: 'grpc' } as const)[finding.contract];
+      const measured = coverageOf(coverage, protocol, days).measuredDays > 0;
+      const rows = matches.get(finding) ?? [];
+      return { finding, callers: measured || rows.length > 0 ? callersOfRows(rows).length : null };
+    });
+  });
+}
+
+/** The lines the gate prints: each finding's count, or that it was not measured. */
+export function callerCountLines(counts: CallerCount[], days: number): string[] {
+  if (counts.length === 0) return [];
+  return [
+    `Callers seen in the last ${days} days that each breaking change would break (request-shape record):`,
+    ...counts.map(({ finding, callers }) => {
+      const count = callers === null ? 'not measured' : `${callers} caller(s)`;
+      return `  ${count.padEnd(14)} [${finding.rule}] ${finding.item}`;
+    }),
+    '',
+  ];
+}

@@ -14,13 +14,15 @@
  *   npm run contracts:breaking -- --base <dir> [--head <dir>]   # two directories of contracts (fixtures)
  *   DATABASE_URL=… npm run contracts:breaking                   # and, per breaking finding, the callers it
  *                                                               # would break (request-shape record)
+ *   npm run contracts:breaking -- --usage shapes.json           # the same from a signed export
  *
  * Exit codes: 0 no breaking change, 1 breaking changes, 2 the contracts, the rules or the history could not
  * be loaded (a shallow clone, no release in the history).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { shapeExportReader } from '../src/core/shape-export.js';
 import { type CallerCount, callerCountLines, callerCounts } from './breaking/caller-counts.js';
 import { type GateResult, runGate } from './breaking/gate.js';
 import { HistoryError } from './breaking/git-history.js';
@@ -33,6 +35,8 @@ const { values } = parseArgs({
     head: { type: 'string' },
     today: { type: 'string' },
     root: { type: 'string' },
+    usage: { type: 'string' },
+    'evidence-key': { type: 'string' },
   },
 });
 const root = path.resolve(values.root ?? path.join(import.meta.dirname, '..'));
@@ -44,12 +48,17 @@ async function checkHistory(): Promise<number> {
   const headDir = values.head ? path.resolve(values.head) : undefined;
   let counts: CallerCount[] = [];
   // Only when the owner names the database: the implicit ./data may be held by a running server.
-  const inspect = process.env.DATABASE_URL
-    ? async (result: GateResult, dirs: { baseDir: string; headDir: string }) => {
-        const breaking = result.findings.filter((finding) => finding.breaking);
-        counts = await callerCounts(breaking, { ...dirs, days: CALLER_DAYS });
-      }
-    : undefined;
+  const inspect =
+    process.env.DATABASE_URL || values.usage
+      ? async (result: GateResult, dirs: { baseDir: string; headDir: string }) => {
+          const breaking = result.findings.filter((finding) => finding.breaking);
+          const keyFile = values['evidence-key'] ?? path.join(dirs.baseDir, 'evidence-key.pem');
+          const reader = values.usage
+            ? shapeExportReader(JSON.parse(readFileSync(values.usage, 'utf8')), readFileSync(keyFile, 'utf8'))
+            : undefined;
+          counts = await callerCounts(breaking, { ...dirs, days: CALLER_DAYS, ...(reader ? { reader } : {}) });
+        }
+      : undefined;
   const { releases, checks } = await gateHistory({ root, today, ...(headDir ? { headDir } : {}), inspect });
   console.log(`Releases in the first-parent history: ${releases.map(describeRelease).join('; ')}\n`);
   const blocking = checks.reduce(

@@ -5,6 +5,9 @@
  *                                                    # reads it), callers of the last 30 days
  *   npm run contracts:impact -- --days 90 --json     # JSON instead of the table
  *   npm run contracts:impact -- --base <dir> --head <dir> --offline
+ *   npm run contracts:impact -- --usage shapes.json         # from a signed export (npm run shapes:export),
+ *                                                           # checked against the base's evidence-key.pem
+ *                                                           # (or --evidence-key <pem>)
  *
  * For every item removed or changed incompatibly (scripts/impact/analyze.ts), and every proto field, rpc or
  * enum value removed (`reserved` or not): the REST operations, the persisted GraphQL operations that stop
@@ -16,12 +19,13 @@
  * Exit codes: 0 nobody seen in the window would break, 1 a caller seen in the window would break,
  * 2 the contracts or the database could not be read.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { withDatabase } from '../src/cli/cli-support.js';
 import { callerReports, stillUsing } from '../src/core/deprecation-callers.js';
 import { daysBefore } from '../src/core/deprecations.js';
+import { shapeExportReader } from '../src/core/shape-export.js';
 import type { Database } from '../src/store/database.js';
 import { shapeStore } from '../src/store/shape-store.js';
 import { usageStore } from '../src/store/usage-store.js';
@@ -37,8 +41,19 @@ const { values } = parseArgs({
     days: { type: 'string', default: '30' },
     json: { type: 'boolean', default: false },
     offline: { type: 'boolean', default: false },
+    usage: { type: 'string' },
+    'evidence-key': { type: 'string' },
   },
 });
+
+/**
+ * The record from a signed export (`npm run shapes:export`), checked against the evidence key: `--evidence-key
+ * <pem>`, else the base contracts' `evidence-key.pem` (the key the deployment publishes and commits).
+ */
+function exportedShapes(file: string, baseDir: string) {
+  const keyFile = values['evidence-key'] ?? path.join(baseDir, 'evidence-key.pem');
+  return shapeExportReader(JSON.parse(readFileSync(file, 'utf8')), readFileSync(keyFile, 'utf8'));
+}
 
 /** The callers of registry ids in the last `days` days, from the usage database (folded as the report does). */
 function callersFrom(db: Database, days: number): CallerSource {
@@ -67,20 +82,25 @@ async function main(): Promise<number> {
   }
   const headDir = path.resolve(values.head ?? path.join(root, 'contracts'));
   const useDatabase =
-    !values.offline && (Boolean(process.env.DATABASE_URL) || existsSync(process.env.DATA_DIR ?? './data'));
+    !values.offline &&
+    !values.usage &&
+    (Boolean(process.env.DATABASE_URL) || existsSync(process.env.DATA_DIR ?? './data'));
+  const measured = useDatabase || Boolean(values.usage);
   try {
     const analyze = (callers: CallerSource, shapes: ShapeSource | null) =>
       analyzeImpact({ root, baseDir, headDir, callers, shapes });
     const sinceDay = daysBefore(new Date(), days - 1);
-    const { impacts, unattributedOperations } = useDatabase
-      ? await withDatabase((db) => analyze(callersFrom(db, days), { reader: shapeStore(db), sinceDay, days }))
-      : await analyze(null, null);
+    const { impacts, unattributedOperations } = values.usage
+      ? await analyze(null, { reader: exportedShapes(values.usage, baseDir), sinceDay, days })
+      : useDatabase
+        ? await withDatabase((db) => analyze(callersFrom(db, days), { reader: shapeStore(db), sinceDay, days }))
+        : await analyze(null, null);
     const breaking = impacts.filter((impact) => (impact.callers ?? []).length > 0);
     if (values.json) {
-      console.log(JSON.stringify({ days, measured: useDatabase, impacts, unattributedOperations }, null, 2));
+      console.log(JSON.stringify({ days, measured, impacts, unattributedOperations }, null, 2));
     } else {
-      console.log(impactTable(impacts, unattributedOperations, useDatabase, days));
-      console.log(`\n${impactVerdict(impacts, useDatabase, days)}`);
+      console.log(impactTable(impacts, unattributedOperations, measured, days));
+      console.log(`\n${impactVerdict(impacts, measured, days)}`);
     }
     return breaking.length > 0 ? 1 : 0;
   } catch (error) {

@@ -1,15 +1,15 @@
 /**
  * How many callers seen in the window each breaking finding would break, from the request-shape record
  * (docs/decisions.md §13), for the gate to show beside its verdict. Read only when the owner asks for it: an
- * explicit `DATABASE_URL` (never the implicit ./data, which a running server may hold). The verdict and the
- * exit code stay the gate's own.
+ * explicit `DATABASE_URL` (never the implicit ./data, which a running server may hold), or a signed export
+ * (`--usage <file>`). The verdict and the exit code stay the gate's own.
  */
 import { withDatabase } from '../../src/cli/cli-support.js';
 import { daysBefore } from '../../src/core/deprecations.js';
 import { shapeStore } from '../../src/store/shape-store.js';
 import { callersOfRows, coverageOf } from '../impact/impact-callers.js';
 import { protoItems } from '../impact/proto-items.js';
-import { shapeMatches } from '../impact/shape-callers.js';
+import { type ShapeReader, shapeMatches } from '../impact/shape-callers.js';
 import { type Finding, readContracts } from './gate.js';
 
 /** A finding's count: the callers it would break, or null when the window was not measured. */
@@ -21,12 +21,11 @@ export interface CallerCount {
 /** The count of each finding, over the last `days` UTC days. */
 export async function callerCounts(
   findings: Finding[],
-  { baseDir, headDir, days }: { baseDir: string; headDir: string; days: number },
+  { baseDir, headDir, days, reader }: { baseDir: string; headDir: string; days: number; reader?: ShapeReader },
 ): Promise<CallerCount[]> {
   if (findings.length === 0) return [];
   const [base, head, baseProto] = [readContracts(baseDir), readContracts(headDir), protoItems(baseDir)];
-  return withDatabase(async (db) => {
-    const reader = shapeStore(db);
+  const count = async (reader: ShapeReader) => {
     const sinceDay = daysBefore(new Date(), days - 1);
     const matches = await shapeMatches({ reader, sinceDay, queries: findings, base, head, baseProto });
     const coverage = await reader.coverage(sinceDay);
@@ -36,7 +35,8 @@ export async function callerCounts(
       const rows = matches.get(finding) ?? [];
       return { finding, callers: measured || rows.length > 0 ? callersOfRows(rows).length : null };
     });
-  });
+  };
+  return reader ? count(reader) : withDatabase((db) => count(shapeStore(db)));
 }
 
 /** The lines the gate prints: each finding's count, or that it was not measured. */

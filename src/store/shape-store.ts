@@ -2,16 +2,7 @@
  * The request-shape record in PostgreSQL (migration 0029): additive upserts, so any number of instances can
  * write at once, and one transaction per flush.
  */
-import type {
-  KeyShape,
-  NewSignature,
-  ShapeCount,
-  ShapeCoverage,
-  ShapePort,
-  ShapeProtocol,
-  ShapeUse,
-  SignatureLimits,
-} from '../core/ports/shapes.js';
+import type { KeyShape, ShapeCount, ShapeCoverage, ShapePort, ShapeProtocol, ShapeUse } from '../core/ports/shapes.js';
 import type { Database, Queryable } from './database.js';
 import { storeSignatures } from './shape-signatures.js';
 

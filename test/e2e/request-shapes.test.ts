@@ -9,6 +9,7 @@
  * of a webhook endpoint that received an order's event.
  */
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -165,11 +166,14 @@ afterAll(async () => {
 const impact = (...args: string[]) =>
   run('scripts/contracts-impact.ts', '--base', path.join(root, 'contracts'), '--head', head, ...args);
 
-async function run(script: string, ...args: string[]): Promise<{ code: number; output: string }> {
+/** Runs a script against the server's database; a trailing object sets more of its environment. */
+async function run(script: string, ...rest: Array<string | Record<string, string>>) {
+  const args = rest.filter((arg): arg is string => typeof arg === 'string');
+  const env: Record<string, string> = Object.assign({}, ...rest.filter((arg) => typeof arg !== 'string'));
   try {
     const { stdout } = await promisify(execFile)('npx', ['tsx', script, ...args], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: '', ...database.env },
+      env: { ...process.env, DATABASE_URL: '', ...database.env, ...env },
       maxBuffer: 64 * 1024 * 1024,
     });
     return { code: 0, output: stdout };
@@ -208,6 +212,45 @@ describe('contracts:impact from the request-shape record', () => {
   });
 });
 
+describe('contracts:impact from a signed export', () => {
+  it('names the same callers from the file alone, and refuses an altered one', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const keyFile = path.join(scratch, 'evidence-key.pem');
+    writeFileSync(keyFile, publicKey.export({ format: 'pem', type: 'spki' }).toString());
+    const exported = path.join(scratch, 'shapes.json');
+    const signing = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const written = await run('src/cli/shape-export.ts', '--out', exported, { EVIDENCE_SIGNING_KEY: signing });
+    expect(written.code, written.output).toBe(0);
+    // No database at all: the file is the record.
+    const offline = { DATABASE_URL: '', DATABASE_SCHEMA: '', DATA_DIR: path.join(scratch, 'no-such-data') };
+    const base = [
+      '--base',
+      path.join(root, 'contracts'),
+      '--head',
+      head,
+      '--usage',
+      exported,
+      '--evidence-key',
+      keyFile,
+    ];
+    const fromFile = await run('scripts/contracts-impact.ts', ...base, '--json', offline);
+    expect(fromFile.code, fromFile.output).toBe(1);
+    const { impacts } = JSON.parse(fromFile.output) as {
+      impacts: Array<{ item: string; callers: Array<{ apiKeyId: number }> | null }>;
+    };
+    const callersOf = (item: string) =>
+      impacts.find((entry) => entry.item === item)?.callers?.map((caller) => caller.apiKeyId);
+    expect(callersOf('Order.note')).toEqual([keys.noteReader.id]);
+    expect(callersOf('GET /v1/orders query:minAmount')).toEqual([keys.amountFilter.id]);
+    expect(callersOf('inventory.v1.ReserveRequest.sku')).toEqual([keys.reserver.id]);
+    // One count changed after signing: refused, exit 2.
+    writeFileSync(exported, readFileSync(exported, 'utf8').replace('"count": 1', '"count": 7'));
+    const altered = await run('scripts/contracts-impact.ts', ...base, offline);
+    expect(altered.code).toBe(2);
+    expect(altered.output).toContain('altered after it was signed');
+  }, 120_000);
+});
+
 describe('contracts:breaking with the record', () => {
   // Only with an explicit DATABASE_URL (never the implicit ./data): the PostgreSQL run.
   it.runIf(database.env.DATABASE_URL)(
@@ -218,8 +261,19 @@ describe('contracts:breaking with the record', () => {
       expect(gate.output).toMatch(/1 caller\(s\)\s+\[parameter-removed\] GET \/v1\/orders query:minAmount/);
       expect(gate.output).toMatch(/1 caller\(s\)\s+\[FIELD_REMOVED\] Order\.note/);
       expect(gate.output).toMatch(/3 caller\(s\)\s+\[response-member-removed\] Order\.couponCode/);
+      // The same counts from a signed export, with no database.
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const [exported, keyFile] = [path.join(scratch, 'gate-shapes.json'), path.join(scratch, 'gate-key.pem')];
+      writeFileSync(keyFile, publicKey.export({ format: 'pem', type: 'spki' }).toString());
+      const signing = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+      expect((await run('src/cli/shape-export.ts', '--out', exported, { EVIDENCE_SIGNING_KEY: signing })).code).toBe(0);
+      const offline = { DATABASE_URL: '', DATABASE_SCHEMA: '', DATA_DIR: path.join(scratch, 'no-such-data') };
+      const flags = ['--head', head, '--usage', exported, '--evidence-key', keyFile];
+      const fromFile = await run('scripts/contracts-breaking.ts', ...flags, offline);
+      expect(fromFile.code, fromFile.output).toBe(1);
+      expect(fromFile.output).toMatch(/1 caller\(s\)\s+\[parameter-removed\] GET \/v1\/orders query:minAmount/);
     },
-    120_000,
+    180_000,
   );
 });
 

@@ -11,7 +11,8 @@
  * `grpc-reserve` loads the Inventory's `Reserve` with h2load (the same line each time: its idempotent path),
  * `grpc-getstock` its `GetStock`.
  * Prints each round's throughput and p99 ratio (B / A) and their medians. Environment: `DATABASE_URL`,
- * `DURATION` (seconds per run, default 6), `ROUNDS` (default 3), `CONNECTIONS` (default 32).
+ * `DURATION` (seconds per run, default 6), `ROUNDS` (default 3), `CONNECTIONS` (default 32), and `A_ENV` /
+ * `B_ENV`: settings for one side only (`SHAPES_RECORD=false,LOG_LEVEL=error`), to weigh a setting on one build.
  */
 import { create, toBinary } from '@bufbuild/protobuf';
 import pg from 'pg';
@@ -50,11 +51,21 @@ if (process.env.A_SCHEMA_SQL) {
   await setup.end();
 }
 
+/** `A_ENV` or `B_ENV` (`NAME=value,NAME=value`) as settings. */
+const sideSettings = (text = ''): Record<string, string> =>
+  Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+
 /** Starts the server of one build over its scratch schema, with a rate budget of its own. */
 async function start(dist: string, name: string, data = scratch): Promise<RunningServer> {
   const { startServer, loadConfig } = await importBuild(dist);
+  const own = sideSettings(name === 'a' ? process.env.A_ENV : process.env.B_ENV);
   return startServer(
-    loadConfig(data.settings({ RATE_LIMIT_KEY_PREFIX: `ab-${data.schema}-${name}` })),
+    loadConfig(data.settings({ RATE_LIMIT_KEY_PREFIX: `ab-${data.schema}-${name}`, ...own })),
     pino({ level: 'warn' }),
   );
 }

@@ -225,11 +225,14 @@ function compareResponseEnum(before: Shape, after: Shape, push: Push): void {
 }
 
 function compareRequestKeywords(before: Shape, after: Shape, push: Push): void {
+  // The values still accepted travel as data (`keyword: 'enum'`), so impact finds who sent any other.
+  const accepted = { keyword: 'enum', value: after.enum };
   if (before.enum && after.enum) {
     const removed = before.enum.filter((value) => !after.enum?.includes(value));
-    if (removed.length > 0) push('request-enum-value-removed', `value(s) ${removed.join(', ')} no longer accepted`);
+    if (removed.length > 0)
+      push('request-enum-value-removed', `value(s) ${removed.join(', ')} no longer accepted`, accepted);
   } else if (!before.enum && after.enum)
-    push('request-enum-value-removed', `now accepts only ${after.enum.join(', ')}`);
+    push('request-enum-value-removed', `now accepts only ${after.enum.join(', ')}`, accepted);
   const b = before.keywords;
   const h = after.keywords;
   const narrowed = (key: string, text: string, extra?: Partial<Change>) =>

@@ -20,7 +20,7 @@ export interface Change {
    * for a twin of the member in another contract (./input-rules.ts).
    */
   acknowledge?: true | 'Security' | 'Stated';
-  /** A narrowed input rule: its keyword (`maxLength`, `pattern`, …) and its new value. */
+  /** A narrowed input rule: its keyword (`maxLength`, `pattern`, `enum`: the values still accepted, …) and its new value. */
   keyword?: string;
   value?: unknown;
 }

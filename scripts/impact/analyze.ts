@@ -46,6 +46,9 @@ export interface Impact {
   callers: ImpactCaller[] | null;
   /** How much of the window the request-shape record measured (null: it was not read). */
   coverage: ImpactCoverage | null;
+  /** A narrowed input rule's keyword and new value (`enum`: the values still accepted), as the finding gives them. */
+  keyword?: string;
+  value?: unknown;
 }
 
 /** Reads the callers of registry ids (the usage database), or null without one. */
@@ -105,6 +108,7 @@ export async function analyzeImpact({
     grpcMethods: [],
     callers: null,
     coverage: null,
+    ...(change.keyword === undefined ? {} : { keyword: change.keyword, value: change.value }),
   }));
   // Measured items that are gone, where no finding covers them (a retired proto field, say).
   const covered = new Set(impacts.flatMap((impact) => impact.registryIds));

@@ -94,13 +94,13 @@ interface Selection {
 function restSelections(query: ShapeQuery, document: Record<string, any>): Selection[] {
   const op = /^([A-Z]+ \/\S*)/.exec(query.item)?.[1];
   const known = op && Object.keys(document.paths?.[op.split(' ')[1] as string] ?? {}).length > 0;
-  if (query.rule === 'request-enum-value-removed') {
-    const accepted = /now accepts only (.+)$/.exec(query.message)?.[1]?.split(', ');
-    const removed = /value\(s\) (.+) no longer accepted/.exec(query.message)?.[1]?.split(', ');
-    if (removed) return [{ shapes: removed.map((value) => `${query.item}=${value}`) }];
-    if (accepted)
-      return [{ prefix: `${query.item}=`, keep: (shape) => !accepted.includes(shape.split('=').pop() ?? '') }];
+  if (query.rule === 'request-enum-value-removed' && query.keyword === 'enum' && Array.isArray(query.value)) {
+    // Who sent a value the candidate no longer accepts (values are recorded as the contract spells them).
+    const accepted = query.value.map(String);
+    return [{ prefix: `${query.item}=`, keep: (shape) => !accepted.includes(shape.slice(shape.lastIndexOf('=') + 1)) }];
   }
+  // A removed request body (or its JSON media type): who sent one.
+  if (op && query.item.startsWith(`${op} request body`)) return [{ shapes: [`${op} request body`] }];
   if (query.rule === 'request-constraint-narrowed' && query.keyword === 'pattern' && / query:sort$/.test(query.item)) {
     const pattern = new RegExp(String(query.value));
     return [{ prefix: `${query.item}=`, keep: (shape) => !pattern.test(shape.split('=').pop() ?? '') }];

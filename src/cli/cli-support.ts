@@ -4,10 +4,11 @@
  * (default ./data; stop the server first, the embedded database is one process per directory). Whoever
  * can reach the database is the operator.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../core/caller.js';
 import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import { EVIDENCE_WINDOW } from '../core/deprecations.js';
 import { projectRoot } from '../project-root.js';
 import type { Database } from '../store/database.js';
 import { openDatabase } from '../store/open.js';
@@ -44,4 +45,24 @@ export function runCommand(main: () => Promise<void>): void {
     console.error(typeof detail === 'string' ? detail : error instanceof Error ? error.message : error);
     process.exit(1);
   });
+}
+
+/** `--days` as a window of whole days, 1 to the evidence window (366). */
+export function windowDays(text: string | undefined): number {
+  const days = Number(text);
+  if (!Number.isInteger(days) || days < 1 || days > EVIDENCE_WINDOW)
+    throw new Error(`--days takes a whole number of days, 1 to ${EVIDENCE_WINDOW}`);
+  return days;
+}
+
+/** Prints a document as JSON, or writes it to `out` (its folder made) and prints `summary` instead. */
+export function writeJsonOut(out: string | undefined, document: unknown, summary: string): void {
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (!out) {
+    process.stdout.write(text);
+    return;
+  }
+  mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+  writeFileSync(out, text);
+  console.log(`${out}: ${summary}`);
 }

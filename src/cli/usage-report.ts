@@ -11,14 +11,14 @@
  * `node dist/src/cli/usage-report.js <item>`.
  */
 
-import { createDeprecationService, EVIDENCE_WINDOW } from '../core/deprecations.js';
+import { createDeprecationService } from '../core/deprecations.js';
 import { usageStore } from '../store/usage-store.js';
-import { OPERATOR, readRegistry, withDatabase } from './cli-support.js';
+import { OPERATOR, readRegistry, windowDays, withDatabase } from './cli-support.js';
 
 const args = process.argv.slice(2);
 const csv = args.includes('--csv');
 const daysFlag = args.indexOf('--days');
-const days = daysFlag >= 0 ? Number(args[daysFlag + 1]) : 30;
+const daysText = daysFlag >= 0 ? args[daysFlag + 1] : '30';
 const registryFlag = args.indexOf('--registry');
 const flagValues = new Set([daysFlag, registryFlag].filter((flag) => flag >= 0).map((flag) => flag + 1));
 const item = args.find((arg, index) => !arg.startsWith('--') && !flagValues.has(index));
@@ -46,8 +46,7 @@ function print(header: string[], rows: Array<Array<string | number>>): void {
 }
 
 async function main(): Promise<void> {
-  if (!Number.isInteger(days) || days < 1 || days > EVIDENCE_WINDOW)
-    throw new Error(`--days takes a whole number of days, 1 to ${EVIDENCE_WINDOW}`);
+  const days = windowDays(daysText);
   const registry = readRegistry(registryFlag >= 0 ? args[registryFlag + 1] : undefined);
   await withDatabase(async (db) => {
     const report = createDeprecationService({ registry, usage: usageStore(db) });

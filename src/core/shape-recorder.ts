@@ -10,8 +10,8 @@
  * rows older than `retentionDays` are purged.
  */
 import type { ShapePort, ShapeProtocol, ShapeSignature } from './ports/shapes.js';
+import { clientTable, flushLoop, utcDays } from './recorder-loop.js';
 import { shapeBuffer } from './shape-buffer.js';
-import { clientTable, daysBetween, utcDays } from './usage-recorder.js';
 
 /** Who sent a request, as the record names it. */
 export interface ShapeCaller {
@@ -79,40 +79,29 @@ export function createShapeRecorder(options: ShapeRecorderOptions): ShapeRecorde
   const buffer = shapeBuffer({ maxEntries, maxEntriesPerKey, maxSignatureBytes, onDropped });
   const clientFor = clientTable(maxEntries, maxClientsPerKey);
   const dayOf = utcDays();
-  let pendingFrom: string | undefined;
   let purgedOn: string | undefined;
-  let writing: Promise<void> = Promise.resolve();
-
-  const write = async () => {
-    const at = now();
+  const purge = async (at: Date) => {
     const today = dayOf(at.getTime());
-    const taken = buffer.take();
-    try {
-      const days = daysBetween(pendingFrom ?? today, today);
-      const refused = await port.add(
-        taken.counts,
-        { instance, at, days, dropped: taken.drops, signatures: taken.signatures },
-        { max: maxSignatures, maxPerKey: maxSignaturesPerKey },
-      );
-      if (refused > 0) buffer.countDropped('graphql', refused);
-      pendingFrom = today;
-      if (purgedOn !== today) {
-        await port.purge(dayOf(at.getTime() - (retentionDays - 1) * 86_400_000));
-        purgedOn = today;
-      }
-    } catch (error) {
-      onError(error);
-      buffer.restore(taken);
-    }
+    if (purgedOn === today) return;
+    await port.purge(dayOf(at.getTime() - (retentionDays - 1) * 86_400_000));
+    purgedOn = today;
   };
-  const enqueue = (work: () => Promise<void>) => {
-    const next = writing.then(work);
-    writing = next.catch(() => undefined);
-    return next;
-  };
-  const flush = () => enqueue(write);
-  const timer = setInterval(() => void flush(), flushMs);
-  timer.unref();
+  const loop = flushLoop(
+    {
+      take: buffer.take,
+      restore: buffer.restore,
+      async write(taken, { at, days }) {
+        const limits = { max: maxSignatures, maxPerKey: maxSignaturesPerKey };
+        const flush = { instance, at, days, dropped: taken.drops, signatures: taken.signatures };
+        const refused = await port.add(taken.counts, flush, limits);
+        if (refused > 0) buffer.countDropped('graphql', refused);
+        // Written: a failed purge is told, never taken for a failed flush (that would count twice).
+        await purge(at).catch(onError);
+      },
+      register: (at) => port.register({ instance, at }),
+    },
+    { flushMs, onError, now },
+  );
 
   return {
     record(protocol, caller, shapes, signature) {
@@ -124,17 +113,9 @@ export function createShapeRecorder(options: ShapeRecorderOptions): ShapeRecorde
       const signed = signature && `sig:${signature.hash}`;
       for (const shape of shapes) buffer.add(group, shape, at, 1, shape === signed ? signature : undefined);
     },
-    register: () =>
-      enqueue(async () => {
-        const at = now();
-        await port.register({ instance, at });
-        pendingFrom ??= dayOf(at.getTime());
-      }),
-    flush,
-    async close() {
-      clearInterval(timer);
-      await flush();
-    },
+    register: loop.register,
+    flush: loop.flush,
+    close: loop.close,
     get dropped() {
       return buffer.dropped();
     },

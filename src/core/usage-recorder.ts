@@ -12,6 +12,7 @@
  * instance's traffic, more only while its writes fail (each failure goes to `onError`).
  */
 import type { UsageCount, UsageDrop, UsageKind, UsagePort } from './ports/usage.js';
+import { clientTable, flushLoop, utcDays } from './recorder-loop.js';
 
 /** One use as a transport reports it. */
 export interface UsageEvent {
@@ -66,36 +67,17 @@ export function createUsageRecorder({
   now = () => new Date(),
 }: UsageRecorderOptions): InstanceUsageRecorder {
   const buffer = usageBuffer(maxEntries, onDropped);
-  // The first day the next flush completes: the day of the last successful flush or of the registration.
-  let pendingFrom: string | undefined;
-  let writing: Promise<void> = Promise.resolve();
-
   const clientFor = clientTable(maxEntries, maxClientsPerKey);
   const dayOf = utcDays();
-
-  const write = async () => {
-    const at = now();
-    const today = dayOf(at.getTime());
-    const taken = buffer.take();
-    try {
-      const days = daysBetween(pendingFrom ?? today, today);
-      await port.add(taken.counts, { instance, at, days, dropped: taken.drops });
-      pendingFrom = today;
-    } catch (error) {
-      onError(error);
-      buffer.restore(taken);
-    }
-  };
-
-  // Registration and flushes run one after the other; a failed registration still lets the next run.
-  const enqueue = (work: () => Promise<void>) => {
-    const next = writing.then(work);
-    writing = next.catch(() => undefined);
-    return next;
-  };
-  const flush = () => enqueue(write);
-  const timer = setInterval(() => void flush(), flushMs);
-  timer.unref();
+  const loop = flushLoop(
+    {
+      take: buffer.take,
+      restore: buffer.restore,
+      write: (taken, { at, days }) => port.add(taken.counts, { instance, at, days, dropped: taken.drops }),
+      register: (at) => port.register({ instance, at }),
+    },
+    { flushMs, onError, now },
+  );
 
   return {
     record({ item, apiKeyId, client, kind = 'use' }) {
@@ -113,17 +95,9 @@ export function createUsageRecorder({
         lastSeen: at,
       });
     },
-    register: () =>
-      enqueue(async () => {
-        const at = now();
-        await port.register({ instance, at });
-        pendingFrom ??= dayOf(at.getTime());
-      }),
-    flush,
-    async close() {
-      clearInterval(timer);
-      await flush();
-    },
+    register: loop.register,
+    flush: loop.flush,
+    close: loop.close,
     get dropped() {
       return buffer.dropped;
     },
@@ -180,58 +154,5 @@ function usageBuffer(maxEntries: number, onDropped: (drop: UsageDrop) => void) {
     get dropped() {
       return dropped;
     },
-  };
-}
-
-/** The UTC days from `first` to `last`, both included (`last` alone when `first` is not before it). */
-export function daysBetween(first: string, last: string): string[] {
-  const days: string[] = [];
-  for (let time = Date.parse(`${first}T00:00:00Z`); ; time += 86_400_000) {
-    const day = new Date(time).toISOString().slice(0, 10);
-    if (day >= last) break;
-    days.push(day);
-  }
-  days.push(last);
-  return days;
-}
-
-/**
- * The client names told apart per key and UTC day: at most `maxClientsPerKey` (the rest are `other`), for at
- * most `maxKeys` keys (a flood of keys starts the per-key sets afresh).
- */
-export function clientTable(maxKeys: number, maxClientsPerKey: number) {
-  const clientsByKey = new Map<number, Set<string>>();
-  let clientsDay = '';
-  return (apiKeyId: number, client: string, day: string): string => {
-    if (day !== clientsDay) {
-      clientsByKey.clear();
-      clientsDay = day;
-    }
-    let seen = clientsByKey.get(apiKeyId);
-    if (!seen) {
-      if (clientsByKey.size >= maxKeys) clientsByKey.clear();
-      seen = new Set();
-      clientsByKey.set(apiKeyId, seen);
-    }
-    if (seen.has(client)) return client;
-    if (seen.size >= maxClientsPerKey) return 'other';
-    seen.add(client);
-    return client;
-  };
-}
-
-/** The UTC day (YYYY-MM-DD) of a time, formatted once per day rather than on every use. */
-export function utcDays(): (time: number) => string {
-  const DAY_MS = 86_400_000;
-  let start = 0;
-  let end = -1;
-  let name = '';
-  return (time) => {
-    if (time < start || time >= end) {
-      start = time - (((time % DAY_MS) + DAY_MS) % DAY_MS);
-      end = start + DAY_MS;
-      name = new Date(start).toISOString().slice(0, 10);
-    }
-    return name;
   };
 }

@@ -7,6 +7,7 @@
  *   `GET /v1/orders query:minAmount`            a parameter sent
  *   `GET /v1/orders query:status[]=PAID`        an enum value sent (`OrderStatus=PAID` under a named schema)
  *   `GET /v1/orders query:sort=amount`          a sort key
+ *   `POST /v1/orders request body`              a body sent
  *   `PlaceOrderRequest.items`, `OrderLine.sku`  a body member, under the schema that declares it
  *   `GET /v1/orders answer:*`, `… fields:status` a full answer, or the members `fields=` kept
  *   `webhook order.created POST`, `Order.note`  a webhook delivery, and the payload members it carried
@@ -118,7 +119,10 @@ export function restShapes(definition: Record<string, unknown>): RestShapes {
         walk(parameter.schema, parameter.list ? value.split(',') : value, item, out, 0);
       }
       for (const { sent, item } of shape.headers) if (header(sent) !== undefined) out.push(item);
-      if (shape.body && body !== undefined) walk(shape.body, body, `${op} request body`, out, 0);
+      if (shape.body && body !== undefined) {
+        out.push(`${op} request body`);
+        walk(shape.body, body, `${op} request body`, out, 0);
+      }
       return out;
     },
   };

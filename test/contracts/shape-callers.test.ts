@@ -22,7 +22,10 @@ const day = new Date().toISOString().slice(0, 10);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A candidate without `admin` in `ApiKeyRole`, without the cancellation's body, and without `OrderPatch.note`. */
+/**
+ * A candidate without `admin` in `ApiKeyRole`, without the cancellation's body, without `OrderPatch.note`,
+ * and whose order list no longer sorts by `amount`.
+ */
 function candidate(): void {
   cpSync(baseDir, headDir, { recursive: true });
   const file = path.join(headDir, 'openapi.yaml');
@@ -30,14 +33,15 @@ function candidate(): void {
   openapi.components.schemas.ApiKeyRole.enum = ['customer'];
   delete openapi.paths['/v1/orders/{orderId}/cancellation'].post.requestBody;
   delete openapi.components.schemas.OrderPatch.properties.note;
+  openapi.components.parameters.OrderSort.schema.pattern = '^-?(createdAt|id)(,-?(createdAt|id))*$';
   writeFileSync(file, stringify(openapi));
 }
 
 /** What each key sent, as the REST step names it. */
 function recorded(): ShapeUse[] {
   const shapes = restShapes(parse(readFileSync(path.join(baseDir, 'openapi.yaml'), 'utf8')));
-  const sent = (apiKeyId: number, operationId: string, body: unknown) =>
-    shapes.of(operationId, { query: {}, header: () => undefined, body, fields: undefined }).map(
+  const sent = (apiKeyId: number, operationId: string, body: unknown, query: Record<string, string> = {}) =>
+    shapes.of(operationId, { query, header: () => undefined, body, fields: undefined }).map(
       (shape): ShapeUse => ({
         protocol: 'rest',
         shape,
@@ -59,6 +63,8 @@ function recorded(): ShapeUse[] {
     ...sent(4, 'createCancellation', undefined),
     ...sent(5, 'updateOrder', { note: 'by the door' }),
     ...sent(6, 'updateOrder', { status: 'PAID' }),
+    ...sent(7, 'listOrders', undefined, { sort: 'createdAt,-amount' }),
+    ...sent(8, 'listOrders', undefined, { sort: '-createdAt,id' }),
   ];
 }
 
@@ -97,6 +103,10 @@ describe('impact names who sent what a REST change refuses, and not the caller b
   it('a request body removed: who sent a body', () => {
     const item = /^POST \/v1\/orders\/\{orderId\}\/cancellation request body$/;
     expect(callersOf('request-body-removed', item)).toEqual([3]);
+  });
+
+  it('a sort pattern narrowed: who sorted by a key it no longer admits', () => {
+    expect(callersOf('request-constraint-narrowed', /^GET \/v1\/orders query:sort$/)).toEqual([7]);
   });
 
   it('a member of a PATCH body removed: who sent that member', () => {

@@ -227,7 +227,7 @@ describe('deadlines from the REST edge', () => {
   });
 
   it('passes the remaining budget to a remote Inventory and answers 504 with nothing left behind', async () => {
-    const seen: { timeoutMs?: number; released: string[] } = { released: [] };
+    const seen: { timeoutMs?: number; released: string[]; userAgent?: string | null } = { released: [] };
     // It serves Reserve and not ReserveOrder, as a server of the release before ReserveOrder does: the
     // order path falls back to one Reserve per line, with the same budget.
     const slow = createGrpcServer({
@@ -235,6 +235,7 @@ describe('deadlines from the REST edge', () => {
         router.service(Inventory, {
           async reserve(_request, context: HandlerContext) {
             seen.timeoutMs = context.timeoutMs();
+            seen.userAgent = context.requestHeader.get('user-agent');
             await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
             throw context.signal.reason;
           },
@@ -270,6 +271,8 @@ describe('deadlines from the REST edge', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(seen.timeoutMs).toBeGreaterThan(0);
       expect(seen.timeoutMs).toBeLessThanOrEqual(400);
+      // It names itself, so the request-shape record labels its calls as the product's own.
+      expect(seen.userAgent).toMatch(/^order-api\/inventory-client\b/);
       // Answered at the deadline; the release goes out right after, not left to the reservation's expiry.
       await until(() => (seen.released.length > 0 ? true : undefined), 2_000);
       expect(seen.released).toHaveLength(1);

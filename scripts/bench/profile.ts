@@ -3,7 +3,7 @@
  * target and writes a CPU profile of the load window only (not the dataset load or the shutdown), so that
  * `npx tsx scripts/bench/profile.ts <target>` records where the time goes. Targets: rest-id, rest-page,
  * graphql-page, graphql-typename, grpc-getstock, bare-id, bare-page, bare-grpc-getstock (connect-node with
- * the same SQL and nothing else), rest-write (`POST /v1/orders` as the events bench places them) and
+ * the same SQL and nothing else), bare-grpcjs-getstock (@grpc/grpc-js with the same SQL, the bench's baseline), rest-write (`POST /v1/orders` as the events bench places them) and
  * rest-write-hooks (the same with 3 webhook endpoints on a receiver process of its own, ./receiver.ts; the
  * window lasts until their deliveries are drained, so that it holds all their cost). The profile is written to
  * `PROFILE_DIR` (default `profiles/`) as `<target>.cpuprofile`; open it in Chrome DevTools or speedscope.
@@ -17,7 +17,7 @@ import path from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { pino } from 'pino';
 import { GetStockRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { baselinePool, startBareRest, startConnectNodeInventory } from './baselines.js';
+import { baselinePool, startBareRest, startConnectNodeInventory, startGrpcJsInventory } from './baselines.js';
 import { h2load, wrk } from './load.js';
 import { withWebhookEndpoints } from './receiver.js';
 import { importBuild, scratchDataSet } from './scratch.js';
@@ -39,8 +39,17 @@ const seconds = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const scratch = await scratchDataSet(url, 'prof');
+/** `SERVER_ENV` (`NAME=value,NAME=value`): settings of the profiled server, to weigh one. */
+function serverEnv(text = ''): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
 const server = await startServer(
-  loadConfig(scratch.settings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })),
+  loadConfig(scratch.settings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...serverEnv(process.env.SERVER_ENV) })),
   pino({ level: 'warn' }),
 );
 const headers = { authorization: `Bearer ${scratch.adminKey}` };
@@ -49,9 +58,13 @@ const hooks = hooksPool ? await withWebhookEndpoints(server.httpUrl, headers, 3,
 const query =
   '{ ordersConnection(first: 20) { nodes { id status amount createdAt user { name } } pageInfo { endCursor hasNextPage } } }';
 const bareRest = target === 'bare-id' || target === 'bare-page';
-const pool = bareRest || target === 'bare-grpc-getstock' ? baselinePool(url, scratch.schema) : undefined;
+const bareGrpcTarget = target === 'bare-grpc-getstock' || target === 'bare-grpcjs-getstock';
+const pool = bareRest || bareGrpcTarget ? baselinePool(url, scratch.schema) : undefined;
 const bare = bareRest && pool ? await startBareRest(pool) : undefined;
-const bareGrpc = target === 'bare-grpc-getstock' && pool ? await startConnectNodeInventory(pool) : undefined;
+const bareGrpc =
+  bareGrpcTarget && pool
+    ? await (target === 'bare-grpc-getstock' ? startConnectNodeInventory(pool) : startGrpcJsInventory(pool))
+    : undefined;
 const getStock = toBinary(GetStockRequestSchema, create(GetStockRequestSchema, { sku: 'BENCH-1' }));
 try {
   const runFor = (seconds: number) => ({
@@ -75,6 +88,7 @@ try {
     },
     'grpc-getstock': () => h2load(server.grpcUrl, 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
     'bare-grpc-getstock': () => h2load(bareGrpc?.url ?? '', 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
+    'bare-grpcjs-getstock': () => h2load(bareGrpc?.url ?? '', 'inventory.v1.Inventory/GetStock', getStock, { seconds }),
   });
   const run = runFor(seconds)[target as keyof ReturnType<typeof runFor>];
   if (!run) throw new Error(`unknown target ${target}`);

@@ -54,25 +54,31 @@ const stockChangeMessage = (update: StockUpdate): StockChange =>
  * and one that outlives it answers DEADLINE_EXCEEDED at once (the caller releases by compensation; what
  * the late work reserved expires). Every failure leaves through the one error mapping.
  */
-async function withinDeadline<T>(context: HandlerContext, work: (options: WriteOptions) => Promise<T>): Promise<T> {
-  const deadline = () => new ConnectError('the deadline passed before the call finished', Code.DeadlineExceeded);
+function withinDeadline<T>(context: HandlerContext, work: (options: WriteOptions) => Promise<T>): Promise<T> {
   const timeLeft = context.timeoutMs();
-  if (timeLeft !== undefined && (timeLeft <= 0 || context.signal.aborted)) throw deadline();
-  const options: WriteOptions = {
-    // Read only by the work that needs it (writes): a read without a deadline makes no signal at all.
-    get signal() {
-      return context.signal;
-    },
-    ...(timeLeft === undefined ? {} : { deadline: Date.now() + timeLeft }),
-  };
-  try {
-    // With a deadline, answer the moment it passes even if the work is still running; without one the
-    // signal only aborts when the client has gone or the server is being forced down, and nobody waits.
-    return await (timeLeft === undefined ? work(options) : raceAbort(work(options), context.signal, deadline));
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'UPSTREAM_TIMEOUT') throw deadline();
-    throw toConnectError(error);
+  // Without a deadline the signal only aborts when the client has gone or the server is being forced down,
+  // and nobody waits on it; it is read only by the work that needs it (writes), so a read makes none.
+  if (timeLeft === undefined) return work(new SignalOnDemand(context)).catch(asCallError);
+  if (timeLeft <= 0 || context.signal.aborted) return Promise.reject(deadlinePassed());
+  const options: WriteOptions = { signal: context.signal, deadline: Date.now() + timeLeft };
+  // With a deadline, answer the moment it passes even if the work is still running.
+  return raceAbort(work(options), context.signal, deadlinePassed).catch(asCallError);
+}
+
+/** Write options whose signal is the call's, made only when read. */
+class SignalOnDemand implements WriteOptions {
+  constructor(private readonly context: HandlerContext) {}
+  get signal(): AbortSignal {
+    return this.context.signal;
   }
+}
+
+const deadlinePassed = () => new ConnectError('the deadline passed before the call finished', Code.DeadlineExceeded);
+
+/** Every failure of a call as the one error mapping gives it; the core's upstream timeout is the deadline. */
+function asCallError(error: unknown): never {
+  if (error instanceof DomainError && error.code === 'UPSTREAM_TIMEOUT') throw deadlinePassed();
+  throw toConnectError(error);
 }
 
 /** How close to its deadline a cancelled stream counts as timed out. */

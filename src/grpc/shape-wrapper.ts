@@ -7,8 +7,7 @@
  * else the client; the Order API's own calls (`user-agent: order-api/…`, through `INVENTORY_URL`) are
  * labelled `(own) order-api/…`.
  */
-import type { DescField, DescMessage, Message } from '@bufbuild/protobuf';
-import { isReflectMessage, type ReflectMessage, reflect } from '@bufbuild/protobuf/reflect';
+import { type DescEnum, type DescField, type DescMessage, isFieldSet, type Message } from '@bufbuild/protobuf';
 import { keyCaller } from './auth.js';
 import { requestHeaderOf } from './grpc-js-context.js';
 import type { CallWrapper } from './service-wrappers.js';
@@ -43,30 +42,32 @@ export function shapeWrapper(
   };
 }
 
-/** Appends the fields set in `message` (and in the messages it holds), its enum values and unknown fields. */
-export function fieldsSet(desc: DescMessage, message: Message | ReflectMessage, out: string[], depth: number): void {
-  if (depth > MAX_DEPTH) return;
-  const view = isReflectMessage(message) ? message : reflect(desc, message);
-  for (const field of view.fields) {
-    if (!view.isSet(field)) continue;
+/**
+ * Appends the fields set in `message` (and in the messages it holds), its enum values and unknown fields.
+ * Read from the message as it is (no reflection object per call): a field's value is its member, or its
+ * oneof's value; lists are arrays and maps plain objects.
+ */
+export function fieldsSet(desc: DescMessage, message: Message, out: string[], depth: number): void {
+  if (depth > MAX_DEPTH || typeof message !== 'object' || message === null) return;
+  const members = message as unknown as Record<string, unknown>;
+  for (const field of desc.fields) {
+    if (!isFieldSet(message, field)) continue;
     out.push(fieldName(desc, field));
-    const value = view.get(field) as unknown;
-    if (field.fieldKind === 'message') fieldsSet(field.message, value as ReflectMessage, out, depth + 1);
-    if (field.fieldKind === 'enum') enumValue(field.enum, value, out);
-    if (field.fieldKind === 'list') {
-      for (const entry of value as Iterable<unknown>) {
-        if (field.listKind === 'message') fieldsSet(field.message, entry as ReflectMessage, out, depth + 1);
-        if (field.listKind === 'enum') enumValue(field.enum, entry, out);
-      }
-    }
-    if (field.fieldKind === 'map') {
-      for (const entry of (value as ReadonlyMap<unknown, unknown>).values()) {
-        if (field.mapKind === 'message') fieldsSet(field.message, entry as ReflectMessage, out, depth + 1);
-        if (field.mapKind === 'enum') enumValue(field.enum, entry, out);
+    if (field.fieldKind === 'scalar') continue;
+    const value = field.oneof ? (members[field.oneof.localName] as { value: unknown }).value : members[field.localName];
+    if (field.fieldKind === 'message') fieldsSet(field.message, value as Message, out, depth + 1);
+    else if (field.fieldKind === 'enum') enumValue(field.enum, value, out);
+    else {
+      const list = field.fieldKind === 'list';
+      const kind = list ? field.listKind : field.mapKind;
+      if (kind === 'scalar') continue;
+      for (const entry of list ? (value as unknown[]) : Object.values(value as object)) {
+        if (kind === 'message') fieldsSet(field.message as DescMessage, entry as Message, out, depth + 1);
+        else enumValue(field.enum as DescEnum, entry, out);
       }
     }
   }
-  for (const unknown of view.getUnknown() ?? []) out.push(`${desc.typeName}#${unknown.no}`);
+  for (const unknown of message.$unknown ?? []) out.push(`${desc.typeName}#${unknown.no}`);
 }
 
 const fieldNames = new WeakMap<DescField, string>();

@@ -176,6 +176,16 @@ export interface PgDatabaseOptions {
   preparedStatements?: number;
 }
 
+/**
+ * A statement prepared by name, as a `pg.Query` made from its text: given a config object instead, pg copies
+ * it (property descriptors and all) on every call. A pool runs a `Query` as it is and answers its result.
+ */
+function namedQuery(name: string, text: string, values: unknown[] | undefined): pg.QueryConfig {
+  const query = new pg.Query(text, values) as pg.Query & { name: string };
+  query.name = name;
+  return query as unknown as pg.QueryConfig;
+}
+
 /** Connects to a PostgreSQL server through a `pg` pool. */
 export async function createPgDatabase(
   url: string,
@@ -219,7 +229,7 @@ export async function createPgDatabase(
     query(sql, params) {
       const name = names.of(sql);
       if (name === undefined) return unnamed(sql, params);
-      return pool.query({ name, text: sql, values: params }).then(rowsOf, (error: unknown) => {
+      return pool.query(namedQuery(name, sql, params)).then(rowsOf, (error: unknown) => {
         if (!isStalePreparedStatement(error)) return rethrowUnavailable(error);
         // A migration (of another instance, in a rolling deploy) changed a table under the prepared statements.
         names.forget();

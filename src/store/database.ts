@@ -176,10 +176,7 @@ export interface PgDatabaseOptions {
   preparedStatements?: number;
 }
 
-/**
- * A statement prepared by name, as a `pg.Query` made from its text: given a config object instead, pg copies
- * it (property descriptors and all) on every call. A pool runs a `Query` as it is and answers its result.
- */
+/** A named statement as a `pg.Query` made from its text (pg copies a config object on every call). */
 function namedQuery(name: string, text: string, values: unknown[] | undefined): pg.QueryConfig {
   const query = new pg.Query(text, values) as pg.Query & { name: string };
   query.name = name;

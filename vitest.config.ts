@@ -15,8 +15,8 @@ const databaseFree = [
   'test/core/one-door.test.ts',
   'test/production/{deploy-files,npm-start}.test.ts',
   'test/contracts/{breaking-corpus,breaking,changelog,deprecation-lint,deprecation-registry,error-codes}.test.ts',
-  // Impact analysis over an embedded database of its own, whatever the run.
-  'test/contracts/impact.test.ts',
+  // Impact analysis over an embedded database of its own, whatever the run, or over a record in memory.
+  'test/contracts/{impact,shape-callers}.test.ts',
   'test/contracts/{generated,named-items,openapi-document,owasp-lint,proto-revisions,release-history}.test.ts',
   'test/contracts/{scopes,versioning}.test.ts',
 ];

@@ -1,5 +1,5 @@
 /**
- * The size rule of src/ (issue #13): no file over 250 lines, no function over 80. A function here is a
+ * The size rule of src/: no file over 250 lines, no function over 80. A function here is a
  * declaration, a function expression, an arrow function or a method, measured from its first to its last
  * line. `npm run lint` runs it; exits 1 and lists what is over.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 
 describe('configuration', () => {
-  // Issue 42: the internal port reaches every product's stock; beyond loopback it needs its token.
+  // The internal port reaches every product's stock; beyond loopback it needs its token.
   it('refuses a non-loopback GRPC_HOST without INTERNAL_TOKEN, unless the operator allows it explicitly', () => {
     expect(() => loadConfig({ GRPC_HOST: '0.0.0.0' })).toThrow(/INTERNAL_TOKEN: GRPC_HOST 0\.0\.0\.0 is not loopback/);
     expect(loadConfig({ GRPC_HOST: '0.0.0.0', INTERNAL_TOKEN: 'internal-token-0123456789' }).GRPC_HOST).toBe('0.0.0.0');

@@ -1,5 +1,5 @@
 /**
- * Scale benchmark (issue 44): the cost of every list and search shape of the order list at a small and a
+ * Scale benchmark: the cost of every list and search shape of the order list at a small and a
  * large number of orders, side by side. It loads 100,000 orders into one schema and `ORDERS` (default
  * 10,000,000) into another on a PostgreSQL server, times each shape through the core (no HTTP, so no
  * request overhead) as the median of `ROUNDS` sequential calls, and prints both medians and their ratio.

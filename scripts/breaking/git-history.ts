@@ -1,5 +1,5 @@
 /**
- * `readReleaseHistory`: the releases of the contracts as git records them (issue 30). A release is a commit
+ * `readReleaseHistory`: the releases of the contracts as git records them. A release is a commit
  * on the first-parent line of the commit under test whose contracts/CHANGELOG.md carries a version stamp
  * (`## [1.1.0] - 2026-12-01`) that its first parent's did not — what `npm run contracts:release` commits.
  * Tags play no part (they may not reach CI's clone), and nothing in the working tree is read: each

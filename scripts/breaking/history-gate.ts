@@ -1,5 +1,5 @@
 /**
- * The gate over a checkout's history (issue 30): every release commit against the release before it, then
+ * The gate over a checkout's history: every release commit against the release before it, then
  * the working contracts against the last release. A release is only a baseline once it passed as a change
  * itself, so a hand-made stamp cannot move the baseline past a breaking change: the stamp makes its commit
  * a release, and the release is checked against its predecessor on every run.

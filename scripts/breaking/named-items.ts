@@ -1,5 +1,5 @@
 /**
- * Every changed meaning is named (issue 30, point 5). A differ sees a rewritten description, example,
+ * Every changed meaning is named. A differ sees a rewritten description, example,
  * default, format or constraint, but not whether the new text changes what clients may rely on; the
  * changelog must say. So each item whose meaning text changed, and each added item, must be named in
  * backticks in a changelog bullet of its contract, or the gate refuses it:

@@ -1,5 +1,5 @@
 /**
- * The release history the gate reads (issue 30): the releases made by `npm run contracts:release`, found
+ * The release history the gate reads: the releases made by `npm run contracts:release`, found
  * in git by their changelog stamp, oldest first. The gate's baseline is the last of them before the change
  * under test; retirements read from it when the deprecation was first released and which evidence key was
  * committed at the baseline.

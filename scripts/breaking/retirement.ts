@@ -1,5 +1,5 @@
 /**
- * Removals need evidence (spec §9.2 rules 2(d) and 8; issue 30). A removal passes the gate only through an
+ * Removals need evidence (spec §9.2 rules 2(d) and 8). A removal passes the gate only through an
  * entry of contracts/retirements.yaml whose evidence holds, checked in the order an API owner meets it:
  *   (a) the item was deprecated with a sunset date in the released (base) contracts;
  *   (b) the sunset date has passed;

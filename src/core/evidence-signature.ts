@@ -1,5 +1,5 @@
 /**
- * The signature of a usage export (issue 30): the evidence a removal needs is signed by the server that
+ * The signature of a usage export: the evidence a removal needs is signed by the server that
  * measured it, so that a hand-written or edited file cannot pass the release gate. Ed25519 over the
  * canonical JSON (src/core/canonical-json.ts) of every member of the export but `signature`; `keyId` names
  * the key (the SHA-256 of its public key, SPKI DER) and is signed with the rest.

@@ -25,7 +25,7 @@ describe('webhook targets (SSRF)', () => {
     await expect(checkWebhookTarget('https://10.1.2.3/h', true, resolvesTo())).resolves.toEqual(['10.1.2.3']);
   });
 
-  // Issue 42: an IPv4 address carried inside an IPv6 one reaches that IPv4 address.
+  // An IPv4 address carried inside an IPv6 one reaches that IPv4 address.
   it.each([
     ['NAT64', 'https://[64:ff9b::7f00:1]/'],
     ['NAT64, dotted', 'https://[64:ff9b::10.0.0.1]/'],

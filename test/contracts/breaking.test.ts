@@ -235,7 +235,7 @@ describe('removal through a recorded retirement with evidence only', () => {
   });
 
   describe('signed evidence: a hand-written, edited or foreign export proves nothing', () => {
-    // The bypasses of issue 30 against the honest path above: each refused with its reason.
+    // The bypasses against the honest path above: each refused with its reason.
     const refusedWith = async (file: string, options: Parameters<typeof gate>[1] = {}) => {
       const { blocked, finding } = await gate([entry(file)], options);
       expect(blocked).toBe(true);

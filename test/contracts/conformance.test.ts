@@ -25,7 +25,7 @@ const ADMIN_KEY = 'conformance-admin-key-0123456789';
 /** The item every `{item}` path names: watched in v1, so it is used (and counted) by every order read. */
 const ITEM = 'rest.Order.amount';
 
-/** The admin lists (issue 33) and the write that answers one: each documented status, provoked. */
+/** The admin lists and the write that answers one: each documented status, provoked. */
 const OPERATIONS = [
   'getDeprecationReport',
   'getDeprecationCallers',

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { graphqlRules, openapiRules, protoRules, type Rules, rulesOf } from '../../scripts/rules/contract-rules.js';
 import { TWINS, twinsOf } from '../../scripts/rules/twins.js';
 
-// Issue 41: one input of the core carries the same rule in every contract that takes it. A rule changed in
+// One input of the core carries the same rule in every contract that takes it. A rule changed in
 // one contract and not in its twin fails here (scripts/rules/twins.ts names the twins).
 const root = path.resolve(import.meta.dirname, '../..');
 const contracts = path.join(root, 'contracts');

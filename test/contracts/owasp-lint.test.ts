@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 
-// Issue 33 point 6: Spectral's OWASP ruleset (contracts/.spectral-owasp.yaml, run by `npm run
+// Spectral's OWASP ruleset (contracts/.spectral-owasp.yaml, run by `npm run
 // contracts:lint`) reports no unbounded request input in the contract, and does report one when a bound
 // is taken away, so a lint that loads no rules cannot pass silently.
 const root = path.resolve(import.meta.dirname, '../..');

@@ -1,6 +1,6 @@
 /**
  * The gate's baseline comes from git history, every changed meaning is named, and a removal needs signed
- * evidence, a held brownout and enough notice (issue 30). Each bypass is committed in one small temporary
+ * evidence, a held brownout and enough notice. Each bypass is committed in one small temporary
  * repository, as a pull request would commit it: small contracts, a legacy first release (its snapshot in
  * contracts/released/, as 1.0.0 was), and the gate's own scripts run against it (`--root`). The gate runs
  * in-process; the command runs for its exit codes.

@@ -41,7 +41,7 @@ describe('placing orders', () => {
     expect(await core.inventory.stock(product.sku)).toEqual({ sku: product.sku, onHand: 10, reserved: 3 });
   });
 
-  // Issue 41: each line is checked as sent (its contract's bounds, at the edge); the merged line must fit
+  // Each line is checked as sent (its contract's bounds, at the edge); the merged line must fit
   // an order item as the contract states it, OrderItem.quantity (derived by `npm run generate`).
   it('refuses lines of one product that merge past an order item, naming /items, and holds no stock', async () => {
     const product = await makeProduct(core, admin, 100, 100);

@@ -1,5 +1,5 @@
 /**
- * Stock cannot be held hostage (issue 42): an order still PENDING UNPAID_ORDER_MINUTES after it was
+ * Stock cannot be held hostage: an order still PENDING UNPAID_ORDER_MINUTES after it was
  * placed is canceled by the server, which releases its stock and writes `order.canceled`; an order placed
  * before the rule existed keeps the rule it was placed under. Runs on PGlite, and on PostgreSQL 15 with
  * TEST_DATABASE_URL.

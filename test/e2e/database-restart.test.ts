@@ -9,7 +9,7 @@ import { requires } from '../support/requires.js';
 import { type SpawnedServer, spawnServer } from '../support/spawned-server.js';
 
 /**
- * The fault test of issue 11: PostgreSQL restarts five times under write load. It restarts the whole
+ * The fault test: PostgreSQL restarts five times under write load. It restarts the whole
  * server, which breaks anything else using it, so it runs only when asked (FAULT_TESTS=1) and only against
  * a local server; CI runs it once, alone. The restart command can be replaced with PG_RESTART_COMMAND.
  */

@@ -10,7 +10,7 @@ import { serverDatabase } from '../support/database.js';
 import { deprecationFixture, SUNSET } from '../support/deprecation-fixture.js';
 import { startFixtureServer } from '../support/server.js';
 
-// Self-serve usage (issue 33, point 3) on a real server over the fixture contracts (REST `listProducts` and
+// Self-serve usage on a real server over the fixture contracts (REST `listProducts` and
 // `ProductRating.count`, GraphQL `Order.note` deprecated; `Order.amount` watched on both): two customers,
 // one with two keys, use different items over two days; each key's view lists exactly its own uses, the
 // same over REST and GraphQL, and the signals and a brownout refusal point to it.
@@ -273,7 +273,7 @@ describe('a key reads its own use of deprecated and watched items', { timeout: 6
   });
 });
 
-// Issue 41 point 7: every link the server hands a caller is one that caller can follow. A key scoped to
+// Every link the server hands a caller is one that caller can follow. A key scoped to
 // `orders:read` that meets a deprecated item is pointed at its own usage: it may read it (`self`), as it may
 // read every `Link`, `Location` and problem `type` its answers carry.
 describe('links a narrowly scoped key is handed', { timeout: 60_000 }, () => {

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries as uses of deprecated items (issue 32, point 1), through the real server and a real
+ * Webhook deliveries as uses of deprecated items, through the real server and a real
  * receiver, over fixture contracts: where `Order.amount` and the event type `order.updated` are
  * deprecated, a customer's endpoint that accepts an order event gets the deprecation signals and makes the
  * customer's key a caller of the item (once per accepted delivery, not per attempt; its successor after a

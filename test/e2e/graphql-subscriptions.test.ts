@@ -95,7 +95,7 @@ describe('orderUpdated over SSE', () => {
     const foreign = follow(client, { id: String(otherOrderId) });
     await foreign.done;
     expect(foreign.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'ORDER_NOT_FOUND' } });
-    // Issue 42: the id is read however it is written, a literal or a variable of any name.
+    // The id is read however it is written, a literal or a variable of any name.
     for (const [query, variables] of [
       [`subscription { orderUpdated(id: "${otherOrderId}") { type } }`, {}],
       ['subscription ($order: ID) { orderUpdated(id: $order) { type } }', { order: String(otherOrderId) }],

@@ -10,7 +10,7 @@ import { grpcClient } from '../support/grpc-client.js';
 import { GRPC_HOSTS } from '../support/grpc-hosts.js';
 import { startTestServer } from '../support/server.js';
 
-// Issue 11: hostile or unlucky input gets the documented answer on every protocol, never a 5xx, and the
+// Hostile or unlucky input gets the documented answer on every protocol, never a 5xx, and the
 // server stays healthy after each.
 const ADMIN_KEY = 'hostile-input-admin-key-0123456789';
 const json = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
@@ -160,7 +160,7 @@ describe('GraphQL', () => {
     await expectHealthy();
   });
 
-  // Issue 41: U+0000 is refused as REST refuses it, the same code naming the same member, however sent.
+  // U+0000 is refused as REST refuses it, the same code naming the same member, however sent.
   it.each([
     ['in a literal', '{ orders(filter: { from: "a\\u0000" }) { id } }', undefined],
     ['in a variable', 'query($n: String) { orders(filter: { from: $n }) { id } }', { n: 'a\u0000' }],

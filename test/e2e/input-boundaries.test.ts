@@ -11,7 +11,7 @@ import { checkedFetch } from '../support/contract.js';
 import { grpcClient } from '../support/grpc-client.js';
 import { startTestServer } from '../support/server.js';
 
-// Issue 41: every input rule the contracts state holds at its edge, alike over REST and GraphQL. The cases
+// Every input rule the contracts state holds at its edge, alike over REST and GraphQL. The cases
 // are generated from the contracts (test/support/boundary-cases.ts): at the bound and one past it, each
 // format, list sizes, repeated values. A value the rules allow is taken by both and reads back the same;
 // one they refuse is VALIDATION_FAILED with the same violations from both. Every REST answer is checked

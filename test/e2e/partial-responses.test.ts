@@ -1,5 +1,5 @@
 /**
- * Partial answers (issue #29, after Google AIP-157) against a real server: `fields` on single reads, on
+ * Partial answers (after Google AIP-157) against a real server: `fields` on single reads, on
  * every list and in the search body; `amountDetail` by name; unknown names; ETags of the full
  * representation. Every answer is checked against the contract, a partial one against its schema with
  * `required` narrowed to the requested members (test/support/contract.ts).

@@ -1,5 +1,5 @@
 /**
- * Every read bounded (issue 44): on PostgreSQL a statement that would run past `DATABASE_STATEMENT_TIMEOUT_MS`
+ * Every read bounded: on PostgreSQL a statement that would run past `DATABASE_STATEMENT_TIMEOUT_MS`
  * is answered `503 DATABASE_UNAVAILABLE` with `Retry-After` within that budget plus 100 ms, and the pool
  * stays available to writes meanwhile. The read is made to run long by a lock another session holds on the
  * table it reads (a lock wait counts towards `statement_timeout`, as a long plan does). PostgreSQL only: the

@@ -68,7 +68,7 @@ describe('the running server', () => {
     expect(await proto.text()).toBe(contractFile('contracts/inventory/v1/inventory.proto'));
   });
 
-  // Issue 41: the proto imports protovalidate's rules; a client that saves what the server publishes can compile it.
+  // The proto imports protovalidate's rules; a client that saves what the server publishes can compile it.
   it('publishes what the inventory proto imports, so that a client compiles the two files it fetched', async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'published-proto-'));
     try {
@@ -92,7 +92,7 @@ describe('the running server', () => {
     }
   });
 
-  // Issue 42: a `Host` header is the client's to write; a link in an answer must not point where it chose.
+  // A `Host` header is the client's to write; a link in an answer must not point where it chose.
   it('never reflects an untrusted Host into a problem type URL', async () => {
     const { port } = new URL(server.httpUrl);
     const problemTypeWith = (host: string) =>

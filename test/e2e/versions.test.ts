@@ -9,7 +9,7 @@ import { grpcClient } from '../support/grpc-client.js';
 import { startFixtureServer } from '../support/server.js';
 import { versioningFixture } from '../support/versioning-fixture.js';
 
-// Issue 31: the fixture contract cuts v2 for orders only (test/fixtures/versioning/v2-orders.yaml); one
+// The fixture contract cuts v2 for orders only (test/fixtures/versioning/v2-orders.yaml); one
 // process serves v1 and v2 side by side from one core. Every answer is checked against the fixture contract.
 const ADMIN_KEY = 'versions-admin-key-0123456789';
 // v1 is deprecated as a whole by one mark in the contract (`info.x-versions`): one registry item, `rest.v1`.

@@ -250,7 +250,7 @@ describe('limits, refused before execution', () => {
     expect(await refusal(costly)).toBe('COST_LIMIT');
   });
 
-  // Issue 41: the cost limit read only literals, and counted a `first` the server cuts to 100 at its face.
+  // The cost limit read only literals, and counted a `first` the server cuts to 100 at its face.
   it('refuses the same costly document when `first` arrives as a variable', async () => {
     const costly = `query($n: Int) { orders(first: $n) { id amount status note couponCode createdAt updatedAt
       items { id sku quantity unitPrice amount product { id name sku price rating ratingCount imageUrl } }
@@ -279,7 +279,7 @@ describe('limits, refused before execution', () => {
     expect(result.body.data?.orders).toEqual(hundred.body.data?.orders);
   });
 
-  // Issue 42: a body is sized as REST's (1 MiB), and the variables are counted, used or not.
+  // A body is sized as REST's (1 MiB), and the variables are counted, used or not.
   it('refuses a body over 1 MiB with 413 and more than 100 variables with BAD_USER_INPUT', async () => {
     const big = await run('query($v: String) { products(first: 1) { totalCount } }', {
       variables: { v: 'x'.repeat(1_048_576) },

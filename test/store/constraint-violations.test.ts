@@ -3,7 +3,7 @@ import { DomainError } from '../../src/core/errors.js';
 import { INPUT_CONSTRAINTS } from '../../src/store/constraint-violations.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 
-// Issue 41: every constraint of the schema that input can reach answers as the contracts would
+// Every constraint of the schema that input can reach answers as the contracts would
 // (VALIDATION_FAILED naming the member, or the conflict's code), never INTERNAL. Each is provoked here
 // through the database layer the store uses; a constraint on what the server derives is a fault.
 

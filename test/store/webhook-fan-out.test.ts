@@ -1,5 +1,5 @@
 /**
- * The outbox's fan-out (issue 42): an event is queued for an endpoint only while the key that registered it
+ * The outbox's fan-out: an event is queued for an endpoint only while the key that registered it
  * works and holds the scope the event needs (`readScopeOf`: `order.*` needs `orders:read`); an endpoint
  * registered without a key follows its owner's role alone. Endpoints registered before the registration
  * check existed (a key holding only `webhooks:write`) are caught here. PGlite, and PostgreSQL with

@@ -65,7 +65,7 @@ beforeAll(async () => {
   const customerId = user.data?.id as number;
   customerKey = (await admin.POST('/v1/api-keys', { body: { userId: customerId, role: 'customer' } })).data
     ?.key as string;
-  productId = (await admin.POST('/v1/products', { body: { name: 'Dripper', sku: 'PAR-1', price: 29, stock: 100 } }))
+  productId = (await admin.POST('/v1/products', { body: { name: 'Dripper', sku: 'PAR-1', price: 29, stock: 5000 } }))
     .data?.id as number;
   scarceId = (await admin.POST('/v1/products', { body: { name: 'Rare', sku: 'PAR-2', price: 9, stock: 1 } })).data
     ?.id as number;
@@ -140,7 +140,8 @@ const scenarios: Scenario[] = [
     },
   },
   {
-    name: 'a quantity of zero',
+    // Refused by the order line's bound alone (1 to 1000 units): the product holds enough for it.
+    name: 'an order line past 1000 units',
     code: 'VALIDATION_FAILED',
     rest: {
       status: 400,
@@ -148,17 +149,35 @@ const scenarios: Scenario[] = [
         rest('/v1/orders', {
           method: 'POST',
           key: customerKey,
-          body: JSON.stringify({ items: [{ productId, quantity: 0 }] }),
+          body: JSON.stringify({ items: [{ productId, quantity: 1001 }] }),
         }),
     },
     graphql: {
       status: 200,
       call: () =>
-        graphql(`mutation { createOrder(input: { items: [{ productId: "${productId}", quantity: 0 }] }) { id } }`),
+        graphql(
+          `mutation { createOrder(input: { items: [{ productId: "${productId}", quantity: 1001 }] }) { id } }`,
+          customerKey,
+        ),
+    },
+  },
+  {
+    // Refused by the SKU's pattern alone: without it REST and GraphQL would create the product and gRPC
+    // would answer that no such SKU is stocked.
+    name: 'a SKU outside its pattern',
+    code: 'VALIDATION_FAILED',
+    rest: {
+      status: 400,
+      call: () =>
+        rest('/v1/products', { method: 'POST', body: JSON.stringify({ name: 'Odd', sku: 'ODD SKU!', price: 1 }) }),
+    },
+    graphql: {
+      status: 200,
+      call: () => graphql('mutation { createProduct(input: { name: "Odd", sku: "ODD SKU!", price: 1 }) { id } }'),
     },
     grpc: {
       code: Code.InvalidArgument,
-      call: () => grpc(() => inventory.reserve({ orderId: '880002', sku: 'PAR-1', quantity: 0 })),
+      call: () => grpc(() => inventory.reserve({ orderId: '880002', sku: 'ODD SKU!', quantity: 1 })),
     },
   },
   {

@@ -34,7 +34,7 @@ module.exports = {
       comment: 'Handlers only map: they call the core, never the store or a database driver.',
       severity: 'error',
       from: { path: '(^|/)src/(http|rest|graphql|grpc)/' },
-      to: { path: '^src/store/|node_modules/(pg|@electric-sql/pglite)/' },
+      to: { path: '(^|/)src/store/|node_modules/(pg|@electric-sql/pglite)/' },
     },
     {
       name: 'core-passes-context-explicitly',

@@ -60,6 +60,15 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     );
   });
 
+  it('fail a handler that reads the store or opens a driver itself, and an import cycle', async () => {
+    const { output } = await fixture();
+    expect(output).toMatch(
+      /transports-do-not-reach-storage: .*src\/grpc\/reads-the-store\.ts → .*src\/store\/orders\.ts/,
+    );
+    expect(output).toMatch(/transports-do-not-reach-storage: .*src\/grpc\/reads-the-store\.ts → node_modules\/pg\//);
+    expect(output).toMatch(/no-circular: \S*src\/grpc\/cycle-a\.ts →\s+\S*src\/grpc\/cycle-b\.ts/);
+  });
+
   it('hold for the source tree', async () => {
     const { code, output } = await depcruise('src');
     expect(output).toContain('no dependency violations found');

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoredEvent } from '../core/events.js';
 import type { AttemptRecord, ClaimedDelivery, ClaimRoom, WebhookEndpoint } from '../core/ports/webhooks.js';
 import type { AttemptResult } from '../core/webhook-delivery.js';
@@ -128,13 +128,38 @@ function dispatcherOver(
 const delivered = (sender: ReturnType<typeof fakeSender>, path: string) =>
   sender.sent.filter((message) => message.url.endsWith(path)).map((message) => message.id);
 
+/**
+ * The dispatcher's timers (the fake sender's 1 ms answers, the recorder's next turn) run on a fake clock,
+ * advanced by the test: what a step waits for has happened when it looks, however loaded the machine.
+ */
+const elapse = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+/** Advances the fake clock until `promise` settles (at most 10 s of it). */
+async function settled<T>(promise: Promise<T>): Promise<T> {
+  let done = false;
+  const watched = promise.finally(() => {
+    done = true;
+  });
+  for (let ms = 0; !done && ms < 10_000; ms++) await elapse(1);
+  return watched;
+}
+
 describe('webhook dispatcher', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval'],
+    });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('keeps at most `concurrency` attempts in flight, claiming more as slots free', async () => {
     const queue = memoryQueue();
     for (let n = 1; n <= 10; n++) queue.add(n % 2, n);
     const sender = fakeSender();
     const dispatcher = dispatcherOver(queue, sender.send, { concurrency: 3, perEndpoint: 3 });
-    await dispatcher.wake();
+    await settled(dispatcher.wake());
     expect(sender.sent).toHaveLength(10);
     expect(sender.mostInFlight()).toBe(3);
     expect(queue.batches.flat()).toHaveLength(10);
@@ -150,13 +175,13 @@ describe('webhook dispatcher', () => {
     for (let n = 2; n <= 5; n++) {
       queue.add(1, n);
       queue.add(2, n);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await elapse(5);
       void dispatcher.wake();
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await elapse(20);
     expect(delivered(sender, '/2')).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
     sender.release();
-    await dispatcher.stop();
+    await settled(dispatcher.stop());
   });
 
   it('gives one endpoint at most `perEndpoint` slots, so that a hanging one does not take them all', async () => {
@@ -166,20 +191,20 @@ describe('webhook dispatcher', () => {
     const sender = fakeSender(['/1']);
     const dispatcher = dispatcherOver(queue, sender.send, { concurrency: 4, perEndpoint: 2 });
     void dispatcher.wake();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await elapse(20);
     expect(delivered(sender, '/1')).toEqual(['evt_1', 'evt_2']);
     expect(delivered(sender, '/2')).toEqual(['evt_11']);
     sender.release(); // the two attempts end: two more of the backlog go out, as the slots free
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await elapse(20);
     expect(delivered(sender, '/1')).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
     sender.release();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await elapse(20);
     sender.release();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await elapse(20);
     sender.release();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await elapse(20);
     sender.release();
-    await dispatcher.stop();
+    await settled(dispatcher.stop());
     expect(delivered(sender, '/1')).toHaveLength(10);
   });
 
@@ -191,9 +216,9 @@ describe('webhook dispatcher', () => {
     const sender = fakeSender(['/1', '/2', '/3']);
     const dispatcher = dispatcherOver(queue, sender.send);
     const woken = dispatcher.wake();
-    while (sender.sent.length < 3) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (sender.sent.length < 3) await elapse(1);
     sender.release();
-    await woken;
+    await settled(woken);
     expect(queue.batches.map((batch) => batch.length)).toEqual([3]);
     expect(queue.batches[0]?.map((record) => record.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     expect(new Set(sender.sent.map((message) => message.body)).size).toBe(1);
@@ -211,17 +236,17 @@ describe('webhook dispatcher', () => {
     const sender = fakeSender(['/1']);
     const dispatcher = dispatcherOver(queue, sender.send);
     void dispatcher.wake();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await elapse(5);
     let stopped = false;
     const stopping = dispatcher.stop().then(() => {
       stopped = true;
     });
     queue.add(2, 2);
-    await dispatcher.wake();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await settled(dispatcher.wake());
+    await elapse(5);
     expect(stopped).toBe(false);
     sender.release();
-    await stopping;
+    await settled(stopping);
     expect(queue.batches.flat().map((record) => record.delivery.event.id)).toEqual(['evt_1']);
     expect(delivered(sender, '/2')).toEqual([]);
   });
@@ -241,7 +266,7 @@ describe('webhook dispatcher', () => {
         deferred: (delivery: ClaimedDelivery) => deferred.push(delivery.id),
       },
     });
-    await dispatcher.wake();
+    await settled(dispatcher.wake());
     expect(delivered(sender, '/1')).toHaveLength(3);
     expect(delivered(sender, '/2')).toEqual(['evt_6', 'evt_7']);
     // Two of owner 1's were put back to be claimed once a point has refilled (20 s at 3 a minute).
@@ -265,7 +290,7 @@ describe('webhook dispatcher', () => {
         deferred: () => undefined,
       },
     });
-    await dispatcher.wake();
+    await settled(dispatcher.wake());
     expect(delivered(sender, '/1')).toHaveLength(5);
     expect(queue.deferrals).toHaveLength(1);
     await limiter.close();

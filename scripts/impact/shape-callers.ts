@@ -68,7 +68,8 @@ export async function shapeMatches({
     if (query.contract === 'openapi') {
       for (const select of restSelections(query, base.openapi)) {
         const found = await read(query, select.shapes ? { shapes: select.shapes } : { prefix: select.prefix ?? '' });
-        rows.push(...found.filter((row) => select.keep?.(row.shape) ?? true));
+        const kept = found.filter((row) => select.keep?.(row.shape) ?? true);
+        rows.push(...(select.combine ? select.combine(kept) : kept));
       }
     } else if (query.contract === 'graphql') {
       const coordinate = query.item;
@@ -87,6 +88,8 @@ interface Selection {
   shapes?: string[];
   prefix?: string;
   keep?: (shape: string) => boolean;
+  /** What the rows found mean together (calls of an operation without a body: its calls less those with one). */
+  combine?: (rows: ShapeUse[]) => ShapeUse[];
 }
 
 /** The REST shapes that use an item. */
@@ -99,6 +102,9 @@ function restSelections(query: ShapeQuery, document: Record<string, any>): Selec
     const accepted = query.value.map(String);
     return [{ prefix: `${query.item}=`, keep: (shape) => !accepted.includes(shape.slice(shape.lastIndexOf('=') + 1)) }];
   }
+  // A request body now required: who called the operation without one, on a day (its calls less those with one).
+  if (op && query.rule === 'request-body-required')
+    return [{ shapes: [op, `${op} request body`], combine: (rows) => callsWithout(rows, op, `${op} request body`) }];
   // A removed request body (or its JSON media type): who sent one.
   if (op && query.item.startsWith(`${op} request body`)) return [{ shapes: [`${op} request body`] }];
   if (query.rule === 'request-constraint-narrowed' && query.keyword === 'pattern' && / query:sort$/.test(query.item)) {
@@ -183,6 +189,16 @@ function parseOrUndefined(text: string): DocumentNode | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Per caller and day, the calls of `op` that did not send `part`, as rows of `op` counting them. */
+function callsWithout(rows: ShapeUse[], op: string, part: string): ShapeUse[] {
+  const callerDay = (row: ShapeUse) => `${row.apiKeyId} ${row.client} ${row.day}`;
+  const withPart = new Map(rows.filter((row) => row.shape === part).map((row) => [callerDay(row), row.count]));
+  return rows
+    .filter((row) => row.shape === op)
+    .map((row) => ({ ...row, count: row.count - (withPart.get(callerDay(row)) ?? 0) }))
+    .filter((row) => row.count > 0);
 }
 
 function dedupe(rows: ShapeUse[]): ShapeUse[] {

@@ -24,7 +24,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /**
  * A candidate without `admin` in `ApiKeyRole`, without the cancellation's body, without `OrderPatch.note`,
- * and whose order list no longer sorts by `amount`.
+ * whose order list no longer sorts by `amount`, and whose key rotation requires a body.
  */
 function candidate(): void {
   cpSync(baseDir, headDir, { recursive: true });
@@ -34,6 +34,7 @@ function candidate(): void {
   delete openapi.paths['/v1/orders/{orderId}/cancellation'].post.requestBody;
   delete openapi.components.schemas.OrderPatch.properties.note;
   openapi.components.parameters.OrderSort.schema.pattern = '^-?(createdAt|id)(,-?(createdAt|id))*$';
+  openapi.paths['/v1/api-keys/{apiKeyId}/rotation'].post.requestBody.required = true;
   writeFileSync(file, stringify(openapi));
 }
 
@@ -65,6 +66,8 @@ function recorded(): ShapeUse[] {
     ...sent(6, 'updateOrder', { status: 'PAID' }),
     ...sent(7, 'listOrders', undefined, { sort: 'createdAt,-amount' }),
     ...sent(8, 'listOrders', undefined, { sort: '-createdAt,id' }),
+    ...sent(9, 'rotateApiKey', { overlapUntil: '2026-12-01T00:00:00Z' }),
+    ...sent(10, 'rotateApiKey', undefined),
   ];
 }
 
@@ -107,6 +110,12 @@ describe('impact names who sent what a REST change refuses, and not the caller b
 
   it('a sort pattern narrowed: who sorted by a key it no longer admits', () => {
     expect(callersOf('request-constraint-narrowed', /^GET \/v1\/orders query:sort$/)).toEqual([7]);
+  });
+
+  it('a request body now required: who called without one', () => {
+    expect(callersOf('request-body-required', /^POST \/v1\/api-keys\/\{apiKeyId\}\/rotation request body$/)).toEqual([
+      10,
+    ]);
   });
 
   it('a member of a PATCH body removed: who sent that member', () => {

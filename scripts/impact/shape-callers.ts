@@ -1,9 +1,10 @@
 /**
  * Who a change would break, from the request-shape record (docs/decisions.md §13): for each impacted item,
  * the recorded shapes that use it, and their callers.
- *   - REST: the operation, parameter, body member or enum value, named as the gate names the item; a sort key
- *     a narrowed pattern no longer admits; a response member, by the answers that carried it (`answer:*`,
- *     or `fields=` naming the resource member that holds it).
+ *   - REST: the operation, parameter, body, body member or enum value, named as the gate names the item; an
+ *     enum value or sort key the candidate no longer admits; a body newly required, by the calls without
+ *     one; a response member, by the answers that carried it (`answer:*`, or `fields=` naming the resource
+ *     member that holds it).
  *   - GraphQL: each recorded signature that validates against the base schema and not against the
  *     candidate, attributed to the items it uses; and, for what validation cannot see, the signatures and
  *     variables that use the item's coordinate.

@@ -2,8 +2,6 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parsePrivateKey } from './core/evidence-signature.js';
-import { DEFAULT_MAIL_RETRY_SECONDS } from './core/mail-delivery.js';
-import { DEFAULT_EVENT_POLL_MS } from './store/event-feed.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -62,7 +60,8 @@ const environment = z.object({
   SMTP_RETRY_SECONDS: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'a comma-separated list of seconds')
-    .default(DEFAULT_MAIL_RETRY_SECONDS.join(','))
+    // The back-off between attempts, in seconds; after the last one the mail is given up.
+    .default('10,60,300,1800,7200,18000')
     .transform((text) => text.split(',').map(Number)),
   SMTP_TIMEOUT_MS: positiveInt.default(10_000),
   SMTP_POLL_MS: positiveInt.default(5000),
@@ -97,7 +96,7 @@ const environment = z.object({
   REDIS_BREAKER_MS: positiveInt.default(5000),
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).default('order-api:rate'),
   EVENTS_REDIS_CHANNEL: z.string().min(1).default('order-api:events'),
-  EVENT_FEED_POLL_MS: positiveInt.default(DEFAULT_EVENT_POLL_MS),
+  EVENT_FEED_POLL_MS: positiveInt.default(2000),
   USAGE_FLUSH_MS: positiveInt.default(5000),
   USAGE_MAX_ENTRIES: positiveInt.default(10_000),
   SHAPES_RECORD: flag.default(true),

@@ -1,9 +1,6 @@
 /** What an attempt to mail a notice means for it: sent, retried after a back-off, or given up. */
 import type { ClaimedMail, MailAttemptRecord } from './ports/mail.js';
 
-/** The default back-off between attempts, in seconds (SMTP_RETRY_SECONDS): then the mail is given up. */
-export const DEFAULT_MAIL_RETRY_SECONDS = [10, 60, 300, 1800, 7200, 18000] as const;
-
 /** How an attempt ended, as the sender saw it: `error` null when the SMTP server accepted the message. */
 export interface MailResult {
   error: string | null;

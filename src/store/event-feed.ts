@@ -3,11 +3,6 @@ import { type EventFilter, matchesFilter, type StoredEvent } from '../core/event
 import type { EventPosition, EventStore } from '../core/ports/events.js';
 import type { EventWakeups } from './event-wakeups.js';
 
-/**
- * How often the feed looks at the table without a wake-up (a lost one, Redis away, or a late-finishing
- * transaction): the bound on how late such an event reaches subscribers (EVENT_FEED_POLL_MS).
- */
-export const DEFAULT_EVENT_POLL_MS = 2000;
 const BATCH = 200;
 /** The first look again at events held back behind an older running transaction (doubling up to 500 ms). */
 const HELD_BACK_FIRST_LOOK_MS = 25;
@@ -30,7 +25,11 @@ export interface EventFeed {
 
 /** Options of the feed: the poll interval of the fallback and the queue bound per subscriber. */
 export interface EventFeedOptions {
-  pollMs?: number;
+  /**
+   * How often the feed looks at the table without a wake-up (a lost one, Redis away, or a late-finishing
+   * transaction): the bound on how late such an event reaches subscribers (EVENT_FEED_POLL_MS).
+   */
+  pollMs: number;
   maxQueued?: number;
 }
 
@@ -142,7 +141,7 @@ function createReader(events: EventStore, start: EventPosition, deliver: (event:
 export async function createEventFeed(
   wakeups: Pick<EventWakeups, 'listen'>,
   events: EventStore,
-  { pollMs = DEFAULT_EVENT_POLL_MS, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions = {},
+  { pollMs, maxQueued = DEFAULT_MAX_QUEUED }: EventFeedOptions,
 ): Promise<EventFeed> {
   const subscribers = new Set<Subscriber>();
   const closing = new AbortController();

@@ -19,7 +19,8 @@ import type { Operation } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/core/errors.js';
 import type { RunningServer } from '../../src/main.js';
-import { checkedFetch, contractOperations, expectContract, type SeenResponse, see } from '../support/contract.js';
+import { checkedFetch, contractOperations, expectContract, type SeenResponse } from '../support/contract.js';
+import { type Attempt, sendAttempt, withFailingCore } from '../support/probes.js';
 import { startTestServer } from '../support/server.js';
 
 const ADMIN_KEY = 'conformance-every-admin-key-0123456789';
@@ -81,15 +82,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A request as a provoker shapes it. */
-interface Attempt {
-  path: string;
-  query?: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
 type Json = Record<string, any>;
 
 /** The contract's first example of the operation's JSON body, when it takes one. */
@@ -112,40 +104,7 @@ function request(operation: Operation): Attempt {
   };
 }
 
-async function send({ path, query, method, headers, body }: Attempt): Promise<{ url: string; seen: SeenResponse }> {
-  const url = `${path}${query ? `?${query}` : ''}`;
-  const seen = await see(await fetch(new URL(url, server.httpUrl), { method, headers, ...(body ? { body } : {}) }));
-  return { url, seen };
-}
-
-/**
- * While `run` runs, every function of the core throws `error`, but the key check that lets the request in:
- * what a failure under any operation looks like to the transport. The services are swapped on the core
- * object the handlers read at request time, not changed in place.
- */
-async function withFailingCore<T>(error: () => Error, run: () => Promise<T>): Promise<T> {
-  const core = server.core as unknown as Record<string, unknown>;
-  const originals = { ...core };
-  const fail = () => {
-    throw error();
-  };
-  for (const [name, service] of Object.entries(originals)) {
-    if (typeof service === 'function') core[name] = fail;
-    if (typeof service !== 'object' || service === null) continue;
-    core[name] = new Proxy(service, {
-      get: (target, member) => {
-        const value = Reflect.get(target, member);
-        const letIn = name === 'apiKeys' && member === 'authenticate';
-        return typeof value === 'function' && !letIn ? fail : value;
-      },
-    });
-  }
-  try {
-    return await run();
-  } finally {
-    Object.assign(core, originals);
-  }
-}
+const send = (attempt: Attempt) => sendAttempt(server.httpUrl, attempt);
 
 const scopeOf = (operation: Operation) => (operation as Json)['x-scope'] as string;
 const isHealth = (operation: Operation) => operation.path.startsWith('/health');
@@ -212,6 +171,7 @@ function provoker(
       if (isHealth(operation)) return undefined;
       return () =>
         withFailingCore(
+          server.core,
           status === '500'
             ? () => new Error('injected failure')
             : () => new DomainError('DATABASE_UNAVAILABLE', 'The database could not be reached.'),

@@ -17,8 +17,8 @@ import {
   documentedExamples,
   expectContract,
   type SeenResponse,
-  see,
 } from '../support/contract.js';
+import { type Attempt, sendAttempt, withFailingCore } from '../support/probes.js';
 import { startTestServer } from '../support/server.js';
 
 const ADMIN_KEY = 'conformance-admin-key-0123456789';
@@ -81,15 +81,6 @@ async function issueKey(body: Record<string, unknown>): Promise<{ id: number; ke
   return issued.body as { id: number; key: string };
 }
 
-/** A request as a provoker shapes it, from the operation's valid request. */
-interface Attempt {
-  path: string;
-  query?: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
 /** A valid admin request of the operation: its path with a known item, and a valid body when it takes one. */
 function validRequest(operation: Operation): Attempt {
   const body = operation.requestBody ? JSON.stringify({ apiKeyIds: [customerKeyId], channel: 'email' }) : undefined;
@@ -101,39 +92,7 @@ function validRequest(operation: Operation): Attempt {
   };
 }
 
-async function send({ path, query, method, headers, body }: Attempt): Promise<{ url: string; seen: SeenResponse }> {
-  const url = `${path}${query ? `?${query}` : ''}`;
-  const seen = await see(await fetch(new URL(url, server.httpUrl), { method, headers, ...(body ? { body } : {}) }));
-  return { url, seen };
-}
-
-/**
- * While `run` runs, every service of the core but the key checks is one whose functions throw `error`: what a
- * failure under any operation looks like to the transport. The services are swapped on the core object the
- * handlers read at request time (not changed in place), so what holds a service of its own is unaffected.
- */
-async function withFailingCore<T>(error: () => Error, run: () => Promise<T>): Promise<T> {
-  const core = server.core as unknown as Record<string, object>;
-  const originals = { ...core };
-  for (const [name, service] of Object.entries(originals)) {
-    if (name === 'apiKeys' || typeof service !== 'object' || service === null) continue;
-    core[name] = new Proxy(service, {
-      get: (target, member) => {
-        const value = Reflect.get(target, member);
-        return typeof value === 'function'
-          ? () => {
-              throw error();
-            }
-          : value;
-      },
-    });
-  }
-  try {
-    return await run();
-  } finally {
-    Object.assign(core, originals);
-  }
-}
+const send = (attempt: Attempt) => sendAttempt(server.httpUrl, attempt);
 
 /**
  * How each documented status is provoked, for any of the operations: from the valid request, the one
@@ -176,11 +135,13 @@ const provokers: Record<string, (operation: Operation) => Promise<{ url: string;
   },
   500: (operation) =>
     withFailingCore(
+      server.core,
       () => new Error('injected failure'),
       () => send(validRequest(operation)),
     ),
   503: (operation) =>
     withFailingCore(
+      server.core,
       // What the store throws when the database cannot be reached (src/store/database.ts).
       () => new DomainError('DATABASE_UNAVAILABLE', 'The database could not be reached.'),
       () => send(validRequest(operation)),

@@ -11,7 +11,7 @@ import { contractClient } from '../support/client.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { deprecationFixture } from '../support/deprecation-fixture.js';
 import { grpcClient } from '../support/grpc-client.js';
-import { startFixtureServer } from '../support/server.js';
+import { instancesOf } from '../support/server.js';
 
 // The retirement scenario of issue "Deprecation you can act on": three clients of orders over REST and
 // GraphQL (shop-web and shop-ios read `amount`, partner-x is on `amountDetail`) and one gRPC caller of a
@@ -23,23 +23,13 @@ const ADMIN_KEY = 'scenario-admin-key-0123456789';
 const fixture = deprecationFixture();
 const database = serverDatabase('scenario');
 const databaseEnv = database.env;
-const running: RunningServer[] = [];
-
-async function start(): Promise<RunningServer> {
-  const server = await startFixtureServer({
-    projectRoot: fixture.root,
-    database,
-    adminKey: ADMIN_KEY,
-    env: { USAGE_FLUSH_MS: '600000' },
-  });
-  running.push(server);
-  return server;
-}
-
-async function stop(server: RunningServer): Promise<void> {
-  running.splice(running.indexOf(server), 1);
-  await server.close();
-}
+const instances = instancesOf({
+  projectRoot: fixture.root,
+  database,
+  adminKey: ADMIN_KEY,
+  env: { USAGE_FLUSH_MS: '600000' },
+});
+const { start, stop, running } = instances;
 
 interface Client {
   name: string;
@@ -86,7 +76,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of [...running]) await server.close();
+  await instances.stopAll();
   await database.remove();
   fixture.remove();
 });

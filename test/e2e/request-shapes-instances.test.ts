@@ -11,34 +11,21 @@ import type { RunningServer } from '../../src/main.js';
 import { openDatabase } from '../../src/store/open.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';
 import { requires } from '../support/requires.js';
-import { startFixtureServer } from '../support/server.js';
+import { instancesOf } from '../support/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const ADMIN_KEY = 'shape-instances-admin-key-0123456789';
 const database = serverDatabase('shape-instances');
-const running: RunningServer[] = [];
+const instances = instancesOf({ projectRoot: root, database, adminKey: ADMIN_KEY, env: { USAGE_FLUSH_MS: '600000' } });
 
 afterAll(async () => {
-  await Promise.all(running.map((server) => server.close().catch(() => undefined)));
+  await instances.stopAll();
   await database.remove();
 });
 
 /** An instance over the shared database; flushes only when it stops (or a test asks). */
-async function instance(): Promise<RunningServer> {
-  const server = await startFixtureServer({
-    projectRoot: root,
-    database,
-    adminKey: ADMIN_KEY,
-    env: { USAGE_FLUSH_MS: '600000' },
-  });
-  running.push(server);
-  return server;
-}
-
-async function stop(server: RunningServer): Promise<void> {
-  running.splice(running.indexOf(server), 1);
-  await server.close();
-}
+const instance = instances.start;
+const stop = instances.stop;
 
 describe.runIf(requires(testDatabaseUrl, 'the shape record over two instances', 'set TEST_DATABASE_URL'))(
   'the request-shape record through a rolling restart of two instances',

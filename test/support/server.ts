@@ -86,3 +86,26 @@ export function startFixtureServer({
     ...(versionServices ? { versionServices } : {}),
   });
 }
+
+/**
+ * Instances of one fixture's server over one database, started and stopped one by one (a rolling restart):
+ * `start` adds one, `stop` closes one, `stopAll` closes what is still running (in `afterAll`).
+ */
+export function instancesOf(options: FixtureServerOptions) {
+  const running: RunningServer[] = [];
+  return {
+    running,
+    async start(): Promise<RunningServer> {
+      const server = await startFixtureServer(options);
+      running.push(server);
+      return server;
+    },
+    async stop(server: RunningServer): Promise<void> {
+      running.splice(running.indexOf(server), 1);
+      await server.close();
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all(running.splice(0).map((server) => server.close().catch(() => undefined)));
+    },
+  };
+}

@@ -14,6 +14,7 @@
  * Read from the contract as written, once per operation.
  */
 import type { ChainStep } from '../http/chain.js';
+import { atPointer } from './json-pointer.js';
 import type { RestEnv } from './pipeline.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the contract as written is parsed YAML
@@ -136,10 +137,7 @@ function resolverOf(document: Json): Resolve {
     for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
       const ref = current.$ref as string;
       name = ref.split('/').pop();
-      current = ref
-        .replace(/^#\//, '')
-        .split('/')
-        .reduce((value: Json | undefined, key) => value?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      current = atPointer(document, ref);
     }
     return name ? { node: current, name } : { node: current };
   };

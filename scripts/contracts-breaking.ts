@@ -19,15 +19,15 @@
  * Exit codes: 0 no breaking change, 1 breaking changes, 2 the contracts, the rules or the history could not
  * be loaded (a shallow clone, no release in the history).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { shapeExportReader } from '../src/core/shape-export.js';
 import { type CallerCount, callerCountLines, callerCounts } from './breaking/caller-counts.js';
 import { type GateResult, runGate } from './breaking/gate.js';
 import { HistoryError } from './breaking/git-history.js';
 import { describeRelease, gateHistory, retirementsIn } from './breaking/history-gate.js';
 import { printComparison } from './breaking/report.js';
+import { readShapeExport } from './impact/shape-callers.js';
 
 const { values } = parseArgs({
   options: {
@@ -52,10 +52,7 @@ async function checkHistory(): Promise<number> {
     process.env.DATABASE_URL || values.usage
       ? async (result: GateResult, dirs: { baseDir: string; headDir: string }) => {
           const breaking = result.findings.filter((finding) => finding.breaking);
-          const keyFile = values['evidence-key'] ?? path.join(dirs.baseDir, 'evidence-key.pem');
-          const reader = values.usage
-            ? shapeExportReader(JSON.parse(readFileSync(values.usage, 'utf8')), readFileSync(keyFile, 'utf8'))
-            : undefined;
+          const reader = values.usage ? readShapeExport(values.usage, dirs.baseDir, values['evidence-key']) : undefined;
           counts = await callerCounts(breaking, { ...dirs, days: CALLER_DAYS, ...(reader ? { reader } : {}) });
         }
       : undefined;

@@ -19,19 +19,19 @@
  * Exit codes: 0 nobody seen in the window would break, 1 a caller seen in the window would break,
  * 2 the contracts or the database could not be read.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { withDatabase } from '../src/cli/cli-support.js';
 import { callerReports, stillUsing } from '../src/core/deprecation-callers.js';
 import { daysBefore } from '../src/core/deprecations.js';
-import { shapeExportReader } from '../src/core/shape-export.js';
 import type { Database } from '../src/store/database.js';
 import { shapeStore } from '../src/store/shape-store.js';
 import { usageStore } from '../src/store/usage-store.js';
 import { type GitReleaseHistory, readReleaseHistory } from './breaking/git-history.js';
 import { analyzeImpact, type CallerSource, impactTable, type ShapeSource } from './impact/analyze.js';
 import { impactVerdict } from './impact/impact-table.js';
+import { readShapeExport } from './impact/shape-callers.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -45,15 +45,6 @@ const { values } = parseArgs({
     'evidence-key': { type: 'string' },
   },
 });
-
-/**
- * The record from a signed export (`npm run shapes:export`), checked against the evidence key: `--evidence-key
- * <pem>`, else the base contracts' `evidence-key.pem` (the key the deployment publishes and commits).
- */
-function exportedShapes(file: string, baseDir: string) {
-  const keyFile = values['evidence-key'] ?? path.join(baseDir, 'evidence-key.pem');
-  return shapeExportReader(JSON.parse(readFileSync(file, 'utf8')), readFileSync(keyFile, 'utf8'));
-}
 
 /** The callers of registry ids in the last `days` days, from the usage database (folded as the report does). */
 function callersFrom(db: Database, days: number): CallerSource {
@@ -91,7 +82,7 @@ async function main(): Promise<number> {
       analyzeImpact({ root, baseDir, headDir, callers, shapes });
     const sinceDay = daysBefore(new Date(), days - 1);
     const { impacts, unattributedOperations } = values.usage
-      ? await analyze(null, { reader: exportedShapes(values.usage, baseDir), sinceDay, days })
+      ? await analyze(null, { reader: readShapeExport(values.usage, baseDir, values['evidence-key']), sinceDay, days })
       : useDatabase
         ? await withDatabase((db) => analyze(callersFrom(db, days), { reader: shapeStore(db), sinceDay, days }))
         : await analyze(null, null);

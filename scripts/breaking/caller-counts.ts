@@ -9,7 +9,7 @@ import { daysBefore } from '../../src/core/deprecations.js';
 import { shapeStore } from '../../src/store/shape-store.js';
 import { callersOfRows, coverageOf } from '../impact/impact-callers.js';
 import { protoItems } from '../impact/proto-items.js';
-import { type ShapeReader, shapeMatches } from '../impact/shape-callers.js';
+import { PROTOCOL, type ShapeReader, shapeMatches } from '../impact/shape-callers.js';
 import { type Finding, readContracts } from './gate.js';
 
 /** A finding's count: the callers it would break, or null when the window was not measured. */
@@ -30,8 +30,7 @@ export async function callerCounts(
     const matches = await shapeMatches({ reader, sinceDay, queries: findings, base, head, baseProto });
     const coverage = await reader.coverage(sinceDay);
     return findings.map((finding) => {
-      const protocol = ({ openapi: 'rest', graphql: 'graphql', proto: 'grpc' } as const)[finding.contract];
-      const measured = coverageOf(coverage, protocol, days).measuredDays > 0;
+      const measured = coverageOf(coverage, PROTOCOL[finding.contract], days).measuredDays > 0;
       const rows = matches.get(finding) ?? [];
       return { finding, callers: measured || rows.length > 0 ? callersOfRows(rows).length : null };
     });

@@ -14,7 +14,6 @@ import path from 'node:path';
 import { buildSchema, type GraphQLSchema, parse, validate } from 'graphql';
 import type { CallerSummary } from '../../src/core/deprecation-callers.js';
 import type { RegistryItem } from '../../src/core/deprecation-registry.js';
-import type { ShapeProtocol } from '../../src/core/ports/shapes.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { restMatcher } from '../../src/deprecation-matching/rest.js';
 import { type Contracts, readContracts } from '../breaking/gate.js';
@@ -26,7 +25,7 @@ import type { Change } from '../breaking/report.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
 import { callersOfRows, coverageOf, type ImpactCaller, type ImpactCoverage, mergeCallers } from './impact-callers.js';
 import { protoItems, protoRemovals } from './proto-items.js';
-import { type ShapeReader, shapeMatches } from './shape-callers.js';
+import { PROTOCOL, type ShapeReader, shapeMatches } from './shape-callers.js';
 
 export type { ImpactCaller, ImpactCoverage } from './impact-callers.js';
 export { impactTable } from './impact-table.js';
@@ -198,8 +197,6 @@ function stillThere(item: RegistryItem, head: Contracts): boolean {
   return true;
 }
 
-const PROTOCOL_OF: Record<Impact['contract'], ShapeProtocol> = { openapi: 'rest', graphql: 'graphql', proto: 'grpc' };
-
 /** Adds to each impact the callers the request-shape record names, and the record's coverage. */
 async function addShapeCallers(
   impacts: Impact[],
@@ -209,7 +206,7 @@ async function addShapeCallers(
   const matches = await shapeMatches({ reader, sinceDay, queries: impacts, ...sides });
   const coverage = await reader.coverage(sinceDay);
   for (const impact of impacts) {
-    impact.coverage = coverageOf(coverage, PROTOCOL_OF[impact.contract], days);
+    impact.coverage = coverageOf(coverage, PROTOCOL[impact.contract], days);
     const measured = impact.coverage.measuredDays > 0;
     const rows = callersOfRows(matches.get(impact) ?? []);
     impact.callers = mergeCallers(impact.callers, measured || rows.length > 0 ? rows : null);

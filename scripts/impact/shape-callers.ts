@@ -11,6 +11,8 @@
  *   - gRPC: the rpc, a request field set or an enum value sent; a reply field, by the calls of the rpcs
  *     whose reply holds it; a JSON-name change, by the calls made with the JSON codec.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   buildSchema,
   type DocumentNode,
@@ -21,6 +23,7 @@ import {
   validate,
 } from 'graphql';
 import type { ShapePort, ShapeProtocol, ShapeUse } from '../../src/core/ports/shapes.js';
+import { shapeExportReader } from '../../src/core/shape-export.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import type { Contracts } from '../breaking/gate.js';
 import { type ProtoItems, rpcsReplying } from './proto-items.js';
@@ -42,7 +45,21 @@ export type ShapeReader = Pick<ShapePort, 'uses' | 'signatures' | 'coverage'>;
 /** Matching shape rows, by item. */
 export type ShapeMatches = Map<ShapeQuery, ShapeUse[]>;
 
-const PROTOCOL: Record<ShapeQuery['contract'], ShapeProtocol> = { openapi: 'rest', graphql: 'graphql', proto: 'grpc' };
+/** The record's protocol of each contract. */
+export const PROTOCOL: Record<ShapeQuery['contract'], ShapeProtocol> = {
+  openapi: 'rest',
+  graphql: 'graphql',
+  proto: 'grpc',
+};
+
+/**
+ * The record from a signed export (`npm run shapes:export`), checked against the evidence key: `keyFile`,
+ * else the base contracts' `evidence-key.pem` (the key the deployment publishes and commits).
+ */
+export function readShapeExport(file: string, baseDir: string, keyFile?: string): ShapeReader {
+  const key = readFileSync(keyFile ?? path.join(baseDir, 'evidence-key.pem'), 'utf8');
+  return shapeExportReader(JSON.parse(readFileSync(file, 'utf8')), key);
+}
 
 /** Reads the shape rows of the window that use each item. */
 export async function shapeMatches({

@@ -8,9 +8,10 @@
  */
 import type { BrownoutService, BrownoutWindow } from './brownouts.js';
 import type { Caller } from './caller.js';
+import { dayOf, daysBefore } from './days.js';
 import { type Counts, callerReports } from './deprecation-callers.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
-import { dayOf, daysBefore, type ItemState, readStates } from './deprecations.js';
+import { type ItemState, readStates } from './deprecations.js';
 import type { ApiKeyStore } from './ports/api-keys.js';
 import type { UsagePort } from './ports/usage.js';
 import { ownKeyId, requireOwnUser, requireReadableKey } from './readable-key.js';

@@ -2,10 +2,14 @@
  * The deprecation notice an admin asks for, as the usage store sends and records it (apart from
  * notice-mail.ts, which the brownout service imports, so that it does not depend on the event policy).
  */
+
+import { daysBefore } from './days.js';
 import type { RegistryItem } from './deprecation-registry.js';
-import { noticeSinceDay } from './event-policy.js';
 import { announcementOf, deprecationMail } from './notice-mail.js';
 import type { NoticeRequest } from './ports/usage.js';
+
+/** The callers a notice about an item goes to used it on this UTC day or later: the 30 days up to `at`. */
+export const noticeSinceDay = (at: Date): string => daysBefore(at, 29);
 
 /** Input of a notice: the keys whose owners are told, or (absent) every key that used the item in 30 days. */
 export interface NoticeInput {

@@ -9,6 +9,7 @@
 import type { BrownoutService, BrownoutWindow } from './brownouts.js';
 import type { Caller } from './caller.js';
 import { requireAdmin } from './caller.js';
+import { dayOf, daysBefore } from './days.js';
 import { type CallerReport, callerReports } from './deprecation-callers.js';
 import { deprecationNotice, type NoticeInput } from './deprecation-notice.js';
 import type { DeprecationRegistry, RegistryItem } from './deprecation-registry.js';
@@ -47,12 +48,9 @@ export interface PublishedItem extends RegistryItem {
   brownouts: Array<{ id: number; startsAt: string; endsAt: string }>;
 }
 
-const DAY_MS = 86_400_000;
-export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 /** The longest period usage is read over, in UTC days: a year and its leap day (reports, exports, evidence). */
 export const EVIDENCE_WINDOW = 366;
 
-export const daysBefore = (date: Date, days: number) => dayOf(new Date(date.getTime() - days * DAY_MS));
 /** How long the published registry's states are reused before the usage totals are read again. */
 const PUBLISHED_STATES_MS = 30_000;
 

@@ -9,9 +9,6 @@ import type { BrownoutWindow } from './ports/brownouts.js';
 import type { OrderChange } from './ports/orders.js';
 import { brownoutRepresentation, orderRepresentation, stockRepresentation } from './representations.js';
 
-/** The callers a notice about an item goes to used it on this UTC day or later: the 30 days up to `at`. */
-export const noticeSinceDay = (at: Date): string => new Date(at.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
-
 /** The members of an order that an `order.updated` event can name. */
 export type OrderMember = 'status' | 'shipment' | 'shippingAddress' | 'note' | 'couponCode';
 

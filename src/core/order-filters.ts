@@ -3,35 +3,35 @@ import type { OrderStatus } from './order-state.js';
 import type { OrderFilters } from './ports/index.js';
 
 /**
- * The order filters of the query string, the search body or GraphQL's `OrderFilter`, as their transport
- * checked them against its contract (types, formats, bounds): only their form differs (a query value is
- * text, a list may arrive comma-separated).
+ * The order filters of the search body, the query string (as src/rest/order-query.ts reads its text) or
+ * GraphQL's `OrderFilter`, as their transport checked them against its contract (types, formats, bounds).
  */
 export interface OrderConditions {
-  status?: string[] | string;
-  userId?: number | string;
+  /** Order states in any case; a state given twice counts once. */
+  status?: readonly string[];
+  userId?: number;
+  /** An RFC 3339 date or date-time. */
   from?: string;
   to?: string;
-  minAmount?: number | string;
-  hasCoupon?: boolean | string;
+  minAmount?: number;
+  hasCoupon?: boolean;
   q?: string;
-  ids?: Array<number | string>;
+  ids?: readonly number[];
 }
 
 /** Normalizes list conditions into the core's filters, so that the same conditions give one cursor digest. */
 export function orderFilters(conditions: OrderConditions): OrderFilters {
   const filters: OrderFilters = {};
   if (conditions.status !== undefined) {
-    const values = Array.isArray(conditions.status) ? conditions.status : conditions.status.split(',');
-    filters.status = [...new Set(values.map((value) => value.trim().toUpperCase()))].sort() as OrderStatus[];
+    filters.status = [...new Set(conditions.status.map((value) => value.toUpperCase()))].sort() as OrderStatus[];
   }
-  if (conditions.userId !== undefined) filters.userId = Number(conditions.userId);
+  if (conditions.userId !== undefined) filters.userId = conditions.userId;
   if (conditions.from !== undefined) filters.from = instant(conditions.from, 'start');
   if (conditions.to !== undefined) filters.to = instant(conditions.to, 'end');
-  if (conditions.minAmount !== undefined) filters.minAmount = minorAtLeast(Number(conditions.minAmount));
-  if (conditions.hasCoupon !== undefined) filters.hasCoupon = String(conditions.hasCoupon) === 'true';
+  if (conditions.minAmount !== undefined) filters.minAmount = minorAtLeast(conditions.minAmount);
+  if (conditions.hasCoupon !== undefined) filters.hasCoupon = conditions.hasCoupon;
   if (conditions.q !== undefined) filters.q = conditions.q;
-  if (conditions.ids !== undefined) filters.ids = [...new Set(conditions.ids.map(Number))].sort((a, b) => a - b);
+  if (conditions.ids !== undefined) filters.ids = [...new Set(conditions.ids)].sort((a, b) => a - b);
   return filters;
 }
 

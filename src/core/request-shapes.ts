@@ -5,7 +5,7 @@
  */
 import type { Caller } from './caller.js';
 import type { CursorCodec } from './cursor.js';
-import { daysBefore } from './deprecations.js';
+import { daysBefore } from './days.js';
 import { type ListInput, type Page, pageInMemory, parseSort } from './paging.js';
 import type { ApiKeyStore } from './ports/api-keys.js';
 import type { KeyShape, ShapePort, ShapeProtocol } from './ports/shapes.js';

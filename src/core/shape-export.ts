@@ -6,7 +6,7 @@
  * answers impact's reads from the file, after its signature was checked against the evidence key.
  */
 import type { KeyObject } from 'node:crypto';
-import { dayOf, daysBefore } from './deprecations.js';
+import { dayOf, daysBefore } from './days.js';
 import { type Signed, signatureProblem, signDocument } from './evidence-signature.js';
 import type { ShapeCoverage, ShapePort, ShapeProtocol, ShapeSignature, ShapeUse } from './ports/shapes.js';
 

@@ -17,8 +17,9 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { Caller } from './caller.js';
+import { dayOf, daysBefore } from './days.js';
 import { type CallerSummary, stillUsing } from './deprecation-callers.js';
-import { type DeprecationService, dayOf, daysBefore, type ItemState } from './deprecations.js';
+import type { DeprecationService, ItemState } from './deprecations.js';
 import { type Signed, signDocument } from './evidence-signature.js';
 import type { BrownoutStore, BrownoutWindow } from './ports/brownouts.js';
 import type { DayCoverage, UsagePort } from './ports/usage.js';

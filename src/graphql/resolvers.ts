@@ -3,10 +3,10 @@
  * call and reads nested fields through the request's loaders; rules and authorization stay in the core.
  */
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
-import type { Resolvers } from '../../generated/graphql/resolvers.js';
+import type { OrderFilter, Resolvers } from '../../generated/graphql/resolvers.js';
 import { fromMinor } from '../core/decimal-amounts.js';
 import type { Product, User } from '../core/model.js';
-import { orderFilters } from '../core/order-filters.js';
+import { type OrderConditions, orderFilters } from '../core/order-filters.js';
 import type { Page } from '../core/paging.js';
 import type { RequestShape } from '../core/request-shapes.js';
 import { callerOf, given, idOf } from './arguments.js';
@@ -183,7 +183,17 @@ export const resolvers: Resolvers = {
   RequestShapeConnection: connectionFields<RequestShape>(),
 };
 
-function filterOf(filter: Record<string, unknown> | null | undefined) {
+/** GraphQL's `OrderFilter` as the core's conditions: a member given as null is not a condition. */
+function filterOf(filter: OrderFilter | null | undefined): OrderConditions {
   if (!filter) return {};
-  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined));
+  const conditions: OrderConditions = {};
+  if (filter.status) conditions.status = filter.status;
+  if (filter.userId != null) conditions.userId = Number(filter.userId);
+  if (filter.from != null) conditions.from = filter.from;
+  if (filter.to != null) conditions.to = filter.to;
+  if (filter.minAmount != null) conditions.minAmount = filter.minAmount;
+  if (filter.hasCoupon != null) conditions.hasCoupon = filter.hasCoupon;
+  if (filter.q != null) conditions.q = filter.q;
+  if (filter.ids) conditions.ids = filter.ids.map(Number);
+  return conditions;
 }

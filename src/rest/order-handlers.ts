@@ -24,6 +24,7 @@ import {
   type OrderConditions,
   orderFilters,
   pathId,
+  queryConditions,
   type RestRequest,
 } from './validated-request.js';
 
@@ -73,8 +74,7 @@ export function createOrderHandlers(core: Core, mapper: OrderMapper = v1OrderMap
   };
   return {
     async listOrders(request) {
-      // orderFilters reads only the condition parameters; paging ones go to listInput.
-      return searchList(request, request.query, listInput(request.query));
+      return searchList(request, queryConditions(request.query), listInput(request.query));
     },
 
     async searchOrders(request) {

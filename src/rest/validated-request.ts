@@ -3,6 +3,7 @@ import { type Caller, requireCaller } from '../core/caller.js';
 import type { ListInput } from '../core/paging.js';
 
 export { type OrderConditions, orderFilters } from '../core/order-filters.js';
+export { queryConditions } from './order-query.js';
 
 /** One validated REST request as a handler sees it. */
 export interface RestRequest {

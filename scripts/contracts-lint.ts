@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, parse, validate, validateSchema } from 'graphql';
 import { parse as parseYaml } from 'yaml';
-import type { DeprecationRegistry } from '../src/core/deprecation-registry.js';
+import type { DeprecationRegistry } from '../src/core/lifecycle/registry/deprecation-registry.js';
 import { restMatcher } from '../src/deprecation-matching/rest.js';
 import { buildRegistry } from './deprecations/build-registry.js';
 

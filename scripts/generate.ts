@@ -167,7 +167,7 @@ function registryOutputs(out: Outputs): void {
   out.set('deprecations.json', `${text}\n`);
   out.set(
     'deprecations.ts',
-    `${banner}import type { DeprecationRegistry } from '../src/core/deprecation-registry.js';\n\n/** Every deprecated or watched item of the contracts (also served at GET /contracts/deprecations). */\nexport const deprecationRegistry: DeprecationRegistry = ${text};\n`,
+    `${banner}import type { DeprecationRegistry } from '../src/core/lifecycle/registry/deprecation-registry.js';\n\n/** Every deprecated or watched item of the contracts (also served at GET /contracts/deprecations). */\nexport const deprecationRegistry: DeprecationRegistry = ${text};\n`,
   );
 }
 

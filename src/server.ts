@@ -21,10 +21,10 @@ import {
 import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
 import type { Config } from './config.js';
 import { bootstrap } from './core/bootstrap.js';
-import type { Caller } from './core/caller.js';
-import { createDeprecationPolicy, type UsageCount } from './core/deprecation-policy.js';
 import type { Core } from './core/index.js';
-import type { InventoryService } from './core/inventory.js';
+import type { InventoryService } from './core/inventory/inventory.js';
+import { createDeprecationPolicy, type UsageCount } from './core/lifecycle/deprecation-policy.js';
+import type { Caller } from './core/shared/caller.js';
 import { seedDemo } from './demo/seed-demo.js';
 import { grpcCodeNameOf } from './grpc/errors.js';
 import { createHttpDrain } from './http/drain.js';
@@ -91,7 +91,7 @@ export async function startServer(
   const shapes = await startShapeRecorder(store.shapes, config, logger, metrics, now);
   const onCount = ({ item, kind }: UsageCount) => metrics.deprecatedUsage.inc({ item: item.id, kind });
   const deprecationPolicy = createDeprecationPolicy({ brownouts: core.brownouts, recorder, onCount });
-  // Webhook deliveries count uses through the same recorder (src/core/event-deprecations.ts).
+  // Webhook deliveries count uses through the same recorder (src/core/lifecycle/event-deprecations.ts).
   const onAccepted = await webhookShapes(shapes, projectRoot);
   const usage = { projectRoot, registry, recorder, onCount, metrics, onAccepted };
   const events = await startEvents(wakeups, store, config, logger, usage);
@@ -184,7 +184,7 @@ function bootstrapInstance(core: Core, store: Parameters<typeof bootstrap>[1], c
 
 /**
  * Loads the brownout windows, then cancels those of items the registry no longer deprecates (a deprecation
- * undone, src/core/brownout-orphans.ts) and logs them.
+ * undone, src/core/lifecycle/brownouts/brownout-orphans.ts) and logs them.
  */
 async function loadBrownouts(core: Core, logger: Logger): Promise<void> {
   await core.brownouts.refresh();

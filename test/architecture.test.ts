@@ -53,10 +53,10 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     expect(output).toMatch(/core-passes-context-explicitly: .*src\/core\/keeps-ambient-context\.ts → async_hooks/);
     expect(output).toMatch(/edge-helpers-use-no-driver: .*src\/http\/talks-to-redis\.ts → node_modules\/ioredis\//);
     expect(output).toMatch(
-      /transports-leave-money-to-the-core: .*src\/graphql\/splits-vat\.ts → .*src\/core\/money\.ts/,
+      /transports-leave-money-to-the-core: .*src\/graphql\/splits-vat\.ts → .*src\/core\/shared\/money\.ts/,
     );
     expect(output).toMatch(
-      /transports-leave-usage-to-the-policy: .*src\/rest\/counts-uses\.ts → .*src\/core\/usage-recorder\.ts/,
+      /transports-leave-usage-to-the-policy: .*src\/rest\/counts-uses\.ts → .*src\/core\/lifecycle\/usage\/usage-recorder\.ts/,
     );
   });
 
@@ -67,6 +67,18 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     );
     expect(output).toMatch(/transports-do-not-reach-storage: .*src\/grpc\/reads-the-store\.ts → node_modules\/pg\//);
     expect(output).toMatch(/no-circular: \S*src\/grpc\/cycle-a\.ts →\s+\S*src\/grpc\/cycle-b\.ts/);
+  });
+
+  it("fail a room of the core reaching past another room's index.ts, and allow it through the index", async () => {
+    const { output } = await fixture();
+    expect(output).toMatch(
+      /rooms-meet-at-their-index: .*src\/core\/orders\/reaches-into-catalog\.ts → .*src\/core\/catalog\/products\.ts/,
+    );
+    // A sub-room of a room (lifecycle/notices) meets its siblings at their index too.
+    expect(output).toMatch(
+      /rooms-meet-at-their-index: .*core\/lifecycle\/notices\/reaches-a-sibling\.ts → .*core\/lifecycle\/usage\/usage-recorder\.ts/,
+    );
+    expect(output).not.toContain('meets-at-index.ts');
   });
 
   it('hold for the source tree', async () => {

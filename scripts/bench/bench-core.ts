@@ -1,5 +1,5 @@
 import { createCore } from '../../src/core/index.js';
-import { createInventoryService } from '../../src/core/inventory.js';
+import { createInventoryService } from '../../src/core/inventory/inventory.js';
 import { createInventoryClient } from '../../src/grpc/inventory-client.js';
 import type { Database } from '../../src/store/database.js';
 import { createSqlStore } from '../../src/store/sql-store.js';

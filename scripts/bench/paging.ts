@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { filterDigest } from '../../src/core/cursor.js';
 import type { Caller } from '../../src/core/index.js';
-import { formatSort, parseSort } from '../../src/core/paging.js';
+import { filterDigest } from '../../src/core/shared/cursor.js';
+import { formatSort, parseSort } from '../../src/core/shared/paging.js';
 import { createPgDatabase, createPgliteDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { benchCore } from './bench-core.js';

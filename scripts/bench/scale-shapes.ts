@@ -4,8 +4,9 @@
  * the exception), mixed sorts at page 1 and half-way deep, `q` with common, rare and absent terms,
  * `withTotal` on the shapes whose counts the writes keep, and the contract's own search example.
  */
-import type { Minor } from '../../src/core/money.js';
+
 import type { OrderFilters } from '../../src/core/ports/index.js';
+import type { Minor } from '../../src/core/shared/money.js';
 
 /** One shape: its filters, its sort, whether it continues half-way deep, whether it counts. */
 export interface Shape {

@@ -12,10 +12,10 @@
  * `DROP=1` drops them at the end. The loader takes about 35 s per million orders (docs/benchmarks.md).
  */
 import pg from 'pg';
-import { filterDigest } from '../../src/core/cursor.js';
 import type { Caller } from '../../src/core/index.js';
-import { formatSort, parseSort } from '../../src/core/paging.js';
 import type { OrderFilters } from '../../src/core/ports/index.js';
+import { filterDigest } from '../../src/core/shared/cursor.js';
+import { formatSort, parseSort } from '../../src/core/shared/paging.js';
 import { createPgDatabase, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { orderListSql } from '../../src/store/order-store.js';

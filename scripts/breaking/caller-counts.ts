@@ -5,7 +5,7 @@
  * (`--usage <file>`). The verdict and the exit code stay the gate's own.
  */
 import { withDatabase } from '../../src/cli/cli-support.js';
-import { daysBefore } from '../../src/core/days.js';
+import { daysBefore } from '../../src/core/shared/days.js';
 import { shapeStore } from '../../src/store/shape-store.js';
 import { callersOfRows, coverageOf } from '../impact/impact-callers.js';
 import { protoItems } from '../impact/proto-items.js';

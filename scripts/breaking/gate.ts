@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, print } from 'graphql';
 import { parse as parseYaml } from 'yaml';
-import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
+import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
 import { graphqlRules, openapiRules, protoRulesOfModule, type RuleBook, type Rules } from '../rules/contract-rules.js';
 import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';

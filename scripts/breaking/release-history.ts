@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
+import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
 
 /** One release: the commit that stamped it and the contracts as they were there. */

@@ -20,8 +20,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
-import { signatureProblem } from '../../src/core/evidence-signature.js';
+import { signatureProblem } from '../../src/core/lifecycle/evidence/evidence-signature.js';
+import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import {
   type ExportBrownout,
   type ExportDay,
@@ -30,7 +30,7 @@ import {
   quietDaysOf,
   USAGE_EXPORT_FORMAT,
   type UsageExport,
-} from '../../src/core/usage-export.js';
+} from '../../src/core/lifecycle/usage-export.js';
 import type { ReleaseHistory } from './release-history.js';
 import type { Change } from './report.js';
 

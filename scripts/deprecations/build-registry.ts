@@ -30,7 +30,7 @@ import {
   isRealDate,
   type RegistryItem,
   referenceLink,
-} from '../../src/core/deprecation-registry.js';
+} from '../../src/core/lifecycle/registry/deprecation-registry.js';
 
 type Candidate = Omit<RegistryItem, 'status' | 'deprecated' | 'sunset' | 'replacement' | 'link'> & {
   deprecated: boolean;

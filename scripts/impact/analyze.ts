@@ -12,8 +12,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, type GraphQLSchema, parse, validate } from 'graphql';
-import type { CallerSummary } from '../../src/core/deprecation-callers.js';
-import type { RegistryItem } from '../../src/core/deprecation-registry.js';
+import type { RegistryItem } from '../../src/core/lifecycle/registry/deprecation-registry.js';
+import type { CallerSummary } from '../../src/core/lifecycle/usage/deprecation-callers.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { restMatcher } from '../../src/deprecation-matching/rest.js';
 import { type Contracts, readContracts } from '../breaking/gate.js';

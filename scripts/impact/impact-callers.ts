@@ -4,7 +4,7 @@
  * use), or, without a key, one client alone. Coverage says how much of the window the shape record
  * measured: its days with every serving instance flushed, and the shapes dropped.
  */
-import type { CallerSummary } from '../../src/core/deprecation-callers.js';
+import type { CallerSummary } from '../../src/core/lifecycle/usage/deprecation-callers.js';
 import type { ShapeCoverage, ShapeProtocol, ShapeUse } from '../../src/core/ports/shapes.js';
 
 /** A caller who would break. */

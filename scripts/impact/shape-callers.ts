@@ -22,8 +22,8 @@ import {
   specifiedRules,
   validate,
 } from 'graphql';
+import { shapeExportReader } from '../../src/core/lifecycle/shapes/shape-export.js';
 import type { ShapePort, ShapeProtocol, ShapeUse } from '../../src/core/ports/shapes.js';
-import { shapeExportReader } from '../../src/core/shape-export.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import type { Contracts } from '../breaking/gate.js';
 import { type ProtoItems, rpcsReplying } from './proto-items.js';

@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { type BrownoutWindow, createBrownoutService, windowState } from '../core/brownouts.js';
+import { type BrownoutWindow, createBrownoutService, windowState } from '../core/lifecycle/brownouts/brownouts.js';
 import { createSqlStore } from '../store/sql-store.js';
 import { OPERATOR, readRegistry, runCommand, withDatabase } from './cli-support.js';
 

@@ -6,9 +6,9 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Caller } from '../core/caller.js';
-import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import { EVIDENCE_WINDOW } from '../core/deprecations.js';
+import { EVIDENCE_WINDOW } from '../core/lifecycle/deprecations.js';
+import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
+import type { Caller } from '../core/shared/caller.js';
 import { projectRoot } from '../project-root.js';
 import type { Database } from '../store/database.js';
 import { openDatabase } from '../store/open.js';

@@ -1,5 +1,5 @@
 /**
- * The signed export of the request-shape record (src/core/shape-export.ts), for a contract owner without
+ * The signed export of the request-shape record (src/core/lifecycle/shapes/shape-export.ts), for a contract owner without
  * access to the production database:
  *
  *   npm run shapes:export -- [--days 30] [--out shapes.json]
@@ -10,7 +10,7 @@
  * the database). Without `--out` it prints the JSON. In a production install: `node dist/src/cli/shape-export.js`.
  */
 import { parseArgs } from 'node:util';
-import { exportShapes, signShapeExport } from '../core/shape-export.js';
+import { exportShapes, signShapeExport } from '../core/lifecycle/shapes/shape-export.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { shapeStore } from '../store/shape-store.js';
 import { runCommand, windowDays, withDatabase, writeJsonOut } from './cli-support.js';

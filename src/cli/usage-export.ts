@@ -7,7 +7,7 @@
  * measured (the instances that served it and those that flushed for it, the uses dropped by a full buffer:
  * `measured` only when every instance flushed and none dropped a use), the uses, replacement uses and
  * brownout hits, and the callers still using the item. A measured day can still miss what a crashed instance
- * had buffered since its last flush, at most USAGE_FLUSH_MS of its traffic (see src/core/usage-export.ts).
+ * had buffered since its last flush, at most USAGE_FLUSH_MS of its traffic (see src/core/lifecycle/usage-export.ts).
  * `--to` is the export's clock (`asOf`, the end of that day): a brownout window counts as held when it ended
  * by then, so give only a day that has ended, or leave it out (then the clock is now).
  * It carries the item's brownout windows in the period (held or not, with their hits) and is signed with
@@ -16,9 +16,9 @@
  * server uses (see src/cli/cli-support.ts); in a production install: `node dist/src/cli/usage-export.js <item>`.
  */
 import { parseArgs } from 'node:util';
-import { isRealDate } from '../core/deprecation-registry.js';
-import { createDeprecationService } from '../core/deprecations.js';
-import { exportUsage, signExport } from '../core/usage-export.js';
+import { createDeprecationService } from '../core/lifecycle/deprecations.js';
+import { isRealDate } from '../core/lifecycle/registry/deprecation-registry.js';
+import { exportUsage, signExport } from '../core/lifecycle/usage-export.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { createSqlStore } from '../store/sql-store.js';
 import { usageStore } from '../store/usage-store.js';

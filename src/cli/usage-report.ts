@@ -11,7 +11,7 @@
  * `node dist/src/cli/usage-report.js <item>`.
  */
 
-import { createDeprecationService } from '../core/deprecations.js';
+import { createDeprecationService } from '../core/lifecycle/deprecations.js';
 import { usageStore } from '../store/usage-store.js';
 import { OPERATOR, readRegistry, windowDays, withDatabase } from './cli-support.js';
 

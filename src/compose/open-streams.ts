@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import type { Config } from '../config.js';
-import type { Caller } from '../core/caller.js';
+import { createOrderWatch } from '../core/events/order-watch.js';
+import { createStockWatch } from '../core/events/stock-watch.js';
 import type { Core } from '../core/index.js';
-import { createOrderWatch } from '../core/order-watch.js';
 import type { Store } from '../core/ports/index.js';
-import { createStockWatch } from '../core/stock-watch.js';
+import type { Caller } from '../core/shared/caller.js';
 import type { EventFeed } from '../store/event-feed.js';
 
 /**

@@ -1,12 +1,12 @@
 import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
-import type { DeprecationPolicy } from '../core/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
-import { requireMetricsReader } from '../core/monitoring.js';
-import type { RateBudgetPolicy, RateLimiterPort } from '../core/rate-budget.js';
-import type { ShapeRecorder } from '../core/shape-recorder.js';
+import { requireMetricsReader } from '../core/keys/monitoring.js';
+import type { RateBudgetPolicy, RateLimiterPort } from '../core/keys/rate-budget.js';
+import type { DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
+import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
+import type { ShapeRecorder } from '../core/lifecycle/shapes/shape-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { SubscriptionSettings } from '../graphql/subscriptions.js';
 import { callerFromAuthorization, unauthenticatedResponse } from '../http/bearer.js';

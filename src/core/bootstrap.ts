@@ -1,6 +1,6 @@
-import type { Caller } from './caller.js';
 import type { Core } from './index.js';
 import type { Store } from './ports/index.js';
+import type { Caller } from './shared/index.js';
 
 /** Secrets created on this start, to be shown once (they are stored only as hashes). */
 export interface BootstrapResult {

@@ -3,24 +3,19 @@
  * and nowhere else. The core depends only on its ports (store, inventory), never on a driver or transport.
  */
 import { randomBytes } from 'node:crypto';
-import { createAdminLists } from './admin-lists.js';
-import { createApiKeyService } from './api-keys.js';
-import { createBrownoutService } from './brownouts.js';
-import { createCursorCodec } from './cursor.js';
-import { createDeprecatedUsageService } from './deprecated-usage.js';
-import type { DeprecationRegistry } from './deprecation-registry.js';
-import { createDeprecationService } from './deprecations.js';
-import { createDraftService } from './drafts.js';
-import { createEventList } from './event-list.js';
-import { createIdempotencyService } from './idempotency.js';
-import { createOrderService } from './orders.js';
+import { createProductService } from './catalog/index.js';
+import type { ResolveHost } from './events/index.js';
+import { createEventList, createWebhookLimits, createWebhookService } from './events/index.js';
+import { createIdempotencyService } from './idempotency/index.js';
+import { createApiKeyService } from './keys/index.js';
+import { createBrownoutService } from './lifecycle/brownouts/index.js';
+import { createAdminLists, createDeprecatedUsageService, createDeprecationService } from './lifecycle/index.js';
+import type { DeprecationRegistry } from './lifecycle/registry/index.js';
+import { createRequestShapesService } from './lifecycle/shapes/index.js';
+import { createDraftService, createOrderService } from './orders/index.js';
 import type { InventoryPort, Store } from './ports/index.js';
-import { createProductService } from './products.js';
-import { createRequestShapesService } from './request-shapes.js';
-import { createUserService } from './users.js';
-import { createWebhookService } from './webhook-endpoints.js';
-import { createWebhookLimits } from './webhook-limits.js';
-import type { ResolveHost } from './webhook-targets.js';
+import { createCursorCodec } from './shared/index.js';
+import { createUserService } from './users/index.js';
 
 /** What the core is built from. */
 export interface CoreOptions {
@@ -39,7 +34,7 @@ export interface CoreOptions {
   /** The HMAC key of page cursors; generated once and kept in the database when not configured. */
   cursorSecret?: string;
   /**
-   * How order placement reaches the inventory service (built beside the core, src/core/inventory.ts):
+   * How order placement reaches the inventory service (built beside the core, src/core/inventory/inventory.ts):
    * the server and the tests pass the client of `inventory.v1.Inventory` (src/grpc/inventory-client.ts).
    */
   inventory: InventoryPort;
@@ -139,5 +134,5 @@ export async function createCore(options: CoreOptions) {
   };
 }
 
-export type { Caller } from './caller.js';
-export { DomainError, type ErrorCode, errorCatalog } from './errors.js';
+export type { Caller } from './shared/index.js';
+export { DomainError, type ErrorCode, errorCatalog } from './shared/index.js';

@@ -3,8 +3,8 @@
  * client would, so it obeys every rule. Not part of the core; the composition root passes it to bootstrap.
  */
 import type { Caller, Core } from '../core/index.js';
-import { minor } from '../core/money.js';
-import type { OrderStatus } from '../core/order-state.js';
+import { minor } from '../core/shared/money.js';
+import type { OrderStatus } from '../core/shared/order-state.js';
 
 const address = (zipCode: string, line1: string, line2: string | null = null) => ({ zipCode, line1, line2 });
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RegistryItem } from '../core/deprecation-registry.js';
-import { registryItem } from '../core/registry-item.fixture.js';
+import type { RegistryItem } from '../core/lifecycle/registry/deprecation-registry.js';
+import { registryItem } from '../core/lifecycle/registry/registry-item.fixture.js';
 import { eventItemIndex } from './events.js';
 
 // The project's own contract, as the server reads it (the published JSON form).

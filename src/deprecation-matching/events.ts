@@ -1,12 +1,12 @@
 /**
- * Which registry items each event type's deliveries can carry (src/core/event-deprecations.ts): the
+ * Which registry items each event type's deliveries can carry (src/core/lifecycle/event-deprecations.ts): the
  * event type's own item (its webhook, `{ on: 'event' }`) and the properties its payload schema reaches
  * (`OrderEvent` → `data.object` → `Order.amount`), with where they sit in the envelope. Read from the
  * registry and the contract's `webhooks:` once, at start, following the schemas as the REST matcher does.
  */
 
-import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
-import type { EventItemIndex, EventTypeItems, PayloadMember } from '../core/event-deprecations.js';
+import type { EventItemIndex, EventTypeItems, PayloadMember } from '../core/lifecycle/event-deprecations.js';
+import type { DeprecationRegistry, RegistryItem } from '../core/lifecycle/registry/deprecation-registry.js';
 import { atPointer } from '../rest/json-pointer.js';
 import { reachability } from './rest.js';
 

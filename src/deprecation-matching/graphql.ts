@@ -18,8 +18,8 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import type { RequestUses } from '../core/deprecation-policy.js';
-import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
+import type { RequestUses } from '../core/lifecycle/deprecation-policy.js';
+import type { DeprecationRegistry, RegistryItem } from '../core/lifecycle/registry/deprecation-registry.js';
 
 /** The registry's GraphQL items, matched against operations. */
 export interface GraphqlMatcher {

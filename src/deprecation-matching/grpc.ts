@@ -12,8 +12,8 @@ import {
   isFieldSet,
   type Message,
 } from '@bufbuild/protobuf';
-import type { ReceivedItem } from '../core/deprecation-policy.js';
-import type { DeprecationRegistry, RegistryItem } from '../core/deprecation-registry.js';
+import type { ReceivedItem } from '../core/lifecycle/deprecation-policy.js';
+import type { DeprecationRegistry, RegistryItem } from '../core/lifecycle/registry/deprecation-registry.js';
 
 /** A message field of the registry. */
 interface FieldItem {

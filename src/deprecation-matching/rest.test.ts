@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RegistryItem } from '../core/deprecation-registry.js';
+import type { RegistryItem } from '../core/lifecycle/registry/deprecation-registry.js';
 import { restMatcher } from './rest.js';
 
 const parameter = (where: string, name: string): RegistryItem => ({

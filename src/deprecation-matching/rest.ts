@@ -3,9 +3,9 @@
  * member it sent, a property its 2xx answer can carry (with the resource member that holds it, which
  * `fields=` names, and where it sits in the answer). Read from the registry and the contract once, at
  * start; shared by the REST transport and the contract scripts (lint, impact, the gate's registry ids).
- * What a use is, is the core's deprecation policy (src/core/deprecation-policy.ts).
+ * What a use is, is the core's deprecation policy (src/core/lifecycle/deprecation-policy.ts).
  */
-import type { DeprecationRegistry, RegistryItem, RestMatch } from '../core/deprecation-registry.js';
+import type { DeprecationRegistry, RegistryItem, RestMatch } from '../core/lifecycle/registry/deprecation-registry.js';
 import { atPointer } from '../rest/json-pointer.js';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
-import { type Caller, requireCaller } from '../core/caller.js';
-import { DomainError, type ErrorCode } from '../core/errors.js';
-import type { CreateOptions } from '../core/idempotency.js';
-import type { Address } from '../core/model.js';
+import type { CreateOptions } from '../core/idempotency/idempotency.js';
+import { type Caller, requireCaller } from '../core/shared/caller.js';
+import { DomainError, type ErrorCode } from '../core/shared/errors.js';
+import type { Address } from '../core/shared/model.js';
 import type { GraphQLContext } from './context.js';
 
 /** The caller, or UNAUTHENTICATED for an anonymous request. */

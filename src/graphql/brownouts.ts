@@ -6,9 +6,13 @@
  * set lookup per resolved value of those fields only.
  */
 import { defaultFieldResolver, type GraphQLFieldResolver } from 'graphql';
-import type { BrownoutService } from '../core/brownouts.js';
-import type { DeprecationRegistry, GraphqlMatch, RegistryItem } from '../core/deprecation-registry.js';
-import { DomainError } from '../core/errors.js';
+import type { BrownoutService } from '../core/lifecycle/brownouts/brownouts.js';
+import type {
+  DeprecationRegistry,
+  GraphqlMatch,
+  RegistryItem,
+} from '../core/lifecycle/registry/deprecation-registry.js';
+import { DomainError } from '../core/shared/errors.js';
 import type { GraphQLContext } from './context.js';
 
 type Resolvers = Record<string, Record<string, unknown>>;

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
-import { unauthenticated } from '../core/caller.js';
 import type { Caller, Core } from '../core/index.js';
-import type { Cancellation, Order, OrderHead, OrderItem, Product, Shipment, User } from '../core/model.js';
+import { unauthenticated } from '../core/shared/caller.js';
+import type { Cancellation, Order, OrderHead, OrderItem, Product, Shipment, User } from '../core/shared/model.js';
 import type { TimeBudget } from './use-time-budget.js';
 
 /** Per-request state of a GraphQL operation: the caller, the batch loaders and the time budget. */

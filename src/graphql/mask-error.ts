@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { DomainError } from '../core/errors.js';
+import { DomainError } from '../core/shared/errors.js';
 import { httpStatusOf } from '../http/http-status.js';
 import { BAD_USER_INPUT } from './reject-bad-input.js';
 

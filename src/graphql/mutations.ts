@@ -1,7 +1,7 @@
 import type { CreateUserInput, MutationResolvers, ReplaceUserInput } from '../../generated/graphql/resolvers.js';
-import { toMinor } from '../core/decimal-amounts.js';
-import type { OrderStatus } from '../core/order-state.js';
-import type { UserInput } from '../core/users.js';
+import { toMinor } from '../core/shared/decimal-amounts.js';
+import type { OrderStatus } from '../core/shared/order-state.js';
+import type { UserInput } from '../core/users/users.js';
 import { address, callerOf, createOptions, given, idOf } from './arguments.js';
 
 /** The writes; each applies the same core call as the matching REST operation, idempotency keys shared. */

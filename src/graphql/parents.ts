@@ -2,12 +2,14 @@
  * What each GraphQL object type resolves from: the core's values, so that resolvers map and never
  * re-implement a rule. Wired into the generated resolver types through codegen's `mappers`.
  */
-import type { OrderHead, OrderItem } from '../core/model.js';
-import type { Page } from '../core/paging.js';
+import type { OrderHead, OrderItem } from '../core/shared/model.js';
+import type { Page } from '../core/shared/paging.js';
 
 /** An order as read alone (with its items) or in a page (without them: `Order.items` loads them if asked). */
 export type OrderParent = OrderHead & { items?: OrderItem[] };
 
+export type { RequestShape as RequestShapeParent } from '../core/lifecycle/shapes/request-shapes.js';
+export type { AmountDetail as AmountDetailParent } from '../core/orders/orders.js';
 export type {
   Address as AddressParent,
   Cancellation as CancellationParent,
@@ -18,9 +20,7 @@ export type {
   Rating as MyRatingParent,
   Shipment as ShipmentParent,
   User as UserParent,
-} from '../core/model.js';
-export type { AmountDetail as AmountDetailParent } from '../core/orders.js';
-export type { RequestShape as RequestShapeParent } from '../core/request-shapes.js';
+} from '../core/shared/model.js';
 
 /** A page of a connection, with its total counted only if the field is selected. */
 export interface ConnectionParent<T> {

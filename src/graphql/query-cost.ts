@@ -5,7 +5,7 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from '../core/paging.js';
+import { MAX_PAGE_SIZE } from '../core/shared/paging.js';
 
 /** The cost model of the cost limit (graphql-armor's defaults): what the rate budget charges too. */
 const OBJECT_COST = 2;

@@ -4,8 +4,8 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { ErrorCode } from '../core/errors.js';
-import { INPUT_DEPTH_MESSAGE, nestsDeeperThan } from '../core/text.js';
+import type { ErrorCode } from '../core/shared/errors.js';
+import { INPUT_DEPTH_MESSAGE, nestsDeeperThan } from '../core/shared/text.js';
 import { httpStatusOf } from '../http/http-status.js';
 
 /** The code of every client input error that the catalog has no more precise code for. */

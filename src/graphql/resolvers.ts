@@ -4,11 +4,11 @@
  */
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import type { OrderFilter, Resolvers } from '../../generated/graphql/resolvers.js';
-import { fromMinor } from '../core/decimal-amounts.js';
-import type { Product, User } from '../core/model.js';
-import { type OrderConditions, orderFilters } from '../core/order-filters.js';
-import type { Page } from '../core/paging.js';
-import type { RequestShape } from '../core/request-shapes.js';
+import type { RequestShape } from '../core/lifecycle/shapes/request-shapes.js';
+import { type OrderConditions, orderFilters } from '../core/orders/order-filters.js';
+import { fromMinor } from '../core/shared/decimal-amounts.js';
+import type { Product, User } from '../core/shared/model.js';
+import type { Page } from '../core/shared/paging.js';
 import { callerOf, given, idOf } from './arguments.js';
 import { deprecatedUsageOf } from './deprecated-usage.js';
 import { mutationResolvers } from './mutations.js';

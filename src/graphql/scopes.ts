@@ -1,12 +1,12 @@
 /**
  * Scopes in GraphQL: each field that declares `@scope(name: …)` in contracts/schema.graphql is checked by
- * the core's rule (src/core/scopes.ts) before it resolves, so a key without the scope gets `null` with an
+ * the core's rule (src/core/shared/scopes.ts) before it resolves, so a key without the scope gets `null` with an
  * `INSUFFICIENT_SCOPE` error at that field, as REST answers 403. The declarations are read from the
  * schema once, at start; the check is one array lookup per resolved value of a declared field.
  */
 import { type DocumentNode, defaultFieldResolver, type GraphQLFieldResolver, Kind, parse } from 'graphql';
-import type { ScopeDeclaration } from '../core/scope-catalog.js';
-import { requireScope, scopeDeclaration } from '../core/scopes.js';
+import type { ScopeDeclaration } from '../core/shared/scope-catalog.js';
+import { requireScope, scopeDeclaration } from '../core/shared/scopes.js';
 import type { GraphQLContext } from './context.js';
 
 type Resolvers = Record<string, Record<string, unknown>>;

@@ -5,8 +5,8 @@
  * answer for the next).
  */
 import type { Resolvers } from '../../generated/graphql/resolvers.js';
-import type { StoredEvent } from '../core/events.js';
-import type { OrderWatch } from '../core/order-watch.js';
+import type { OrderWatch } from '../core/events/order-watch.js';
+import type { StoredEvent } from '../core/shared/events.js';
 import { given, idOf } from './arguments.js';
 import { createLoaders, type GraphQLContext } from './context.js';
 

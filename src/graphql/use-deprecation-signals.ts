@@ -11,8 +11,8 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { deprecatedUsagePath } from '../core/deprecated-usage.js';
-import type { DeprecationPolicy } from '../core/deprecation-policy.js';
+import { deprecatedUsagePath } from '../core/lifecycle/deprecated-usage.js';
+import type { DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
 import type { GraphqlMatcher } from '../deprecation-matching/graphql.js';
 import type { GraphQLContext } from './context.js';
 

@@ -4,7 +4,7 @@
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/shared/errors.js';
 
 /** The limits a document is checked against (GRAPHQL_MAX_* settings). */
 export interface DocumentLimits {

@@ -4,7 +4,7 @@
  * GRAPHQL_PERSISTED_ONLY, other documents are refused.
  */
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/shared/errors.js';
 import { httpStatusOf } from '../http/http-status.js';
 
 /** The plugin over a manifest of document ids to documents. */

@@ -1,13 +1,13 @@
 /**
  * The rate budget over GraphQL: an operation is charged its calculated cost (the cost limit's model,
- * converted to points as in src/core/rate-budget.ts) before it runs. A spent budget refuses the
+ * converted to points as in src/core/keys/rate-budget.ts) before it runs. A spent budget refuses the
  * operation with `RATE_LIMITED` (HTTP 429, `Retry-After`) and runs nothing; every charged response carries
  * `extensions.cost` and, through `exchange`, the RateLimit header fields.
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Caller } from '../core/caller.js';
-import { budgetOf, graphqlPoints, type RateBudgetPolicy, type RateLimiterPort } from '../core/rate-budget.js';
+import { budgetOf, graphqlPoints, type RateBudgetPolicy, type RateLimiterPort } from '../core/keys/rate-budget.js';
+import type { Caller } from '../core/shared/caller.js';
 import { httpStatusOf } from '../http/http-status.js';
 import { rateLimitHeaders } from '../http/rate-budget.js';
 import type { Metrics } from '../observability/metrics.js';

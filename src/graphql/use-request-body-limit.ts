@@ -8,7 +8,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/shared/errors.js';
 import { httpStatusOf } from '../http/http-status.js';
 
 const tooLarge = () =>

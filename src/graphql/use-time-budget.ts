@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/shared/errors.js';
 
 /**
  * An operation's execution time budget (docs/decisions.md §5), started when its context is built. When it

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
-import type { Caller } from '../core/caller.js';
+import type { Caller } from '../core/shared/caller.js';
 import { toConnectError } from './errors.js';
 import { requestHeaderOf } from './grpc-js-context.js';
 import type { CallWrapper } from './service-wrappers.js';

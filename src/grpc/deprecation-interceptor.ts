@@ -13,9 +13,9 @@
  */
 import type { DescMethod, Message } from '@bufbuild/protobuf';
 import { ConnectError, type HandlerContext } from '@connectrpc/connect';
-import type { BrownoutWindow } from '../core/brownouts.js';
-import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/deprecation-policy.js';
-import { brownoutHeader, type RegistryItem, signalOf } from '../core/deprecation-registry.js';
+import type { BrownoutWindow } from '../core/lifecycle/brownouts/brownouts.js';
+import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/lifecycle/deprecation-policy.js';
+import { brownoutHeader, type RegistryItem, signalOf } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
 import { clientOf } from '../observability/metrics.js';
 import { keyCaller } from './auth.js';

@@ -5,7 +5,7 @@ import {
   type ErrorInfo,
   ErrorInfoSchema,
 } from '../../generated/proto/google/rpc/error_details_pb.js';
-import { DomainError, type ErrorCode, errorCatalog } from '../core/errors.js';
+import { DomainError, type ErrorCode, errorCatalog } from '../core/shared/errors.js';
 
 /** The `domain` of every ErrorInfo this service attaches. */
 export const ERROR_DOMAIN = 'inventory.order-api.example.com';

@@ -7,8 +7,8 @@
 import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import { pathToString } from '@bufbuild/protobuf/reflect';
 import { createValidator } from '@bufbuild/protovalidate';
-import { DomainError, type Violation } from '../core/errors.js';
-import { NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import { DomainError, type Violation } from '../core/shared/errors.js';
+import { NUL_CHARACTER_MESSAGE } from '../core/shared/text.js';
 import { toConnectError } from './errors.js';
 import type { CallWrapper } from './service-wrappers.js';
 

@@ -9,7 +9,7 @@ import {
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import type { Tracer } from '@opentelemetry/api';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import type { InventoryService } from '../core/inventory.js';
+import type { InventoryService } from '../core/inventory/inventory.js';
 import type { CallOptions, InventoryPort } from '../core/ports/index.js';
 import { internalTokenInterceptor } from './auth.js';
 import { fromConnectError } from './errors.js';

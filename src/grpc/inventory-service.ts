@@ -11,10 +11,10 @@ import {
   type Stock as StockMessage,
   StockSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import { DomainError } from '../core/errors.js';
-import type { InventoryService, WriteOptions } from '../core/inventory.js';
-import type { Reservation, Stock } from '../core/model.js';
-import type { StockUpdate, StockWatch } from '../core/stock-watch.js';
+import type { StockUpdate, StockWatch } from '../core/events/stock-watch.js';
+import type { InventoryService, WriteOptions } from '../core/inventory/inventory.js';
+import { DomainError } from '../core/shared/errors.js';
+import type { Reservation, Stock } from '../core/shared/model.js';
 import { keyCaller } from './auth.js';
 import { toConnectError } from './errors.js';
 

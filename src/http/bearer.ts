@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import { type Caller, unauthenticated } from '../core/caller.js';
-import { DomainError } from '../core/errors.js';
 import type { Core } from '../core/index.js';
+import { type Caller, unauthenticated } from '../core/shared/caller.js';
+import { DomainError } from '../core/shared/errors.js';
 import { catalogProblem } from './problem.js';
 
 declare module 'hono' {

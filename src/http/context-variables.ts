@@ -2,7 +2,7 @@
  * The variables the public port keeps on a request's Hono context, typed once for every middleware and
  * handler (Hono's `ContextVariableMap`): no module-level maps keyed by requests.
  */
-import type { Caller } from '../core/caller.js';
+import type { Caller } from '../core/shared/caller.js';
 import type { EdgeHeaders } from './edge-headers.js';
 
 declare module 'hono' {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
-import type { DeprecationRegistry } from '../core/deprecation-registry.js';
+import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import { renderDeprecationsPage } from './deprecations-page.js';
 import { StaticAsset } from './static-asset.js';
 import { usagePage } from './usage-page.js';

@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/shared/errors.js';
 
 /**
  * The HTTP status of each catalog code on the public port: of the problem document for REST, and of the

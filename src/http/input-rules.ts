@@ -7,8 +7,8 @@
 import type { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Big } from 'big.js';
-import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
-import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/text.js';
+import { DomainError, type ErrorCode, type Violation } from '../core/shared/errors.js';
+import { findNulCharacter, NUL_CHARACTER_MESSAGE } from '../core/shared/text.js';
 
 /** One error of an ajv validator (`verbose`: it carries the value that failed). */
 export interface AjvError {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import Negotiator from 'negotiator';
-import { type ErrorCode, errorCatalog } from '../core/errors.js';
+import { type ErrorCode, errorCatalog } from '../core/shared/errors.js';
 import { httpStatusOf } from './http-status.js';
 import { catalogProblem, problemSlug } from './problem.js';
 

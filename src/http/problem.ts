@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
-import { DomainError, type ErrorCode, type ErrorMembers, errorCatalog, type Violation } from '../core/errors.js';
+import { DomainError, type ErrorCode, type ErrorMembers, errorCatalog, type Violation } from '../core/shared/errors.js';
 import { answer } from './edge-headers.js';
 import { httpStatusOf } from './http-status.js';
 

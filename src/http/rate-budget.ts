@@ -7,7 +7,7 @@ import {
   type RateBudgetPolicy,
   type RateLimiterPort,
   restPoints,
-} from '../core/rate-budget.js';
+} from '../core/keys/rate-budget.js';
 import type { Metrics } from '../observability/metrics.js';
 import { callerOfRequest } from './bearer.js';
 import { addEdgeHeaders } from './edge-headers.js';

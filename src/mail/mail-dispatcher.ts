@@ -4,7 +4,7 @@
  * the core decides (sent, retried after a back-off, or given up). Woken by the event feed when a notice
  * event commits (its mail was queued in the same transaction), and by a poll for retries and missed wake-ups.
  */
-import { type MailResult, mailAttemptRecord } from '../core/mail-delivery.js';
+import { type MailResult, mailAttemptRecord } from '../core/events/mail-delivery.js';
 import type { ClaimedMail, MailAttemptRecord, Mailer, NoticeMailStore } from '../core/ports/mail.js';
 
 /** Mails claimed (and sent side by side) at once by one instance. */

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { Budget, Charge, RateLimiterPort } from '../core/rate-budget.js';
+import type { Budget, Charge, RateLimiterPort } from '../core/keys/rate-budget.js';
 import { type CellCharge, chargeCell, GCRA_LUA } from './gcra.js';
 
 /** Options of the budget store. */

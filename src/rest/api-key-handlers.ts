@@ -1,5 +1,5 @@
-import type { IssuedKey } from '../core/api-keys.js';
 import type { Core } from '../core/index.js';
+import type { IssuedKey } from '../core/keys/api-keys.js';
 import { apiKeyJson, pageJson } from './mappers.js';
 import { json, noContent, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';

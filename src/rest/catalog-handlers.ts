@@ -1,5 +1,5 @@
-import { toMinor } from '../core/decimal-amounts.js';
 import type { Core } from '../core/index.js';
+import { toMinor } from '../core/shared/decimal-amounts.js';
 import { pageJson, productJson, ratingJson } from './mappers.js';
 import { createOptions, json, type RestHandlerGroup, replayHeader, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';

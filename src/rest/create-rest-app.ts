@@ -4,10 +4,10 @@
  * the one error catalog.
  */
 import { type ErrorHandler, Hono, type MiddlewareHandler } from 'hono';
-import { createDeprecationPolicy, type DeprecationPolicy } from '../core/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/deprecation-registry.js';
 import type { Core } from '../core/index.js';
-import type { ShapeRecorder } from '../core/shape-recorder.js';
+import { createDeprecationPolicy, type DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
+import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
+import type { ShapeRecorder } from '../core/lifecycle/shapes/shape-recorder.js';
 import { restMatcher } from '../deprecation-matching/rest.js';
 import { chain } from '../http/chain.js';
 import { clientOf } from '../observability/metrics.js';

@@ -2,10 +2,11 @@
  * A key's own records: its use of deprecated and watched items (`GET /v1/api-keys/{apiKeyId}/deprecations`)
  * and the request shapes it sent (`GET /v1/api-keys/{apiKeyId}/request-shapes`), each with its `me` form.
  */
-import type { KeyUsage } from '../core/deprecated-usage.js';
-import { describeItem } from '../core/deprecation-registry.js';
+
 import type { Core } from '../core/index.js';
-import type { RequestShape, ShapeQuery } from '../core/request-shapes.js';
+import type { KeyUsage } from '../core/lifecycle/deprecated-usage.js';
+import { describeItem } from '../core/lifecycle/registry/deprecation-registry.js';
+import type { RequestShape, ShapeQuery } from '../core/lifecycle/shapes/request-shapes.js';
 import { pageJson } from './mappers.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId, type RestRequest } from './validated-request.js';

@@ -10,11 +10,16 @@
  *   rel="related"`, its own usage, and a refusal names that path in the problem's `deprecatedUsage`.
  */
 import type { Context, Next } from 'hono';
-import type { BrownoutWindow } from '../core/brownouts.js';
-import { deprecatedUsagePath } from '../core/deprecated-usage.js';
-import type { DeprecationDecision, DeprecationPolicy, ReceivedItem } from '../core/deprecation-policy.js';
-import { brownoutHeader, type RegistryItem, type RestMatch, signalOf } from '../core/deprecation-registry.js';
-import type { Violation } from '../core/errors.js';
+import type { BrownoutWindow } from '../core/lifecycle/brownouts/brownouts.js';
+import { deprecatedUsagePath } from '../core/lifecycle/deprecated-usage.js';
+import type { DeprecationDecision, DeprecationPolicy, ReceivedItem } from '../core/lifecycle/deprecation-policy.js';
+import {
+  brownoutHeader,
+  type RegistryItem,
+  type RestMatch,
+  signalOf,
+} from '../core/lifecycle/registry/deprecation-registry.js';
+import type { Violation } from '../core/shared/errors.js';
 import type { ResponseItem, RestMatcher } from '../deprecation-matching/rest.js';
 import type { ChainStep } from '../http/chain.js';
 import { BROWNOUT_OF_INPUT_STATUS } from '../http/http-status.js';

@@ -1,7 +1,9 @@
 /** Maps core values to the wire shapes of contracts/openapi.yaml (money in units, times as ISO strings). */
 
 import type { components } from '../../generated/openapi/schema.js';
-import { fromMinor } from '../core/decimal-amounts.js';
+import { orderItemRepresentation, orderRepresentation } from '../core/events/representations.js';
+import type { AmountDetail } from '../core/orders/orders.js';
+import { fromMinor } from '../core/shared/decimal-amounts.js';
 import type {
   ApiKey,
   Cancellation,
@@ -12,16 +14,14 @@ import type {
   Rating,
   Shipment,
   User,
-} from '../core/model.js';
-import type { AmountDetail } from '../core/orders.js';
-import type { Page } from '../core/paging.js';
-import { orderItemRepresentation, orderRepresentation } from '../core/representations.js';
+} from '../core/shared/model.js';
+import type { Page } from '../core/shared/paging.js';
 
 type Schemas = components['schemas'];
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-/** An order item (src/core/representations.ts, typed here against the contract). */
+/** An order item (src/core/events/representations.ts, typed here against the contract). */
 export const orderItemJson = (item: OrderItem): Schemas['OrderItem'] => orderItemRepresentation(item);
 
 /** An order; `detail`, the core's split of its amount, when the request asked for `amountDetail`. */

@@ -1,9 +1,9 @@
 import type { Caller, Core } from '../core/index.js';
-import type { Order } from '../core/model.js';
-import type { OrderStatus } from '../core/order-state.js';
-import type { AmountDetail, OrderPatch, OrderReplacement, PlaceOrderInput } from '../core/orders.js';
-import type { ListInput } from '../core/paging.js';
-import type { WriteConditions } from '../core/versions.js';
+import type { AmountDetail, OrderPatch, OrderReplacement, PlaceOrderInput } from '../core/orders/orders.js';
+import type { Order } from '../core/shared/model.js';
+import type { OrderStatus } from '../core/shared/order-state.js';
+import type { ListInput } from '../core/shared/paging.js';
+import type { WriteConditions } from '../core/shared/versions.js';
 import { etagOf, orderJson, pageJson } from './mappers.js';
 import {
   address,

@@ -1,4 +1,4 @@
-import type { OrderConditions } from '../core/order-filters.js';
+import type { OrderConditions } from '../core/orders/order-filters.js';
 
 /**
  * The conditions of `GET /v1/orders` from its query string, which the pipeline has checked against the

@@ -11,9 +11,9 @@
  * one awaiting it: each async step costs every request a suspended frame and its promises.
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/index.js';
-import { requireScope } from '../core/scopes.js';
+import type { Caller } from '../core/shared/caller.js';
+import { requireScope } from '../core/shared/scopes.js';
 import { callerOfRequest, unauthenticatedResponse } from '../http/bearer.js';
 import type { ChainStep } from '../http/chain.js';
 import { type AjvError, rejectNulCharacters, validationError } from '../http/input-rules.js';
@@ -96,7 +96,7 @@ export function authenticate(contract: RestContract, core: Core): Step {
 
 /**
  * 403 INSUFFICIENT_SCOPE unless the caller's key holds the scope the operation declares (`x-scope`, read
- * at start); the rule is the core's (src/core/scopes.ts), so GraphQL refuses alike.
+ * at start); the rule is the core's (src/core/shared/scopes.ts), so GraphQL refuses alike.
  */
 export function authorizeScope(contract: RestContract): Step {
   return function requireDeclaredScope(c, next) {

@@ -5,8 +5,8 @@
 
 import type { Context } from 'hono';
 import Negotiator from 'negotiator';
-import { DomainError, type Violation } from '../core/errors.js';
-import { INPUT_DEPTH_MESSAGE, nestsDeeperThan } from '../core/text.js';
+import { DomainError, type Violation } from '../core/shared/errors.js';
+import { INPUT_DEPTH_MESSAGE, nestsDeeperThan } from '../core/shared/text.js';
 import { catalogProblem } from '../http/problem.js';
 import type { RestContract } from './contract.js';
 

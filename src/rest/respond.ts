@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components, operations } from '../../generated/openapi/schema.js';
-import type { Caller } from '../core/caller.js';
-import type { CreateOptions } from '../core/idempotency.js';
-import type { Address } from '../core/model.js';
-import type { WriteConditions } from '../core/versions.js';
+import type { CreateOptions } from '../core/idempotency/idempotency.js';
+import type { Caller } from '../core/shared/caller.js';
+import type { Address } from '../core/shared/model.js';
+import type { WriteConditions } from '../core/shared/versions.js';
 import { answer } from '../http/edge-headers.js';
 import { etagOf } from './mappers.js';
 import { selectMembers } from './partial-response.js';

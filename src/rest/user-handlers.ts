@@ -1,7 +1,7 @@
 import type { Caller, Core } from '../core/index.js';
-import type { User } from '../core/model.js';
-import type { UserInput } from '../core/users.js';
-import type { WriteConditions } from '../core/versions.js';
+import type { User } from '../core/shared/model.js';
+import type { WriteConditions } from '../core/shared/versions.js';
+import type { UserInput } from '../core/users/users.js';
 import { etagOf, pageJson, userJson } from './mappers.js';
 import {
   address,

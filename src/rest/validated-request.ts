@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
-import { type Caller, requireCaller } from '../core/caller.js';
-import type { ListInput } from '../core/paging.js';
+import { type Caller, requireCaller } from '../core/shared/caller.js';
+import type { ListInput } from '../core/shared/paging.js';
 
-export { type OrderConditions, orderFilters } from '../core/order-filters.js';
+export { type OrderConditions, orderFilters } from '../core/orders/order-filters.js';
 export { queryConditions } from './order-query.js';
 
 /** One validated REST request as a handler sees it. */

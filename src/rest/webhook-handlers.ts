@@ -1,8 +1,8 @@
-import { type EventType, type StoredEvent, toEnvelope } from '../core/events.js';
+import { webhookEndpointRepresentation } from '../core/events/representations.js';
+import type { EndpointWithSecret } from '../core/events/webhook-endpoints.js';
 import type { Core } from '../core/index.js';
 import type { WebhookAttempt, WebhookEndpoint } from '../core/ports/index.js';
-import { webhookEndpointRepresentation } from '../core/representations.js';
-import type { EndpointWithSecret } from '../core/webhook-endpoints.js';
+import { type EventType, type StoredEvent, toEnvelope } from '../core/shared/events.js';
 import { pageJson } from './mappers.js';
 import { json, noContent, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';

@@ -1,5 +1,5 @@
-import type { ApiKey } from '../core/model.js';
 import type { NewApiKey, Store } from '../core/ports/index.js';
+import type { ApiKey } from '../core/shared/model.js';
 import type { Database, Queryable } from './database.js';
 import { pageSql, type SortColumns } from './keyset.js';
 import { toApiKey } from './rows.js';

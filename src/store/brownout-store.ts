@@ -1,4 +1,4 @@
-import { noticeSinceDay } from '../core/deprecation-notice.js';
+import { noticeSinceDay } from '../core/lifecycle/notices/deprecation-notice.js';
 import type { BrownoutStore, BrownoutWindow } from '../core/ports/brownouts.js';
 import type { Database } from './database.js';
 import { ownersOf, writeNoticeEvents } from './notice-outbox.js';

@@ -7,7 +7,7 @@
  * violation is a fault and stays `INTERNAL` (test/store/constraint-violations.test.ts lists both kinds and
  * provokes every constraint input can reach).
  */
-import { DomainError, type ErrorCode, type Violation } from '../core/errors.js';
+import { DomainError, type ErrorCode, type Violation } from '../core/shared/errors.js';
 
 /** What a violated constraint tells the caller: a code, and the member at fault if there is one. */
 interface ConstraintAnswer {

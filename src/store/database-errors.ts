@@ -1,4 +1,4 @@
-import { DomainError } from '../core/errors.js';
+import { DomainError } from '../core/shared/errors.js';
 import { asInputError } from './constraint-violations.js';
 
 // SQLSTATE class 08 (connection exception), 57P01-57P03 (the server is shutting down or starting up) and

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { type EventFilter, matchesFilter, type StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
+import { type EventFilter, matchesFilter, type StoredEvent } from '../core/shared/events.js';
 import type { EventWakeups } from './event-wakeups.js';
 
 const BATCH = 200;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { EventFilter, EventType, StoredEvent } from '../core/events.js';
 import type { EventPosition, EventStore } from '../core/ports/events.js';
+import type { EventFilter, EventType, StoredEvent } from '../core/shared/events.js';
 import type { Database } from './database.js';
 
 export interface EventRow {

@@ -1,4 +1,4 @@
-import { type NewEvent, readScopeOf } from '../core/events.js';
+import { type NewEvent, readScopeOf } from '../core/shared/events.js';
 import { newEventId } from './event-store.js';
 
 /**

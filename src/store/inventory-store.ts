@@ -1,6 +1,6 @@
-import { MAX_STOCK } from '../core/inventory.js';
-import type { Reservation, Stock } from '../core/model.js';
+import { MAX_STOCK } from '../core/inventory/inventory.js';
 import type { ReserveLine, ReserveOutcome, Store } from '../core/ports/index.js';
+import type { Reservation, Stock } from '../core/shared/model.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { eventWriteSql } from './event-writes.js';
 import { type Outbox, writeEvents } from './outbox.js';

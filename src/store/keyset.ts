@@ -1,5 +1,5 @@
-import type { KeyValues } from '../core/cursor.js';
-import type { SortKey } from '../core/paging.js';
+import type { KeyValues } from '../core/shared/cursor.js';
+import type { SortKey } from '../core/shared/paging.js';
 
 /** How a sort field maps to a column and the type its cursor value is cast to. */
 export type SortColumns = Record<string, { column: string; cast: string }>;

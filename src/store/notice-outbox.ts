@@ -3,8 +3,9 @@
  * when the server mails, one e-mail per such user with an address, queued in `notice_mails` in the same
  * transaction. A crash after the commit loses nothing: the dispatchers find the queued rows.
  */
-import type { NewEvent } from '../core/events.js';
+
 import type { ComposeMail } from '../core/ports/mail.js';
+import type { NewEvent } from '../core/shared/events.js';
 import type { Transaction } from './database.js';
 import { type CallerKey, type Outbox, writeEvents } from './outbox.js';
 

@@ -1,6 +1,6 @@
-import type { Address, Cancellation, Order, OrderHead, OrderItem, Shipment } from '../core/model.js';
-import { minor } from '../core/money.js';
-import type { OrderStatus } from '../core/order-state.js';
+import type { Address, Cancellation, Order, OrderHead, OrderItem, Shipment } from '../core/shared/model.js';
+import { minor } from '../core/shared/money.js';
+import type { OrderStatus } from '../core/shared/order-state.js';
 import type { Queryable } from './database.js';
 
 /** Row shapes as PostgreSQL returns them. */

@@ -1,5 +1,5 @@
-import type { Order } from '../core/model.js';
 import type { KeysetQuery, OrderChange, OrderFilters, Store } from '../core/ports/index.js';
+import type { Order } from '../core/shared/model.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { releaseWithEvents, writeStockEvents } from './inventory-store.js';
 import { orderBy, pageSql } from './keyset.js';

@@ -1,5 +1,5 @@
-import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
-import type { NewEvent, StoredEvent } from '../core/events.js';
+import { createEventPolicy, type EventPolicy } from '../core/events/event-policy.js';
+import type { NewEvent, StoredEvent } from '../core/shared/events.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { type EventRow, toEvent } from './event-store.js';
 import { type EventWakeups, notifyWakeups } from './event-wakeups.js';

@@ -1,6 +1,6 @@
-import type { ApiKey, OrderDraft, Product, Rating, Reservation, Stock, User } from '../core/model.js';
-import { minor } from '../core/money.js';
-import { type Scope, scopesOfRole } from '../core/scope-catalog.js';
+import type { ApiKey, OrderDraft, Product, Rating, Reservation, Stock, User } from '../core/shared/model.js';
+import { minor } from '../core/shared/money.js';
+import { type Scope, scopesOfRole } from '../core/shared/scope-catalog.js';
 
 /** Whether a statement failed on a unique index (an e-mail or SKU in use). */
 export const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';

@@ -1,4 +1,4 @@
-import { createEventPolicy, type EventPolicy } from '../core/event-policy.js';
+import { createEventPolicy, type EventPolicy } from '../core/events/event-policy.js';
 import type { Store } from '../core/ports/index.js';
 import { apiKeyStore } from './api-key-store.js';
 import { brownoutStore } from './brownout-store.js';

@@ -1,5 +1,5 @@
-import type { EventType, StoredEvent } from '../core/events.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../core/ports/webhooks.js';
+import type { EventType, StoredEvent } from '../core/shared/events.js';
 import type { Database } from './database.js';
 import { type Outbox, writeEvents } from './outbox.js';
 import { NOW, toEndpoint } from './webhook-rows.js';

@@ -1,5 +1,5 @@
-import type { EventType } from '../core/events.js';
 import type { DisabledReason, WebhookEndpoint } from '../core/ports/webhooks.js';
+import type { EventType } from '../core/shared/events.js';
 
 /** An endpoint from its row. */
 export const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint => ({

@@ -1,5 +1,5 @@
-import type { EventType } from '../core/events.js';
 import type { WebhookAttempt, WebhookLimits, WebhookStore } from '../core/ports/webhooks.js';
+import type { EventType } from '../core/shared/events.js';
 import type { Database } from './database.js';
 import type { Outbox } from './outbox.js';
 import { deliveryStore } from './webhook-delivery-store.js';

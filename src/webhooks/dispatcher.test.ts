@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { StoredEvent } from '../core/events.js';
+import type { AttemptResult } from '../core/events/webhook-delivery.js';
 import type { AttemptRecord, ClaimedDelivery, ClaimRoom, WebhookEndpoint } from '../core/ports/webhooks.js';
-import type { AttemptResult } from '../core/webhook-delivery.js';
+import type { StoredEvent } from '../core/shared/events.js';
 import { createRateLimiter } from '../redis/rate-limiter.js';
 import { createWebhookDispatcher } from './dispatcher.js';
 import type { WebhookMessage } from './http-sender.js';

@@ -6,10 +6,11 @@
  * and one endpoint never holds more than `perEndpoint` slots, so the others go on delivering.
  * Woken by the event feed when an event commits, and by a poll for retries and missed notifications.
  */
-import type { DeprecationsOfDelivery } from '../core/event-deprecations.js';
-import { type EventEnvelope, type StoredEvent, toEnvelope } from '../core/events.js';
+
+import { type AttemptResult, attemptRecord } from '../core/events/webhook-delivery.js';
+import type { DeprecationsOfDelivery } from '../core/lifecycle/event-deprecations.js';
 import type { ClaimedDelivery, WebhookStore } from '../core/ports/index.js';
-import { type AttemptResult, attemptRecord } from '../core/webhook-delivery.js';
+import { type EventEnvelope, type StoredEvent, toEnvelope } from '../core/shared/events.js';
 import type { WebhookMessage } from './http-sender.js';
 import { createRecorder } from './recorder.js';
 import { createSlots } from './slots.js';
@@ -28,7 +29,7 @@ export interface DispatcherOptions {
   onError: (error: unknown) => void;
   now?: () => Date;
   /**
-   * The deprecated and watched items a delivery carries (src/core/event-deprecations.ts): their signal
+   * The deprecated and watched items a delivery carries (src/core/lifecycle/event-deprecations.ts): their signal
    * headers go with each attempt, and their uses are counted once an attempt is accepted. Absent when no
    * item touches an event.
    */

@@ -8,8 +8,8 @@
 import { lookup } from 'node:dns/promises';
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AttemptResult } from '../core/webhook-delivery.js';
-import { checkWebhookTarget, type ResolveHost } from '../core/webhook-targets.js';
+import type { AttemptResult } from '../core/events/webhook-delivery.js';
+import { checkWebhookTarget, type ResolveHost } from '../core/events/webhook-targets.js';
 import { createAgents, pinnedLookup } from './agents.js';
 import { signatureHeader } from './signature.js';
 

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { UsageCount } from '../core/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/deprecation-registry.js';
-import { createDeliveryDeprecations } from '../core/event-deprecations.js';
+import type { UsageCount } from '../core/lifecycle/deprecation-policy.js';
+import { createDeliveryDeprecations } from '../core/lifecycle/event-deprecations.js';
+import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
+import type { UsageRecorder } from '../core/lifecycle/usage/usage-recorder.js';
 import type { Store, WebhookStore } from '../core/ports/index.js';
-import type { UsageRecorder } from '../core/usage-recorder.js';
 import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
 import { versionMounts } from '../http/version-mounts.js';
 import { startMailDispatcher } from '../mail/start-mail-dispatcher.js';
@@ -99,7 +99,7 @@ export interface DeliveryUsage {
 }
 
 /**
- * The deprecations of deliveries (src/core/event-deprecations.ts), indexed once from the registry and the
+ * The deprecations of deliveries (src/core/lifecycle/event-deprecations.ts), indexed once from the registry and the
  * published JSON form of the contract (generated/contracts/openapi.json, kept equal to the YAML by
  * `npm run check:generated`; parsing the YAML again would cost a second at start). Undefined, and the
  * contract unread, when no item can touch an event.

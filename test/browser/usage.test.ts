@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 import { serverDatabase } from '../support/database.js';

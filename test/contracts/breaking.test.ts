@@ -8,7 +8,7 @@ import { parse, stringify } from 'yaml';
 import { type Retirement, runGate } from '../../scripts/breaking/gate.js';
 import { diffProto } from '../../scripts/breaking/proto-diff.js';
 import { historyOf, type ReleaseHistory, releaseFromDirectory } from '../../scripts/breaking/release-history.js';
-import { signDocument } from '../../src/core/evidence-signature.js';
+import { signDocument } from '../../src/core/lifecycle/evidence/evidence-signature.js';
 import {
   type Day,
   evidenceKeyPair,

@@ -17,7 +17,7 @@
  */
 import type { Operation } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/core/errors.js';
+import { DomainError } from '../../src/core/shared/errors.js';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch, contractOperations, expectContract, type SeenResponse } from '../support/contract.js';
 import { type Attempt, sendAttempt, withFailingCore } from '../support/probes.js';

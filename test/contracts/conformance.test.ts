@@ -8,7 +8,7 @@
  */
 import type { Operation } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/core/errors.js';
+import { DomainError } from '../../src/core/shared/errors.js';
 import type { RunningServer } from '../../src/main.js';
 import type { ProblemBody } from '../support/client.js';
 import {

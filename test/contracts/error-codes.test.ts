@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type ErrorCode, type ErrorSpec, errorCatalog } from '../../src/core/errors.js';
+import { type ErrorCode, type ErrorSpec, errorCatalog } from '../../src/core/shared/errors.js';
 import { BROWNOUT_OF_INPUT_STATUS, httpStatusOf } from '../../src/http/http-status.js';
 
 // The contracts list the error codes by hand, for the people who read them; the core's catalog is the one

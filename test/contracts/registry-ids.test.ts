@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { registryIdsOf } from '../../scripts/breaking/registry-ids.js';
 import type { Change } from '../../scripts/breaking/report.js';
-import { registryItem } from '../../src/core/registry-item.fixture.js';
+import { registryItem } from '../../src/core/lifecycle/registry/registry-item.fixture.js';
 
 const registry = {
   items: [

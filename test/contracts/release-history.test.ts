@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryError, readReleaseHistory } from '../../scripts/breaking/git-history.js';
 import { gateHistory } from '../../scripts/breaking/history-gate.js';
 import { makeRelease, ReleaseRefused } from '../../scripts/breaking/release.js';
-import { signDocument } from '../../src/core/evidence-signature.js';
+import { signDocument } from '../../src/core/lifecycle/evidence/evidence-signature.js';
 import { evidenceKeyPair, type UsageExportOptions, usageExportContent } from '../support/evidence.js';
 
 const project = path.resolve(import.meta.dirname, '../..');

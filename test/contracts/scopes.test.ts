@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Kind, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { PUBLIC, SCOPES, SELF } from '../../src/core/scope-catalog.js';
+import { PUBLIC, SCOPES, SELF } from '../../src/core/shared/scope-catalog.js';
 import { loadRestContract } from '../../src/rest/contract.js';
 
 type Json = Record<string, unknown>;

@@ -5,9 +5,9 @@
  * TEST_DATABASE_URL), with a clock of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrownoutService } from '../../src/core/brownouts.js';
-import type { Caller } from '../../src/core/caller.js';
-import type { DeprecationRegistry, RegistryItem } from '../../src/core/deprecation-registry.js';
+import { createBrownoutService } from '../../src/core/lifecycle/brownouts/brownouts.js';
+import type { DeprecationRegistry, RegistryItem } from '../../src/core/lifecycle/registry/deprecation-registry.js';
+import type { Caller } from '../../src/core/shared/caller.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 
 const item = (id: string, deprecated: boolean): RegistryItem => ({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js';
+import { createIdempotencyService, IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency/idempotency.js';
 import type { Caller } from '../../src/core/index.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { dyingStore, outageStore } from '../support/dying-store.js';

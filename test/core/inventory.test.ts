@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
-import { createInventoryService, RESERVATION_TTL_MS } from '../../src/core/inventory.js';
+import { createInventoryService, RESERVATION_TTL_MS } from '../../src/core/inventory/inventory.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore, testDatabaseUrl } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 import { requires } from '../support/requires.js';

@@ -1,9 +1,9 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Caller } from '../../src/core/caller.js';
-import type { Idempotent } from '../../src/core/idempotency.js';
+import type { Idempotent } from '../../src/core/idempotency/idempotency.js';
 import type { Core } from '../../src/core/index.js';
-import type { Order } from '../../src/core/model.js';
-import type { PlaceOrderInput } from '../../src/core/orders.js';
+import type { PlaceOrderInput } from '../../src/core/orders/orders.js';
+import type { Caller } from '../../src/core/shared/caller.js';
+import type { Order } from '../../src/core/shared/model.js';
 
 // Type-level: checked by `npm run typecheck` (tsc), which CI runs; the runtime part only names the claims.
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
-import { UNPAID_REASON } from '../../src/core/orders.js';
+import { UNPAID_REASON } from '../../src/core/orders/orders.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyService } from '../../src/core/api-keys.js';
 import { bootstrap } from '../../src/core/bootstrap.js';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
-import { scopesOfRole } from '../../src/core/scope-catalog.js';
+import { createApiKeyService } from '../../src/core/keys/api-keys.js';
+import { minor } from '../../src/core/shared/money.js';
+import { scopesOfRole } from '../../src/core/shared/scope-catalog.js';
 import { seedDemo } from '../../src/demo/seed-demo.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 import { codeOf, makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';

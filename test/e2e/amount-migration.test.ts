@@ -5,7 +5,7 @@ import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { amountMigrationFixture } from '../support/amount-migration-fixture.js';
 import { expectContract, see } from '../support/contract.js';

@@ -3,7 +3,7 @@ import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistedOperationIds } from '../../generated/graphql/persisted-operation-ids.js';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';

@@ -5,7 +5,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { createClient as createGraphqlClient } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { contractClient } from '../support/client.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';

@@ -8,7 +8,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
 import type { Caller } from '../../src/core/index.js';
-import { createInventoryService } from '../../src/core/inventory.js';
+import { createInventoryService } from '../../src/core/inventory/inventory.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { inventoryService } from '../../src/grpc/inventory-service.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';

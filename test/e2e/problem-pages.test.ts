@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCatalog } from '../../src/core/errors.js';
+import { errorCatalog } from '../../src/core/shared/errors.js';
 import { httpStatusOf } from '../../src/http/http-status.js';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { openDatabase } from '../../src/store/open.js';
 import { checkedFetch } from '../support/contract.js';

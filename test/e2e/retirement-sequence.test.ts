@@ -13,7 +13,7 @@ import { runGate } from '../../scripts/breaking/gate.js';
 import { historyOf, releaseFromDirectory } from '../../scripts/breaking/release-history.js';
 import type { Retirement } from '../../scripts/breaking/retirement.js';
 import type { Caller } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';

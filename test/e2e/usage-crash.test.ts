@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { OPERATOR, readRegistry } from '../../src/cli/cli-support.js';
-import { createDeprecationService } from '../../src/core/deprecations.js';
-import { exportUsage } from '../../src/core/usage-export.js';
+import { createDeprecationService } from '../../src/core/lifecycle/deprecations.js';
+import { exportUsage } from '../../src/core/lifecycle/usage-export.js';
 import { openDatabase } from '../../src/store/open.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
 import { usageStore } from '../../src/store/usage-store.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { buildSchema, parse } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
+import { createDeprecationPolicy } from '../../src/core/lifecycle/deprecation-policy.js';
 import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { createGraphQL } from '../../src/graphql/create-graphql.js';
 import { createMetrics } from '../../src/observability/metrics.js';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeprecationPolicy } from '../../src/core/deprecation-policy.js';
+import { createDeprecationPolicy } from '../../src/core/lifecycle/deprecation-policy.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
 import { requestIdAndEdgeHeaders } from '../../src/http/edge-headers.js';
 import { problemOnError } from '../../src/http/problem.js';

@@ -5,8 +5,8 @@
  * same way. Runs on PGlite, and on PostgreSQL 15 with TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/core/key-check.js';
-import { scopesOfRole } from '../../src/core/scope-catalog.js';
+import { hashKey } from '../../src/core/keys/key-check.js';
+import { scopesOfRole } from '../../src/core/shared/scope-catalog.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
 

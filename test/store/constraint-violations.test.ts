@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/core/errors.js';
+import { DomainError } from '../../src/core/shared/errors.js';
 import { INPUT_CONSTRAINTS } from '../../src/store/constraint-violations.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -6,9 +6,9 @@
  * flight, a lease that ran out and was claimed again.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/core/key-check.js';
+import { attemptRecord } from '../../src/core/events/webhook-delivery.js';
+import { hashKey } from '../../src/core/keys/key-check.js';
 import type { ClaimedDelivery, WebhookStore } from '../../src/core/ports/index.js';
-import { attemptRecord } from '../../src/core/webhook-delivery.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { storeEndpoint, storeUser } from '../support/fixtures.js';

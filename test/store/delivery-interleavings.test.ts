@@ -18,8 +18,8 @@
  */
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptRecord } from '../../src/core/events/webhook-delivery.js';
 import type { ClaimedDelivery, WebhookStore } from '../../src/core/ports/index.js';
-import { attemptRecord } from '../../src/core/webhook-delivery.js';
 import type { Database } from '../../src/store/database.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { createSqlStore } from '../../src/store/sql-store.js';

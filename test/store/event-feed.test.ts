@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { NewEvent, StoredEvent } from '../../src/core/events.js';
+import type { NewEvent, StoredEvent } from '../../src/core/shared/events.js';
 import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed, type EventFeed } from '../../src/store/event-feed.js';
 import { eventStore } from '../../src/store/event-store.js';

@@ -4,7 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { generatePrivateKeyPem, keyIdOf, parsePrivateKey } from '../../src/core/evidence-signature.js';
+import {
+  generatePrivateKeyPem,
+  keyIdOf,
+  parsePrivateKey,
+} from '../../src/core/lifecycle/evidence/evidence-signature.js';
 import { evidenceSigningKey } from '../../src/store/evidence-key-store.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -4,7 +4,7 @@
  * it replaced. Runs on PGlite, and on PostgreSQL 15 with TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/core/key-check.js';
+import { hashKey } from '../../src/core/keys/key-check.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Product, User } from '../../src/core/model.js';
-import { minor } from '../../src/core/money.js';
+import type { Product, User } from '../../src/core/shared/model.js';
+import { minor } from '../../src/core/shared/money.js';
 import { releaseUnkept } from '../../src/store/inventory-store.js';
 import { sqlOutbox } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';

@@ -15,7 +15,7 @@
  */
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/caller.js';
+import type { Caller } from '../../src/core/shared/caller.js';
 import type { Database } from '../../src/store/database.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';

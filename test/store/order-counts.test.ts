@@ -5,8 +5,8 @@
  * days by status) equals a count over the orders themselves. Runs on the embedded database and, with TEST_DATABASE_URL, on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderStatus } from '../../src/core/order-state.js';
 import type { OrderFilters } from '../../src/core/ports/index.js';
+import type { OrderStatus } from '../../src/core/shared/order-state.js';
 import { keptCount } from '../../src/store/order-counts.js';
 import { orderConditions } from '../../src/store/order-query.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';

@@ -10,9 +10,9 @@
  * and one user's orders sorted by anything but `createdAt` (a top-N sort over that user's orders).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Minor } from '../../src/core/money.js';
-import { parseSort, type SortKey } from '../../src/core/paging.js';
 import type { OrderFilters } from '../../src/core/ports/index.js';
+import type { Minor } from '../../src/core/shared/money.js';
+import { parseSort, type SortKey } from '../../src/core/shared/paging.js';
 import { orderColumns } from '../../src/store/order-query.js';
 import { orderListSql } from '../../src/store/order-store.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';

@@ -1,6 +1,6 @@
 /** The outbox: an event is written in the transaction of its change, so neither commits without the other. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minor } from '../../src/core/money.js';
+import { minor } from '../../src/core/shared/money.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { writeOrder } from '../support/store-orders.js';
 

@@ -6,7 +6,7 @@
  * placement's count is the deepest trip of all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/caller.js';
+import type { Caller } from '../../src/core/shared/caller.js';
 import type { Database, Transaction } from '../../src/store/database.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { NewEvent, StoredEvent } from '../../src/core/events.js';
+import type { NewEvent, StoredEvent } from '../../src/core/shared/events.js';
 import { createRedisWakeups } from '../../src/redis/redis-wakeups.js';
 import { createEventFeed } from '../../src/store/event-feed.js';
 import type { EventWakeups } from '../../src/store/event-wakeups.js';

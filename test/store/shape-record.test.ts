@@ -8,7 +8,7 @@
 
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShapeRecorder } from '../../src/core/shape-recorder.js';
+import { createShapeRecorder } from '../../src/core/lifecycle/shapes/shape-recorder.js';
 import { operationSignature } from '../../src/graphql/operation-signature.js';
 import { shapeStore } from '../../src/store/shape-store.js';
 import { openTestDatabase, type TestDatabase, testDatabaseUrl } from '../support/database.js';

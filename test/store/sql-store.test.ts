@@ -4,9 +4,9 @@
  * reservations that roll back, optimistic versions, keyset pages that neither skip nor repeat rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Address, Product, User } from '../../src/core/model.js';
-import { type Minor, minor } from '../../src/core/money.js';
 import type { Store } from '../../src/core/ports/index.js';
+import type { Address, Product, User } from '../../src/core/shared/model.js';
+import { type Minor, minor } from '../../src/core/shared/money.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { writeOrder } from '../support/store-orders.js';
 

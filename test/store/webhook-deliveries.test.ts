@@ -5,8 +5,8 @@
  * a time: the log, the next attempt, the endpoint's failing time, and a 410 disabling the endpoint.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptRecord } from '../../src/core/events/webhook-delivery.js';
 import type { ClaimedDelivery, WebhookStore } from '../../src/core/ports/index.js';
-import { attemptRecord } from '../../src/core/webhook-delivery.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { storeEndpoint, storeUser } from '../support/fixtures.js';

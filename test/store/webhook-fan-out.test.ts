@@ -6,7 +6,7 @@
  * TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/core/key-check.js';
+import { hashKey } from '../../src/core/keys/key-check.js';
 import { sqlOutbox, writeEvents } from '../../src/store/outbox.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { storeEndpoint, storeUser } from '../support/fixtures.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Core, type CoreOptions, createCore } from '../../src/core/index.js';
-import { createInventoryService, type InventoryService } from '../../src/core/inventory.js';
+import { createInventoryService, type InventoryService } from '../../src/core/inventory/inventory.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { createInventoryClient } from '../../src/grpc/inventory-client.js';
 import { createPgDatabase, createPgliteDatabase, type Database } from '../../src/store/database.js';

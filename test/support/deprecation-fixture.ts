@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
-import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
+import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import { restMatcher } from '../../src/deprecation-matching/rest.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

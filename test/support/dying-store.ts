@@ -1,5 +1,5 @@
-import { DomainError } from '../../src/core/errors.js';
 import type { Store } from '../../src/core/ports/index.js';
+import { DomainError } from '../../src/core/shared/errors.js';
 
 /** Where a "dying" process stops, as seen from the database. */
 export type DeathPoint =

@@ -3,15 +3,19 @@
  * releases (as the gate's release history holds them) that commit its public half.
  */
 import type { ReleaseInfo } from '../../scripts/breaking/release-history.js';
-import type { DeprecationRegistry } from '../../src/core/deprecation-registry.js';
-import { generatePrivateKeyPem, parsePrivateKey, publicKeyPem } from '../../src/core/evidence-signature.js';
+import {
+  generatePrivateKeyPem,
+  parsePrivateKey,
+  publicKeyPem,
+} from '../../src/core/lifecycle/evidence/evidence-signature.js';
+import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import {
   type ExportBrownout,
   type ExportDay,
   heldBy,
   incompleteReasons,
   USAGE_EXPORT_FORMAT,
-} from '../../src/core/usage-export.js';
+} from '../../src/core/lifecycle/usage-export.js';
 
 /** A deployment's evidence key (private), and its public half as committed in contracts/evidence-key.pem. */
 export function evidenceKeyPair() {

@@ -1,7 +1,7 @@
 import type { Caller, Core } from '../../src/core/index.js';
-import { minor } from '../../src/core/money.js';
+import type { UsageEvent, UsageRecorder } from '../../src/core/lifecycle/usage/usage-recorder.js';
 import type { Store, WebhookEndpoint } from '../../src/core/ports/index.js';
-import type { UsageEvent, UsageRecorder } from '../../src/core/usage-recorder.js';
+import { minor } from '../../src/core/shared/money.js';
 
 let counter = 0;
 const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}`;

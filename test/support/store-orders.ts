@@ -1,6 +1,6 @@
-import type { Order } from '../../src/core/model.js';
-import { type Minor, sumMinor, timesMinor } from '../../src/core/money.js';
 import type { ClaimCompletion, Store } from '../../src/core/ports/index.js';
+import type { Order } from '../../src/core/shared/model.js';
+import { type Minor, sumMinor, timesMinor } from '../../src/core/shared/money.js';
 
 /** A line to write: a product and what it costs. */
 export interface StoreLine {

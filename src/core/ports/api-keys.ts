@@ -1,7 +1,4 @@
-import type { KeyValues } from '../cursor.js';
-import type { ApiKey, Role } from '../model.js';
-import type { SortKey } from '../paging.js';
-import type { Scope } from '../scope-catalog.js';
+import type { ApiKey, KeyValues, Role, Scope, SortKey } from '../shared/index.js';
 
 /** What a new key is stored with (its secret only as a hash). */
 export interface NewApiKey {

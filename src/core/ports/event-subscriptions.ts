@@ -1,4 +1,4 @@
-import type { EventFilter, StoredEvent } from '../events.js';
+import type { EventFilter, StoredEvent } from '../shared/index.js';
 
 /**
  * The process's feed of committed events as the core's streams read it (src/store/event-feed.ts: one

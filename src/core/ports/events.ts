@@ -1,4 +1,4 @@
-import type { EventFilter, StoredEvent } from '../events.js';
+import type { EventFilter, StoredEvent } from '../shared/index.js';
 
 /**
  * A reader's place in the outbox: after the event `seq` of transaction `txId`. Readers follow this order,

@@ -22,7 +22,14 @@ export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js'
 export type { EventSubscriptions } from './event-subscriptions.js';
 export type { EventPosition, EventStore } from './events.js';
 export type { ClaimCompletion, IdempotencyClaim, IdempotencyStore } from './idempotency.js';
-export type { CallOptions, InventoryPort, InventoryStore, ReserveLine, ReserveOutcome } from './inventory.js';
+export type {
+  CallOptions,
+  InventoryPort,
+  InventoryStore,
+  ReserveLine,
+  ReserveOutcome,
+  WatchedStock,
+} from './inventory.js';
 export type { KeysetQuery } from './keyset-query.js';
 export type { ClaimedMail, ComposeMail, Mail, MailAttemptRecord, Mailer, NoticeMailStore } from './mail.js';
 export type {
@@ -37,6 +44,7 @@ export type {
 export type { ProductStore, RatingStore } from './products.js';
 export type { SettingsStore } from './settings.js';
 export type * from './shapes.js';
+export type * from './usage.js';
 export type { UserFields, UserStore } from './users.js';
 export type * from './webhooks.js';
 

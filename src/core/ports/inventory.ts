@@ -1,4 +1,4 @@
-import type { Reservation, Stock } from '../model.js';
+import type { Reservation, Stock } from '../shared/index.js';
 
 /** One SKU and quantity to hold. */
 export interface ReserveLine {

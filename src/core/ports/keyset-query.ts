@@ -1,5 +1,4 @@
-import type { KeyValues } from '../cursor.js';
-import type { SortKey } from '../paging.js';
+import type { KeyValues, SortKey } from '../shared/index.js';
 
 /** A keyset page request: rows strictly after `after` in `sort` order, at most `limit`. */
 export interface KeysetQuery<Filters> {

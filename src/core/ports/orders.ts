@@ -2,15 +2,15 @@ import type {
   Address,
   Cancellation,
   DraftItem,
+  Minor,
   Order,
   OrderDraft,
   OrderHead,
   OrderItem,
+  OrderStatus,
   Shipment,
   ShipmentStatus,
-} from '../model.js';
-import type { Minor } from '../money.js';
-import type { OrderStatus } from '../order-state.js';
+} from '../shared/index.js';
 import type { ClaimCompletion } from './idempotency.js';
 import type { KeysetQuery } from './keyset-query.js';
 

@@ -1,4 +1,4 @@
-import type { Product, Rating } from '../model.js';
+import type { Product, Rating } from '../shared/index.js';
 import type { KeysetQuery } from './keyset-query.js';
 
 /** The catalog. */

@@ -1,4 +1,4 @@
-import type { User } from '../model.js';
+import type { User } from '../shared/index.js';
 import type { KeysetQuery } from './keyset-query.js';
 
 /** The writable fields of a user. */

@@ -1,4 +1,4 @@
-import type { EventType, NewEvent, StoredEvent } from '../events.js';
+import type { EventType, NewEvent, StoredEvent } from '../shared/index.js';
 
 /** Why an endpoint is disabled. */
 export type DisabledReason = 'requested' | 'gone' | 'failing';

@@ -86,6 +86,26 @@ module.exports = {
       to: { path: '(^|/)src/(rest|graphql|grpc|compose)/' },
     },
     {
+      name: 'adapters-meet-in-compose',
+      comment:
+        'The storage, Redis, webhook and mail adapters get what they need as arguments from src/compose (the composition root): none imports another adapter, a transport or the configuration.',
+      severity: 'error',
+      // $2 is the adapter the importing module is in: importing within it is fine.
+      from: { path: '(^|/)src/(store|redis|webhooks|mail)/' },
+      to: {
+        path: '(^|/)src/(store/|redis/|webhooks/|mail/|rest/|graphql/|grpc/|http/|compose/|config\\.ts$|main\\.ts$)',
+        pathNot: '(^|/)src/$2/',
+      },
+    },
+    {
+      name: 'transports-take-settings-from-compose',
+      comment:
+        'Transports and edge helpers are handed their settings and adapters by src/compose: none reads the configuration or reaches the Redis, webhook or mail adapters.',
+      severity: 'error',
+      from: { path: '(^|/)src/(rest|graphql|grpc|http|observability|deprecation-matching|demo)/' },
+      to: { path: '(^|/)src/(config\\.ts$|main\\.ts$|redis/|webhooks/|mail/|compose/)' },
+    },
+    {
       name: 'rooms-meet-at-their-index',
       comment:
         "A room of the core (src/core/orders, src/core/lifecycle/usage, …) uses another only through the other's index.ts, which names what the room offers; the rest of a room is its own.",

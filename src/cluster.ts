@@ -5,7 +5,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { DRAIN_LIMIT_MS } from './server.js';
+import { DRAIN_LIMIT_MS } from './compose/server.js';
 
 /** What a worker sends the primary once both of its ports listen. */
 const SERVING = 'order-api:serving';

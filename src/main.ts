@@ -1,18 +1,18 @@
 /**
  * The entry point of `npm start` (`node dist/src/main.js`): reads the configuration from the environment,
- * starts the server (./server.ts), writes first-start keys, and drains on SIGTERM/SIGINT. With `WORKERS`
+ * starts the server (./compose/server.ts), writes first-start keys, and drains on SIGTERM/SIGINT. With `WORKERS`
  * this process is the cluster's primary (./cluster.ts), which prepares the database and forks the servers.
  */
 import { pathToFileURL } from 'node:url';
 import { type Logger, pino } from 'pino';
 import { announceServing, isClusterWorker, runPrimary } from './cluster.js';
+import { DRAIN_LIMIT_MS, prepareDatabase, startServer } from './compose/server.js';
 import { type Config, loadConfig } from './config.js';
 import { writeFirstStartKeys } from './first-start-keys.js';
 import { activeTracer, flushTraces, traceLogFields } from './observability/tracing.js';
-import { DRAIN_LIMIT_MS, prepareDatabase, startServer } from './server.js';
 import { describeStartFailure } from './start-failure.js';
 
-export { type RunningServer, startServer } from './server.js';
+export { type RunningServer, startServer } from './compose/server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -81,6 +81,15 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     expect(output).not.toContain('meets-at-index.ts');
   });
 
+  it('fail an adapter reaching another adapter or the configuration, and a transport reading the configuration', async () => {
+    const { output } = await fixture();
+    expect(output).toMatch(/adapters-meet-in-compose: .*src\/redis\/uses-the-store\.ts → .*src\/store\/orders\.ts/);
+    expect(output).toMatch(/adapters-meet-in-compose: .*src\/mail\/reads-config\.ts → .*src\/config\.ts/);
+    expect(output).toMatch(
+      /transports-take-settings-from-compose: .*src\/graphql\/reads-config\.ts → .*src\/config\.ts/,
+    );
+  });
+
   it('hold for the source tree', async () => {
     const { code, output } = await depcruise('src');
     expect(output).toContain('no dependency violations found');

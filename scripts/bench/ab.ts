@@ -18,7 +18,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import pg from 'pg';
 import { pino } from 'pino';
 import { GetStockRequestSchema, ReserveRequestSchema } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import type { RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/compose/server.js';
 import { alternate, h2load, median, wrk } from './load.js';
 import { importBuild, scratchDataSet } from './scratch.js';
 

@@ -48,7 +48,7 @@ import {
   Inventory,
   ReserveRequestSchema,
 } from '../../generated/proto/inventory/v1/inventory_pb.js';
-import type { RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/compose/server.js';
 import {
   baselinePool,
   startBareHttp,

@@ -51,7 +51,7 @@ export async function scratchDataSet(url: string, prefix: string) {
  */
 export async function importBuild(dist: string) {
   const from = (file: string) => import(path.resolve(dist, 'src', file));
-  const { startServer } = (await from('server.js')) as typeof import('../../src/server.js');
+  const { startServer } = (await from('server.js')) as typeof import('../../src/compose/server.js');
   const { loadConfig } = (await from('config.js')) as typeof import('../../src/config.js');
   const { resolvers } = (await from('graphql/resolvers.js')) as typeof import('../../src/graphql/resolvers.js');
   const { createLoaders } = (await from('graphql/context.js')) as typeof import('../../src/graphql/context.js');

@@ -14,7 +14,6 @@ import { publicKeyPem } from '../core/lifecycle/evidence/evidence-signature.js';
 import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import { createInventoryClient } from '../grpc/inventory-client.js';
 import { traceCore } from '../observability/trace-core.js';
-import { traceDatabase } from '../observability/trace-database.js';
 import { activeTracer } from '../observability/tracing.js';
 import { createRedisWakeups } from '../redis/redis-wakeups.js';
 import type { Database } from '../store/database.js';
@@ -22,6 +21,7 @@ import { type EventWakeups, notifyWakeups } from '../store/event-wakeups.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { openDatabase } from '../store/open.js';
 import { createSqlStore } from '../store/sql-store.js';
+import { traceDatabase } from '../store/trace-database.js';
 import { resolveHost } from '../webhooks/http-sender.js';
 
 /** What `npm run generate` derived from the contracts for the core (generated/). */

@@ -7,7 +7,7 @@
 
 import type { EventItemIndex, EventTypeItems, PayloadMember } from '../core/lifecycle/event-deprecations.js';
 import type { DeprecationRegistry, RegistryItem } from '../core/lifecycle/registry/deprecation-registry.js';
-import { atPointer } from '../rest/json-pointer.js';
+import { atPointer } from './json-pointer.js';
 import { reachability } from './rest.js';
 
 type Json = Record<string, unknown>;

@@ -6,7 +6,7 @@
  * What a use is, is the core's deprecation policy (src/core/lifecycle/deprecation-policy.ts).
  */
 import type { DeprecationRegistry, RegistryItem, RestMatch } from '../core/lifecycle/registry/deprecation-registry.js';
-import { atPointer } from '../rest/json-pointer.js';
+import { atPointer } from './json-pointer.js';
 
 type Json = Record<string, unknown>;
 

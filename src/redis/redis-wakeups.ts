@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Transaction } from '../store/database.js';
-import type { EventWakeups } from '../store/event-wakeups.js';
+import type { CommitHooks, EventWakeups } from '../core/ports/index.js';
 
 /** Options of the Redis wake-ups. */
 export interface RedisWakeupsOptions {
@@ -90,7 +89,7 @@ export function createRedisWakeups({ url, channel, logger, pollMs }: RedisWakeup
       }
     });
   }
-  const announced = new WeakSet<Pick<Transaction, 'afterCommit'>>();
+  const announced = new WeakSet<CommitHooks>();
   const publish = () => target.dispatchEvent(new CustomEvent(channel));
 
   return {

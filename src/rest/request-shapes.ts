@@ -13,8 +13,9 @@
  *   `webhook order.created POST`, `Order.note`  a webhook delivery, and the payload members it carried
  * Read from the contract as written, once per operation.
  */
+
+import { atPointer } from '../deprecation-matching/json-pointer.js';
 import type { ChainStep } from '../http/chain.js';
-import { atPointer } from './json-pointer.js';
 import type { RestEnv } from './pipeline.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the contract as written is parsed YAML

@@ -4,8 +4,8 @@
  * a string path parameter with a pattern (the deprecation item id) matches that pattern.
  */
 
+import { atPointer } from '../deprecation-matching/json-pointer.js';
 import { type VersionMounts, versionMounts } from '../http/version-mounts.js';
-import { atPointer } from './json-pointer.js';
 
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */
 export type RouteMatch =

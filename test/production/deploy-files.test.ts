@@ -13,7 +13,7 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { DEPLOY_HAPROXY_CFG, localHaproxyConfig } from '../../scripts/scale-check/haproxy-config.js';
-import { DRAIN_LIMIT_MS } from '../../src/server.js';
+import { DRAIN_LIMIT_MS } from '../../src/compose/server.js';
 import { requires } from '../support/requires.js';
 
 // What an operator copies from deploy/, checked offline: the Compose file against the Compose

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
+import type { StartOptions } from '../../src/compose/server.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/main.js';
-import type { StartOptions } from '../../src/server.js';
 import { type ServerDatabase, serverDatabase } from './database.js';
 
 /**

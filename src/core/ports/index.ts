@@ -20,7 +20,7 @@ import type { WebhookStore } from './webhooks.js';
 export type { ApiKeyStore, NewApiKey } from './api-keys.js';
 export type { BrownoutStore, BrownoutWindow, NewBrownout } from './brownouts.js';
 export type { EventSubscriptions } from './event-subscriptions.js';
-export type { EventPosition, EventStore } from './events.js';
+export type { CommitHooks, EventPosition, EventStore, EventWakeups } from './events.js';
 export type { ClaimCompletion, IdempotencyClaim, IdempotencyStore } from './idempotency.js';
 export type {
   CallOptions,

@@ -173,7 +173,7 @@ function createLiveWindows(store: BrownoutOptions['store'], now: () => Date, reg
     empty: () => live.size === 0,
     /**
      * Cancels the windows of items this registry does not deprecate (a deprecation undone), not ended and
-     * scheduled before this instance started, with a note saying why; returns them (src/server.ts calls it
+     * scheduled before this instance started, with a note saying why; returns them (src/compose/server.ts calls it
      * after each refresh; once it has succeeded, it does nothing more).
      */
     retireOrphans: orphanRetirer(store, deprecated, now),

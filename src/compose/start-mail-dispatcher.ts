@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { NoticeMailStore } from '../core/ports/mail.js';
+import { createMailDispatcher } from '../mail/mail-dispatcher.js';
+import { smtpMailer } from '../mail/smtp-mailer.js';
 import type { EventFeed } from '../store/event-feed.js';
-import { createMailDispatcher } from './mail-dispatcher.js';
-import { smtpMailer } from './smtp-mailer.js';
 
 /** A claim holds a mail this many SMTP time-outs (60 s by default): longer than an attempt can take. */
 const LEASE_PER_TIMEOUT = 6;

@@ -9,13 +9,13 @@ import type { UsageRecorder } from '../core/lifecycle/usage/usage-recorder.js';
 import type { Store, WebhookStore } from '../core/ports/index.js';
 import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
 import { versionMounts } from '../http/version-mounts.js';
-import { startMailDispatcher } from '../mail/start-mail-dispatcher.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createRateLimiter } from '../redis/rate-limiter.js';
 import { createEventFeed, type EventFeed } from '../store/event-feed.js';
 import type { EventWakeups } from '../store/event-wakeups.js';
-import { createWebhookDispatcher, type DispatcherOptions, type OwnerBudget } from './dispatcher.js';
-import { createWebhookSender } from './http-sender.js';
+import { createWebhookDispatcher, type DispatcherOptions, type OwnerBudget } from '../webhooks/dispatcher.js';
+import { createWebhookSender } from '../webhooks/http-sender.js';
+import { startMailDispatcher } from './start-mail-dispatcher.js';
 
 /** A claim holds a delivery this many attempt time-outs (60 s by default): longer than an attempt can take. */
 const LEASE_PER_TIMEOUT = 6;

@@ -5,7 +5,7 @@ import {
   ATTR_ERROR_TYPE,
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
-import type { Database, Queryable } from '../store/database.js';
+import type { Database, Queryable } from './database.js';
 
 /**
  * The embedded database with a span per statement when tracing is on (a tracer given), the spans `@opentelemetry/instrumentation-pg` writes

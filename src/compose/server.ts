@@ -6,32 +6,26 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createInternalApp, type VersionService } from './compose/internal-app.js';
-import { listenPublic } from './compose/listen-public.js';
-import { openCore, readContractRules } from './compose/open-core.js';
-import { openStreams } from './compose/open-streams.js';
-import { createHttpApp } from './compose/public-app.js';
-import {
-  closeRecorder,
-  closeShapeRecorder,
-  startRecorder,
-  startShapeRecorder,
-  webhookShapes,
-} from './compose/recorders.js';
-import { createConfiguredRateLimiter, publicAppSettings } from './compose/settings.js';
-import type { Config } from './config.js';
-import { bootstrap } from './core/bootstrap.js';
-import type { Core } from './core/index.js';
-import type { InventoryService } from './core/inventory/inventory.js';
-import { createDeprecationPolicy, type UsageCount } from './core/lifecycle/deprecation-policy.js';
-import type { Caller } from './core/shared/caller.js';
-import { seedDemo } from './demo/seed-demo.js';
-import { grpcCodeNameOf } from './grpc/errors.js';
-import { createHttpDrain } from './http/drain.js';
-import { createMetrics } from './observability/metrics.js';
-import { projectRoot as checkoutRoot } from './project-root.js';
-import type { VersionHandlers } from './rest/create-rest-app.js';
-import { startEvents } from './webhooks/start-dispatcher.js';
+import type { Config } from '../config.js';
+import { bootstrap } from '../core/bootstrap.js';
+import type { Core } from '../core/index.js';
+import type { InventoryService } from '../core/inventory/inventory.js';
+import { createDeprecationPolicy, type UsageCount } from '../core/lifecycle/deprecation-policy.js';
+import type { Caller } from '../core/shared/caller.js';
+import { seedDemo } from '../demo/seed-demo.js';
+import { grpcCodeNameOf } from '../grpc/errors.js';
+import { createHttpDrain } from '../http/drain.js';
+import { createMetrics } from '../observability/metrics.js';
+import { projectRoot as checkoutRoot } from '../project-root.js';
+import type { VersionHandlers } from '../rest/create-rest-app.js';
+import { createInternalApp, type VersionService } from './internal-app.js';
+import { listenPublic } from './listen-public.js';
+import { openCore, readContractRules } from './open-core.js';
+import { openStreams } from './open-streams.js';
+import { createHttpApp } from './public-app.js';
+import { closeRecorder, closeShapeRecorder, startRecorder, startShapeRecorder, webhookShapes } from './recorders.js';
+import { createConfiguredRateLimiter, publicAppSettings } from './settings.js';
+import { startEvents } from './start-events.js';
 
 /** A running server: its addresses and a graceful stop. */
 export interface RunningServer {

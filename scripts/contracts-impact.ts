@@ -29,8 +29,8 @@ import type { Database } from '../src/store/database.js';
 import { shapeStore } from '../src/store/shape-store.js';
 import { usageStore } from '../src/store/usage-store.js';
 import { type GitReleaseHistory, readReleaseHistory } from './breaking/git-history.js';
-import { analyzeImpact, type CallerSource, impactTable, type ShapeSource } from './impact/analyze.js';
-import { impactVerdict } from './impact/impact-table.js';
+import { analyzeImpact, type CallerSource, type ShapeSource } from './impact/analyze.js';
+import { impactTable, impactVerdict } from './impact/impact-table.js';
 import { readShapeExport } from './impact/shape-callers.js';
 
 const root = path.resolve(import.meta.dirname, '..');

@@ -13,7 +13,7 @@
  * OpenAPI, or a new `inventory/vN` package in proto, while the old version stays as it was). A change of
  * behaviour with neither is the breaking "change of meaning" and fails the gate.
  */
-import type { Change } from './report.js';
+import type { Change } from './model.js';
 
 export const CATEGORIES = ['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'] as const;
 const CONTRACTS: Record<string, Change['contract']> = { REST: 'openapi', GraphQL: 'graphql', gRPC: 'proto' };

@@ -10,12 +10,15 @@ import { graphqlRules, openapiRules, protoRulesOfModule, type RuleBook, type Rul
 import { acknowledged, checkChangelog, parseChangelog, type Versions } from './changelog.js';
 import { diffGraphql } from './graphql-diff.js';
 import { statedByTwin } from './input-rules.js';
+import type { Change, Contracts } from './model.js';
 import { checkNamed, meaningChanges } from './named-items.js';
 import { diffOpenApi } from './openapi-diff.js';
 import { diffProto } from './proto-diff.js';
 import { registryIdsOf } from './registry-ids.js';
 import { historyOf, type ReleaseHistory, releaseFromDirectory } from './release-history.js';
-import type { Change } from './report.js';
+
+export type { Contracts } from './model.js';
+
 import { checkRetirement, type Retirement, type RetirementVerdict } from './retirement.js';
 
 export { loadRetirements, type Retirement } from './retirement.js';
@@ -85,13 +88,6 @@ function protoTexts(dir: string): Map<string, string> {
   };
   if (existsSync(path.join(dir, 'inventory'))) walk('inventory');
   return texts;
-}
-
-/** One side of the comparison: the OpenAPI document parsed, the SDL, and the proto files by path. */
-export interface Contracts {
-  openapi: Record<string, unknown>;
-  graphql: string;
-  proto: Map<string, string>;
 }
 
 /** Reads the contracts of a directory holding openapi.yaml, schema.graphql and inventory/. */

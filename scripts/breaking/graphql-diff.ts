@@ -2,7 +2,7 @@ import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import { buildSchema, type GraphQLSchema, getNamedType, isInterfaceType, isObjectType } from 'graphql';
 import { graphqlRules } from '../rules/contract-rules.js';
 import { compareRules } from './input-rules.js';
-import type { Change } from './report.js';
+import type { Change } from './model.js';
 
 const REMOVALS = new Set([
   'FIELD_REMOVED',

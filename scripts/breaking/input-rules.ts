@@ -12,7 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type RuleBook, type Rules, rulesOf } from '../rules/contract-rules.js';
 import { twinsOf } from '../rules/twins.js';
-import type { Change } from './report.js';
+import type { Change } from './model.js';
 
 const UPPER = ['maxLength', 'maximum', 'maxItems'];
 const LOWER = ['minLength', 'minimum', 'minItems', 'minProperties'];

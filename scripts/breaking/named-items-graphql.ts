@@ -21,7 +21,7 @@ import {
   isSpecifiedScalarType,
   print,
 } from 'graphql';
-import type { MeaningItem } from './named-items.js';
+import type { MeaningItem } from './model.js';
 
 const defaultOf = (input: GraphQLArgument | GraphQLInputField) =>
   input.astNode?.defaultValue ? print(input.astNode.defaultValue) : undefined;

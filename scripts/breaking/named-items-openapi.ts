@@ -11,7 +11,7 @@
  *   its response             `POST /v1/orders 503`, or `503` beside the operation, or the shared response
  *   a response header        `GET /v1/orders 200 RateLimit`, or the shared header, or `RateLimit` beside the operation
  */
-import type { MeaningItem } from './named-items.js';
+import type { MeaningItem } from './model.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is walked as loosely typed JSON
 type Json = Record<string, any>;

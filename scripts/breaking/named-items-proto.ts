@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import type { MeaningItem } from './named-items.js';
+import type { MeaningItem } from './model.js';
 
 /** The comment lines at the top of the file, before `syntax`/`package`: its documentation. */
 const fileComment = (text: string) =>

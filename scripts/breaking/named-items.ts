@@ -14,27 +14,10 @@
  */
 import type { Changelog } from './changelog.js';
 import { CONTRACT_LABEL } from './changelog.js';
-import type { Contracts } from './gate.js';
+import type { Change, Contracts, MeaningItem } from './model.js';
 import { graphqlItems } from './named-items-graphql.js';
 import { openapiItems } from './named-items-openapi.js';
 import { protoItems } from './named-items-proto.js';
-import type { Change } from './report.js';
-
-/** One item that carries meaning text, as one side of the comparison has it. */
-export interface MeaningItem {
-  /** Stable key within its contract (both sides use the same). */
-  key: string;
-  /** The form the gate reports, e.g. `Order.amount`, `GET /v1/orders 429`. */
-  item: string;
-  /** Every form that names it in a bullet. */
-  names: string[];
-  /** Named also by one bullet naming one of `parents` and one of `leaf`. */
-  within?: { parents: string[]; leaf: string[] };
-  /** The key of the item it belongs to, if any: an added item's children are covered by it. */
-  parentKey?: string;
-  /** The meaning text by attribute: description, example, default, format, pattern, minimum, … */
-  text: Record<string, unknown>;
-}
 
 /** An item whose meaning text changed, or that was added. */
 export interface MeaningChange extends MeaningItem {

@@ -5,9 +5,10 @@
  * statuses, headers, media types and bodies, and security requirements. Adding is never breaking;
  * removing, renaming, retyping, narrowing what is accepted and loosening what is promised are.
  */
+
+import type { Change } from './model.js';
 import { compareSchemas, type Json, type Resolve, resolver, type SchemaContext } from './openapi-schema.js';
 import { compareSchemes, compareSecurity } from './openapi-security.js';
-import type { Change } from './report.js';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
 const DEFAULT_STYLE: Record<string, string> = { query: 'form', cookie: 'form', path: 'simple', header: 'simple' };

@@ -6,7 +6,7 @@
  * default breaks a writer.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Change } from './report.js';
+import type { Change } from './model.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML is untyped by nature
 export type Json = Record<string, any>;

@@ -1,7 +1,7 @@
 /** Security rules of the OpenAPI gate: an authentication change is a version cut, never a silent edit. */
 import { isDeepStrictEqual } from 'node:util';
+import type { Change } from './model.js';
 import type { Json } from './openapi-schema.js';
-import type { Change } from './report.js';
 
 /** Requirement sets of an operation, each as a canonical string (`{}` = anonymous access allowed). */
 function securityOf(operation: Json, document: Json): string[] {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { protoRulesOfModule, type Rules } from '../rules/contract-rules.js';
 import { compareRules } from './input-rules.js';
-import type { Change } from './report.js';
+import type { Change } from './model.js';
 
 /** Connect and gRPC-JSON clients read field and enum value names: these rules must stay in force. */
 const JSON_RULES = ['FIELD_SAME_JSON_NAME', 'FIELD_SAME_NAME', 'ENUM_VALUE_SAME_NAME'];

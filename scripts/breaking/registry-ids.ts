@@ -1,7 +1,7 @@
 /** Which registry items a finding of the gate's diffs is about. */
 import type { DeprecationRegistry, RestMatch } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import { restMatcher } from '../../src/deprecation-matching/rest.js';
-import type { Change } from './report.js';
+import type { Change } from './model.js';
 
 const OPERATION = /^(GET|PUT|POST|PATCH|DELETE) (\S+)/;
 

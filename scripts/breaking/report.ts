@@ -1,29 +1,5 @@
 import type { GateResult } from './gate.js';
-
-/** One finding of a contract comparison. */
-export interface Change {
-  contract: 'openapi' | 'graphql' | 'proto';
-  /** What changed, in a form a retirement or changelog entry can name (e.g. `GET /v1/orders`, `Order.note`). */
-  item: string;
-  /** The rule that classified it (e.g. `response-member-removed`, `FIELD_SAME_JSON_NAME`). */
-  rule: string;
-  /** What happened and why it matters to a client. */
-  message: string;
-  breaking: boolean;
-  /** A removal, which a recorded retirement may allow (deprecate, measure, then retire). */
-  removal?: boolean;
-  /**
-   * A risky change that passes once an Unreleased entry of its contract names its item: under any heading
-   * (`true`: graphql-inspector's "dangerous"), or only under the heading given (`'Security'`: a new or
-   * lowered upper bound of a request input, which a client that sent more than it now meets as `400`),
-   * or (`'Stated'`) under `### Security` or in a `[docs]` bullet: a rule the last release already stated
-   * for a twin of the member in another contract (./input-rules.ts).
-   */
-  acknowledge?: true | 'Security' | 'Stated';
-  /** A narrowed input rule: its keyword (`maxLength`, `pattern`, `enum`: the values still accepted, …) and its new value. */
-  keyword?: string;
-  value?: unknown;
-}
+import type { Change } from './model.js';
 
 const CONTRACT_LABEL_OF: Record<Change['contract'], string> = { openapi: 'REST', graphql: 'GraphQL', proto: 'gRPC' };
 

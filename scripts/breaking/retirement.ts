@@ -31,8 +31,8 @@ import {
   USAGE_EXPORT_FORMAT,
   type UsageExport,
 } from '../../src/core/lifecycle/usage-export.js';
+import type { Change } from './model.js';
 import type { ReleaseHistory } from './release-history.js';
-import type { Change } from './report.js';
 
 /** A recorded retirement: the removed item as the gate names it, its registry id, and the evidence. */
 export interface Retirement {

@@ -18,17 +18,16 @@ import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { restMatcher } from '../../src/deprecation-matching/rest.js';
 import { type Contracts, readContracts } from '../breaking/gate.js';
 import { diffGraphql } from '../breaking/graphql-diff.js';
+import type { Change } from '../breaking/model.js';
 import { diffOpenApi } from '../breaking/openapi-diff.js';
 import { diffProto } from '../breaking/proto-diff.js';
 import { operationIds, operationOf, registryIdsOf } from '../breaking/registry-ids.js';
-import type { Change } from '../breaking/report.js';
 import { buildRegistry } from '../deprecations/build-registry.js';
 import { callersOfRows, coverageOf, type ImpactCaller, type ImpactCoverage, mergeCallers } from './impact-callers.js';
 import { protoItems, protoRemovals } from './proto-items.js';
 import { PROTOCOL, type ShapeReader, shapeMatches } from './shape-callers.js';
 
 export type { ImpactCaller, ImpactCoverage } from './impact-callers.js';
-export { impactTable } from './impact-table.js';
 
 /** One impacted item. */
 export interface Impact {

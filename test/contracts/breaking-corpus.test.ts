@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Contracts, type GateResult, readContracts, runGate } from '../../scripts/breaking/gate.js';
+import type { Change } from '../../scripts/breaking/model.js';
 import { diffProtoMany } from '../../scripts/breaking/proto-diff.js';
-import type { Change } from '../../scripts/breaking/report.js';
 import { baseDir, buildVariant, changelogFor, type Edit, loadCorpus, writeProtoVariant } from './breaking-corpus.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

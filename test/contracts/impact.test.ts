@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { impactTable } from '../../scripts/impact/analyze.js';
+import { impactTable } from '../../scripts/impact/impact-table.js';
 import { openDatabase } from '../../src/store/open.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
 import { testCore } from '../support/database.js';

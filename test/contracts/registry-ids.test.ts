@@ -1,7 +1,7 @@
 /** Which registry items a finding of the gate is about, for the event types of the `webhooks` section. */
 import { describe, expect, it } from 'vitest';
+import type { Change } from '../../scripts/breaking/model.js';
 import { registryIdsOf } from '../../scripts/breaking/registry-ids.js';
-import type { Change } from '../../scripts/breaking/report.js';
 import { registryItem } from '../../src/core/lifecycle/registry/registry-item.fixture.js';
 
 const registry = {

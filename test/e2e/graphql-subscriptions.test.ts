@@ -23,10 +23,16 @@ let otherOrderId: number;
 const sseClient = (key: string): Client =>
   createClient({ url: `${server.httpUrl}/graphql`, headers: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
 
-/** Subscribes and collects results until `count` arrived or the server completes the stream. */
+/**
+ * Subscribes and collects results until `count` arrived or the server completes the stream. `open` settles
+ * once the server has answered the subscription's request: it registers the subscription (its place in the
+ * event feed and its count against the key's bound) before it answers.
+ */
 function follow(client: Client, variables: Record<string, unknown>, count = Number.POSITIVE_INFINITY, query = FOLLOW) {
   const results: ExecutionResult<Record<string, any>, unknown>[] = [];
   let unsubscribe = () => {};
+  let opened = () => {};
+  const open = new Promise<void>((resolve) => (opened = resolve));
   const done = new Promise<void>((resolve, reject) => {
     unsubscribe = client.subscribe(
       { query, variables },
@@ -38,9 +44,10 @@ function follow(client: Client, variables: Record<string, unknown>, count = Numb
         error: reject,
         complete: resolve,
       },
+      { connected: () => opened() },
     );
   });
-  return { results, done, unsubscribe: () => unsubscribe() };
+  return { results, done, open, unsubscribe: () => unsubscribe() };
 }
 
 beforeAll(async () => {
@@ -68,7 +75,7 @@ describe('orderUpdated over SSE', () => {
     const client = sseClient(customerKey);
     const own = follow(client, { id: String(orderId) }, 1);
     const all = follow(client, {}, 1);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // both subscriptions are open
+    await Promise.all([own.open, all.open]);
     const customer = contractClient(server.httpUrl, otherKey);
     await customer.PATCH('/v1/orders/{orderId}', {
       params: { path: { orderId: otherOrderId } },
@@ -106,7 +113,7 @@ describe('orderUpdated over SSE', () => {
     }
 
     const open = [follow(client, {}), follow(client, {})];
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(open.map((stream) => stream.open));
     const third = follow(client, {});
     await third.done;
     expect(third.results[0]?.errors?.[0]).toMatchObject({ extensions: { code: 'SUBSCRIPTION_LIMIT' } });
@@ -120,7 +127,7 @@ describe('orderUpdated over SSE', () => {
     const issued = (await admin.POST('/v1/api-keys', { body: { userId, role: 'customer' } })).data;
     const oldClient = sseClient(issued?.key as string);
     const open = [follow(oldClient, {}), follow(oldClient, {})];
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(open.map((stream) => stream.open));
     const rotated = await admin.POST('/v1/api-keys/{apiKeyId}/rotation', {
       params: { path: { apiKeyId: issued?.id as number } },
       body: {},
@@ -149,7 +156,7 @@ describe('orderUpdated over SSE', () => {
     const issued = (await admin.POST('/v1/api-keys', { body: { userId, role: 'customer' } })).data;
     const client = sseClient(issued?.key as string);
     const open = follow(client, { id: String(orderId) });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await open.open;
     const revoked = await admin.DELETE('/v1/api-keys/{apiKeyId}', {
       params: { path: { apiKeyId: issued?.id as number } },
     });
@@ -190,7 +197,7 @@ describe('orderUpdated over SSE', () => {
   it('completes open subscriptions when the server drains', async () => {
     const client = sseClient(otherKey);
     const open = follow(client, { id: String(otherOrderId) });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await open.open;
     const started = Date.now();
     closed = true;
     const closing = server.close();

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/index.js';
-import { DomainError, type Order } from '../../src/core/shared/index.js';
+import type { Order } from '../../src/core/shared/index.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
-import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { makeAdmin, makeCustomer, makeProduct, refusalOf } from '../support/fixtures.js';
 
 let database: TestDatabase;
 let core: TestCore;
@@ -20,17 +20,6 @@ beforeAll(async () => {
   alice = await makeCustomer(core, admin, 'Alice');
 });
 afterAll(() => database?.close());
-
-/** The code and detail a change is refused with. */
-async function refusal(change: Promise<unknown>) {
-  try {
-    await change;
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    return { code: error.code, detail: error.detail };
-  }
-  throw new Error('expected a refusal');
-}
 
 const address = { zipCode: '100-0001', line1: 'Main St 1', line2: null };
 async function placed(quantity = 2) {
@@ -88,7 +77,7 @@ describe('what a change writes', () => {
     const { order } = await placed();
     const view = (current: Order) => ({ id: current.id, amount: current.amount });
     expect(
-      await refusal(
+      await refusalOf(
         core.orders.update(alice, order.id, { note: 'x' }, { echo: { sent: { amount: order.amount + 1 }, view } }),
       ),
     ).toEqual({ code: 'READ_ONLY_FIELD', detail: 'Read-only members cannot be changed: /amount.' });
@@ -113,7 +102,7 @@ describe('what a change writes', () => {
     const { order } = await placed();
     await core.orders.update(alice, order.id, { note: 'first' });
     expect(
-      await refusal(core.orders.update(alice, order.id, { note: 'x' }, { ifMatchVersion: order.version })),
+      await refusalOf(core.orders.update(alice, order.id, { note: 'x' }, { ifMatchVersion: order.version })),
     ).toEqual({ code: 'PRECONDITION_FAILED', detail: `Order ${order.id} changed since it was read.` });
   });
 });
@@ -122,13 +111,13 @@ describe('the refusals of moves', () => {
   it('says which move an order cannot make, and that an order is already canceled', async () => {
     const { order } = await placed();
     await core.orders.update(admin, order.id, { status: 'SHIPPED' });
-    expect(await refusal(core.orders.update(admin, order.id, { status: 'PAID' }))).toEqual({
+    expect(await refusalOf(core.orders.update(admin, order.id, { status: 'PAID' }))).toEqual({
       code: 'INVALID_TRANSITION',
       detail: 'An order cannot move from SHIPPED to PAID.',
     });
     const other = (await placed()).order;
     await core.orders.cancel(alice, { orderId: other.id });
-    expect(await refusal(core.orders.cancel(alice, { orderId: other.id }))).toEqual({
+    expect(await refusalOf(core.orders.cancel(alice, { orderId: other.id }))).toEqual({
       code: 'ALREADY_CANCELED',
       detail: `Order ${other.id} is already canceled.`,
     });
@@ -140,16 +129,16 @@ describe('deleting an order', () => {
     const { order } = await placed();
     await core.orders.cancel(alice, { orderId: order.id });
     const canceled = await core.orders.get(admin, order.id);
-    expect(await refusal(core.orders.remove(admin, order.id, canceled.version - 1))).toEqual({
+    expect(await refusalOf(core.orders.remove(admin, order.id, canceled.version - 1))).toEqual({
       code: 'PRECONDITION_FAILED',
       detail: `Order ${order.id} changed since it was read.`,
     });
     await core.orders.remove(admin, order.id, canceled.version);
-    expect((await refusal(core.orders.get(admin, order.id))).code).toBe('ORDER_NOT_FOUND');
+    expect((await refusalOf(core.orders.get(admin, order.id))).code).toBe('ORDER_NOT_FOUND');
 
     const paid = (await placed()).order;
     await core.orders.update(admin, paid.id, { status: 'PAID' });
-    expect(await refusal(core.orders.remove(admin, paid.id))).toEqual({
+    expect(await refusalOf(core.orders.remove(admin, paid.id))).toEqual({
       code: 'INVALID_TRANSITION',
       detail: 'A PAID order cannot be deleted; cancel it first.',
     });
@@ -159,11 +148,11 @@ describe('deleting an order', () => {
 describe('a shipment’s carrier data', () => {
   it('is changed by admins only, once the order has a shipment, member by member', async () => {
     const { order } = await placed();
-    expect((await refusal(core.orders.updateShipment(admin, order.id, { carrier: 'DHL' }))).code).toBe(
+    expect((await refusalOf(core.orders.updateShipment(admin, order.id, { carrier: 'DHL' }))).code).toBe(
       'SHIPMENT_NOT_FOUND',
     );
     await core.orders.update(admin, order.id, { status: 'PAID' });
-    expect((await refusal(core.orders.updateShipment(alice, order.id, { carrier: 'DHL' }))).code).toBe('FORBIDDEN');
+    expect((await refusalOf(core.orders.updateShipment(alice, order.id, { carrier: 'DHL' }))).code).toBe('FORBIDDEN');
     expect(await core.orders.updateShipment(admin, order.id, { carrier: 'DHL' })).toMatchObject({
       carrier: 'DHL',
       trackingNumber: null,

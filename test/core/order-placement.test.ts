@@ -8,7 +8,7 @@ import type { Caller } from '../../src/core/index.js';
 import type { Store } from '../../src/core/ports/index.js';
 import { DomainError } from '../../src/core/shared/index.js';
 import { openTestDatabase, type TestCore, type TestDatabase, testCore } from '../support/database.js';
-import { makeAdmin, makeCustomer, makeProduct } from '../support/fixtures.js';
+import { makeAdmin, makeCustomer, makeProduct, refusalOf } from '../support/fixtures.js';
 import { until } from '../support/until.js';
 
 let database: TestDatabase;
@@ -24,17 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-/** The answer of a placement that fails: its code, detail and Retry-After. */
-async function refusal(placement: Promise<unknown>) {
-  try {
-    await placement;
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    return { code: error.code, detail: error.detail, retryAfterSeconds: error.retryAfterSeconds };
-  }
-  throw new Error('expected a refusal');
-}
-
 /** A core whose store answers the order's write with `insert` instead. */
 async function coreWritingWith(insert: Store['orders']['insert']) {
   return testCore({ ...database.store, orders: { ...database.store.orders, insert } });
@@ -48,7 +37,9 @@ describe('the order’s write', () => {
     const product = await makeProduct(core, admin, 100, 10);
     const lost = await coreWritingWith(async () => 'claim-lost');
     const items = [{ productId: product.id, quantity: 2 }];
-    expect(await refusal(lost.orders.place(alice, { items }, { idempotencyKey: `lost-${product.id}` }))).toMatchObject({
+    expect(
+      await refusalOf(lost.orders.place(alice, { items }, { idempotencyKey: `lost-${product.id}` })),
+    ).toMatchObject({
       code: 'IDEMPOTENCY_KEY_IN_USE',
       retryAfterSeconds: 1,
     });
@@ -59,7 +50,7 @@ describe('the order’s write', () => {
     const product = await makeProduct(core, admin, 100, 10);
     const draft = (await core.drafts.create(alice, { items: [{ productId: product.id, quantity: 1 }] })).result;
     const raced = await coreWritingWith(async () => 'draft-already-ordered');
-    expect(await refusal(raced.orders.place(alice, { draftId: draft.id }))).toMatchObject({
+    expect(await refusalOf(raced.orders.place(alice, { draftId: draft.id }))).toMatchObject({
       code: 'DRAFT_ALREADY_ORDERED',
       detail: `Draft ${draft.id} was already placed.`,
     });
@@ -69,7 +60,7 @@ describe('the order’s write', () => {
   it('refused because the reservation was released meanwhile: UPSTREAM_TIMEOUT with Retry-After 1, and the stock goes back', async () => {
     const product = await makeProduct(core, admin, 100, 10);
     const late = await coreWritingWith(async () => 'reservation-lost');
-    expect(await refusal(late.orders.place(alice, { items: [{ productId: product.id, quantity: 1 }] }))).toEqual({
+    expect(await refusalOf(late.orders.place(alice, { items: [{ productId: product.id, quantity: 1 }] }))).toEqual({
       code: 'UPSTREAM_TIMEOUT',
       detail:
         'The order could not be placed within its budget; no order was placed. Retry (Retry-After) with the same Idempotency-Key.',
@@ -84,7 +75,7 @@ describe('the order’s write', () => {
       throw new DomainError('USER_NOT_FOUND', 'the user went away meanwhile');
     });
     expect(
-      await refusal(refused.orders.place(alice, { items: [{ productId: product.id, quantity: 3 }] })),
+      await refusalOf(refused.orders.place(alice, { items: [{ productId: product.id, quantity: 3 }] })),
     ).toMatchObject({ code: 'USER_NOT_FOUND' });
     expect(await released(product.sku)).toBe(true);
   });
@@ -95,7 +86,7 @@ describe('the order’s write', () => {
       throw new DomainError('DATABASE_UNAVAILABLE', 'the connection was lost');
     });
     expect(
-      await refusal(unknown.orders.place(alice, { items: [{ productId: product.id, quantity: 3 }] })),
+      await refusalOf(unknown.orders.place(alice, { items: [{ productId: product.id, quantity: 3 }] })),
     ).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
     await new Promise((resolve) => setTimeout(resolve, 100)); // a release, had one been sent, lands by now
     expect(await reservedOf(product.sku)).toBe(3);
@@ -111,7 +102,7 @@ describe('the claim’s hold on the stock', () => {
       idempotency: { ...idempotency, hold: async () => false },
     });
     const items = [{ productId: product.id, quantity: 1 }];
-    const answer = await refusal(takenOver.orders.place(alice, { items }, { idempotencyKey: `hold-${product.id}` }));
+    const answer = await refusalOf(takenOver.orders.place(alice, { items }, { idempotencyKey: `hold-${product.id}` }));
     expect(answer).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
     expect(await released(product.sku)).toBe(true);
     expect(
@@ -142,7 +133,7 @@ describe('the inventory’s answer', () => {
     const product = await makeProduct(core, admin, 100, 10);
     // This inventory ignores the call's signal and answers OK 400 ms in, far past a budget of 150 ms.
     const late = await coreReservingThen(() => new Promise((resolve) => setTimeout(resolve, 400)), 150);
-    const answer = await refusal(late.orders.place(alice, { items: [{ productId: product.id, quantity: 2 }] }));
+    const answer = await refusalOf(late.orders.place(alice, { items: [{ productId: product.id, quantity: 2 }] }));
     expect(answer).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
     // Released by the placement once the late success arrives, not left to the reservation's expiry.
     expect(await released(product.sku)).toBe(true);
@@ -154,12 +145,12 @@ describe('the inventory’s answer', () => {
     const aborted = await coreReservingThen(async () => {
       throw new DOMException('The operation was aborted.', 'AbortError');
     });
-    expect(await refusal(aborted.orders.place(alice, { items }))).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
+    expect(await refusalOf(aborted.orders.place(alice, { items }))).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
     expect(await released(product.sku)).toBe(true);
     const timedOut = await coreReservingThen(async () => {
       throw new DOMException('The operation timed out.', 'TimeoutError');
     });
-    expect(await refusal(timedOut.orders.place(alice, { items }))).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
+    expect(await refusalOf(timedOut.orders.place(alice, { items }))).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
     const broken = await coreReservingThen(async () => {
       throw new Error('inventory exploded');
     });
@@ -167,7 +158,9 @@ describe('the inventory’s answer', () => {
     const unavailable = await coreReservingThen(async () => {
       throw new DomainError('INVENTORY_UNAVAILABLE', 'the inventory is away');
     });
-    expect(await refusal(unavailable.orders.place(alice, { items }))).toMatchObject({ code: 'INVENTORY_UNAVAILABLE' });
+    expect(await refusalOf(unavailable.orders.place(alice, { items }))).toMatchObject({
+      code: 'INVENTORY_UNAVAILABLE',
+    });
     expect(await released(product.sku)).toBe(true);
   });
 });
@@ -239,14 +232,14 @@ describe('the claim of a keyed placement', () => {
   it('says what is missing or not allowed in who the order is for and what it holds', async () => {
     const product = await makeProduct(core, admin, 100, 10);
     const items = [{ productId: product.id, quantity: 1 }];
-    expect(await refusal(core.orders.place(alice, {}))).toMatchObject({
+    expect(await refusalOf(core.orders.place(alice, {}))).toMatchObject({
       code: 'VALIDATION_FAILED',
       detail: 'items or draftId must be given, exactly one of the two.',
     });
-    expect(await refusal(core.orders.place(admin, { items }))).toMatchObject({
+    expect(await refusalOf(core.orders.place(admin, { items }))).toMatchObject({
       detail: 'userId is required when an admin places an order.',
     });
-    expect(await refusal(core.orders.place(alice, { items, userId: alice.userId + 1 }))).toMatchObject({
+    expect(await refusalOf(core.orders.place(alice, { items, userId: alice.userId + 1 }))).toMatchObject({
       code: 'FORBIDDEN',
       detail: 'Customers place orders only for themselves.',
     });

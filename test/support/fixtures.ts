@@ -1,6 +1,7 @@
 import type { Caller, Core } from '../../src/core/index.js';
 import type { UsageEvent, UsageRecorder } from '../../src/core/lifecycle/usage/usage-recorder.js';
 import type { Store, WebhookEndpoint } from '../../src/core/ports/index.js';
+import { DomainError } from '../../src/core/shared/errors.js';
 import { minor } from '../../src/core/shared/money.js';
 
 let counter = 0;
@@ -69,6 +70,17 @@ export const codeOf = (promise: Promise<unknown>): Promise<string> =>
     () => 'resolved',
     (error: { code?: string }) => error.code ?? String(error),
   );
+
+/** What a refused call answers, as a client reads it: its code, detail and Retry-After (seconds). */
+export async function refusalOf(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return { code: error.code, detail: error.detail, retryAfterSeconds: error.retryAfterSeconds };
+  }
+  throw new Error('expected a refusal, and the call succeeded');
+}
 
 /** A usage recorder that keeps what it is handed in `events`, for tests of what gets counted. */
 export function recordingUsage(): { recorder: UsageRecorder; events: UsageEvent[] } {

@@ -2,7 +2,9 @@
  * The demo data set of the embedded database (SEED_DEMO): written through the core's use cases, as any
  * client would, so it obeys every rule. Not part of the core; the composition root passes it to bootstrap.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Caller, Core } from '../core/index.js';
+import { DomainError } from '../core/shared/errors.js';
 import { minor } from '../core/shared/money.js';
 import type { OrderStatus } from '../core/shared/order-state.js';
 
@@ -44,12 +46,10 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
     (typeof products)[0],
   ];
 
+  let placed = 0;
   const place = async (userId: number, items: Array<[number, number]>, status: OrderStatus, note?: string) => {
-    const { result: order } = await core.orders.place(admin, {
-      userId,
-      items: items.map(([productId, quantity]) => ({ productId, quantity })),
-      ...(note ? { note } : {}),
-    });
+    const lines = items.map(([productId, quantity]) => ({ productId, quantity }));
+    const order = await placeAsAClientWould(core, admin, { userId, items: lines, ...(note ? { note } : {}) }, ++placed);
     if (status === 'CANCELED') {
       await core.orders.cancel(admin, { orderId: order.id, reason: 'Ordered by mistake' });
     } else if (status !== 'PENDING') {
@@ -88,4 +88,28 @@ export async function seedDemo(core: Core, admin: Caller): Promise<string> {
   await core.products.rate(leeCaller, kettle.id, { score: 4, comment: 'Pours precisely.' });
 
   return core.apiKeys.issueForSeed(kim.id, 'customer');
+}
+
+/**
+ * Places an order under an Idempotency-Key and, when it runs out of its budget (a busy machine at the first
+ * start), retries with the same key after Retry-After, as the contract tells clients to: once placed, the
+ * retry answers with the same order.
+ */
+async function placeAsAClientWould(
+  core: Core,
+  admin: Caller,
+  input: Parameters<Core['orders']['place']>[1],
+  nth: number,
+) {
+  const idempotencyKey = `demo-seed-order-${nth}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await core.orders.place(admin, input, { idempotencyKey })).result;
+    } catch (error) {
+      const retryable =
+        error instanceof DomainError && (error.code === 'UPSTREAM_TIMEOUT' || error.code === 'IDEMPOTENCY_KEY_IN_USE');
+      if (!retryable || attempt === 5) throw error;
+      await sleep((error.retryAfterSeconds ?? 1) * 1000);
+    }
+  }
 }

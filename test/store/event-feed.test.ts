@@ -139,8 +139,12 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
         subject: 'order:4242',
         data: { object: { note } } as never,
       });
+      // Each transaction says when it holds its id: the order of the ids is set by these signals, not by time.
+      let lateHasId: () => void = () => undefined;
+      const lateHeld = new Promise<void>((resolve) => (lateHasId = resolve));
       const late = database.db.transaction(async (tx) => {
         await tx.query('SELECT pg_current_xact_id()');
+        lateHasId();
         await new Promise<void>((resolve) => (releaseLate = resolve));
         await writeEvents(tx, wakeups, [orderEvent('second')]);
       });
@@ -149,12 +153,15 @@ describe.each(wakeupKinds)('the event feed woken by %s', (_kind, kind) => {
       // did in CI). The late change must wait for it.
       let releaseBystander: () => void = () => undefined;
       onTestFinished(() => releaseBystander());
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await lateHeld;
+      let bystanderHasId: () => void = () => undefined;
+      const bystanderHeld = new Promise<void>((resolve) => (bystanderHasId = resolve));
       const bystander = database.db.transaction(async (tx) => {
         await tx.query('SELECT pg_current_xact_id()');
+        bystanderHasId();
         await new Promise<void>((resolve) => (releaseBystander = resolve));
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await bystanderHeld;
       await append([orderEvent('first')]);
       releaseLate();
       await late;

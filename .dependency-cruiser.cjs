@@ -102,7 +102,7 @@ module.exports = {
       comment:
         'Transports and edge helpers are handed their settings and adapters by src/compose: none reads the configuration or reaches the Redis, webhook or mail adapters.',
       severity: 'error',
-      from: { path: '(^|/)src/(rest|graphql|grpc|http|observability|deprecation-matching|demo)/' },
+      from: { path: '(^|/)src/(rest|graphql|grpc|http|observability|demo)/' },
       to: { path: '(^|/)src/(config\\.ts$|main\\.ts$|redis/|webhooks/|mail/|compose/)' },
     },
     {
@@ -113,6 +113,30 @@ module.exports = {
       // $2 is the importing module's folder below src/core (with its slash; empty at the top).
       from: { path: '(^|/)src/core/(.*/|)[^/]+$' },
       to: { path: '(^|/)src/core/', pathNot: '(^|/)src/core/$2[^/]+$|/index\\.ts$' },
+    },
+    {
+      name: 'packages-stand-alone',
+      comment:
+        "The workspace packages (packages/*) are the product's libraries: they import each other and npm packages, never the product's sources, scripts or generated code. A project hands the gate what it needs in contract-gate.config.ts.",
+      severity: 'error',
+      from: { path: '(^|/)packages/[^/]+/src/' },
+      to: { path: '(^|/)(src|scripts|test|generated)/', pathNot: '(^|/)packages/' },
+    },
+    {
+      name: 'registry-is-below-the-gate',
+      comment:
+        'The contract registry runs in the server; the contract gate is a development tool that uses it. The registry never imports the gate.',
+      severity: 'error',
+      from: { path: '(^|/)packages/contract-registry/' },
+      to: { path: '(^|/)packages/contract-gate/' },
+    },
+    {
+      name: 'core-reads-the-registry-format-only',
+      comment:
+        "The core reads the registry's format, signals and evidence (@order-api/contract-registry); matching a request, a document or a message is its transport's work (@order-api/contract-registry/matching, which loads graphql and @bufbuild/protobuf).",
+      severity: 'error',
+      from: { path: '(^|/)src/core/' },
+      to: { path: '(^|/)packages/contract-registry/src/matching/' },
     },
     {
       name: 'no-circular',

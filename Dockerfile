@@ -7,9 +7,13 @@ ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
+# The npm workspaces (packages/*): their package.json files before `npm ci`, which links them.
 COPY package.json package-lock.json ./
+COPY packages/contract-registry/package.json ./packages/contract-registry/
+COPY packages/contract-gate/package.json ./packages/contract-gate/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/contract-registry ./packages/contract-registry
 COPY src ./src
 COPY generated ./generated
 RUN npm run build
@@ -17,8 +21,13 @@ RUN npm run build
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/data
 WORKDIR /app
+# The gate (packages/contract-gate) is a development tool: only its package.json, so that npm ci sees the
+# workspace; its tools are its devDependencies, left out here. The registry is the server's, compiled.
 COPY package.json package-lock.json ./
+COPY packages/contract-registry/package.json ./packages/contract-registry/
+COPY packages/contract-gate/package.json ./packages/contract-gate/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/packages/contract-registry/dist ./packages/contract-registry/dist
 COPY contracts ./contracts
 COPY generated ./generated
 COPY src/store/migrations ./src/store/migrations

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
+const fromRoot = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 /**
  * The slow files that open no test database (the contract checks, which run buf, graphql-inspector and
@@ -14,20 +16,38 @@ const databaseFree = [
   'test/browser/*.test.ts',
   'test/core/one-door.test.ts',
   'test/production/{deploy-files,npm-start}.test.ts',
-  'test/contracts/{breaking-corpus,breaking,changelog,deprecation-lint,deprecation-registry,error-codes}.test.ts',
+  'test/contracts/{breaking,changelog,deprecation-lint,error-codes,event-item-index}.test.ts',
+  // The workspace packages' own tests (the gate's corpus, named items, registry builder; the matchers).
+  'packages/*/{src,test}/**/*.test.ts',
   // Impact analysis over an embedded database of its own, whatever the run, or over a record in memory.
   'test/contracts/{impact,shape-callers}.test.ts',
-  'test/contracts/{generated,named-items,openapi-document,owasp-lint,proto-revisions,release-history}.test.ts',
+  'test/contracts/{generated,openapi-document,owasp-lint,proto-revisions,release-history}.test.ts',
   'test/contracts/{scopes,versioning}.test.ts',
 ];
 
-export default defineConfig({
-  resolve: {
-    // One copy of graphql for the code under test and graphql-yoga (two copies make instanceof GraphQLError fail, masking errors).
-    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+/**
+ * One copy of graphql for the code under test and graphql-yoga (two copies make instanceof GraphQLError
+ * fail, masking errors); the workspace packages from their sources, as tsconfig.json's `paths` maps them
+ * for tsc and tsx (a production build reads their compiled dist/ instead).
+ */
+export const aliases = [
+  { find: /^graphql$/, replacement: require.resolve('graphql') },
+  { find: /^@order-api\/contract-registry$/, replacement: fromRoot('packages/contract-registry/src/index.ts') },
+  {
+    find: /^@order-api\/contract-registry\/matching$/,
+    replacement: fromRoot('packages/contract-registry/src/matching/index.ts'),
   },
+  {
+    find: /^@order-api\/contract-registry\/testing$/,
+    replacement: fromRoot('packages/contract-registry/src/testing.ts'),
+  },
+  { find: /^@order-api\/contract-gate$/, replacement: fromRoot('packages/contract-gate/src/index.ts') },
+];
+
+export default defineConfig({
+  resolve: { alias: aliases },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     ...(process.env.TEST_DATABASE_ONLY === 'true' ? { exclude: [...configDefaults.exclude, ...databaseFree] } : {}),
     // One migrated embedded database directory per run, which tests copy instead of creating their own.
     globalSetup: ['test/support/global-setup.ts'],

@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
-
-const require = createRequire(import.meta.url);
+import { aliases } from './vitest.config.js';
 
 /**
  * The tests Stryker runs against each mutant of the core's rule files (stryker.config.mjs): the core's unit
@@ -9,7 +7,7 @@ const require = createRequire(import.meta.url);
  * The settings are vitest.config.ts's (one graphql, the migrated database template, two workers).
  */
 export default defineConfig({
-  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
+  resolve: { alias: aliases },
   test: {
     include: ['src/core/**/*.test.ts', 'test/core/*.test.ts'],
     exclude: ['test/core/one-door.test.ts'],

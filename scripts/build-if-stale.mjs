@@ -24,8 +24,15 @@ function newest(dir) {
   return latest;
 }
 
-const built = existsSync(entry) ? statSync(entry).mtimeMs : 0;
-const sources = Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'generated')));
+/** The workspace packages the server imports at run time, each compiled to its own dist/ first. */
+const packages = ['packages/contract-registry'];
+const builtAt = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+const built = Math.min(builtAt(entry), ...packages.map((dir) => builtAt(path.join(root, dir, 'dist/index.js'))));
+const sources = Math.max(
+  newest(path.join(root, 'src')),
+  newest(path.join(root, 'generated')),
+  ...packages.map((dir) => newest(path.join(root, dir, 'src'))),
+);
 const stale = built === 0 || sources > built;
 if (!stale) process.exit(0);
 if (!existsSync(compiler)) {
@@ -40,5 +47,7 @@ if (!existsSync(compiler)) {
   );
   process.exit(0);
 }
-const result = spawnSync(process.execPath, [compiler, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+for (const project of [...packages.map((dir) => path.join(dir, 'tsconfig.build.json')), 'tsconfig.build.json']) {
+  const result = spawnSync(process.execPath, [compiler, '-p', project], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

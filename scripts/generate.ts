@@ -22,11 +22,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { addTypenameToDocument } from '@apollo/client/utilities';
 import { generate as runGraphqlCodegen } from '@graphql-codegen/cli';
+import { buildRegistry, graphqlInputRules } from '@order-api/contract-gate';
 import { buildSchema, parse, print } from 'graphql';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse as parseYaml } from 'yaml';
-import { buildRegistry } from './deprecations/build-registry.js';
-import { graphqlInputRules } from './rules/graphql-rules.js';
 
 // `--root <dir>` compiles another checkout's contracts (the stale-check test uses a scratch copy).
 const rootFlag = process.argv.indexOf('--root');
@@ -167,7 +166,7 @@ function registryOutputs(out: Outputs): void {
   out.set('deprecations.json', `${text}\n`);
   out.set(
     'deprecations.ts',
-    `${banner}import type { DeprecationRegistry } from '../src/core/lifecycle/registry/deprecation-registry.js';\n\n/** Every deprecated or watched item of the contracts (also served at GET /contracts/deprecations). */\nexport const deprecationRegistry: DeprecationRegistry = ${text};\n`,
+    `${banner}import type { DeprecationRegistry } from '@order-api/contract-registry';\n\n/** Every deprecated or watched item of the contracts (also served at GET /contracts/deprecations). */\nexport const deprecationRegistry: DeprecationRegistry = ${text};\n`,
   );
 }
 

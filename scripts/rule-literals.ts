@@ -7,10 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { graphqlRules, openapiRules, protoRules, type Rules } from '@order-api/contract-gate';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { sourcesUnder } from './code-size.js';
-import { graphqlRules, openapiRules, protoRules, type Rules } from './rules/contract-rules.js';
 
 const NUMERIC = ['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems'];
 /** Too common to mean a rule: 0, 1 and 2 are lengths, indexes and signs everywhere. */

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { parsePrivateKey } from '@order-api/contract-registry';
 import { z } from 'zod';
-import { parsePrivateKey } from './core/lifecycle/evidence/evidence-signature.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const port = z.coerce.number().int().min(0).max(65_535);

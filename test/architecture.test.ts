@@ -92,8 +92,21 @@ describe('architecture rules (.dependency-cruiser.cjs)', () => {
     );
   });
 
-  it('hold for the source tree and the scripts', async () => {
-    const { code, output } = await depcruise('src', 'scripts');
+  it('fail a package reaching the product, the registry reaching the gate, and the core matching requests', async () => {
+    const { output } = await fixture();
+    expect(output).toMatch(
+      /packages-stand-alone: .*packages\/contract-gate\/src\/reaches-the-product\.ts → .*src\/config\.ts/,
+    );
+    expect(output).toMatch(
+      /registry-is-below-the-gate: .*contract-registry\/src\/reaches-the-gate\.ts → .*contract-gate\/src\/reaches-the-product\.ts/,
+    );
+    expect(output).toMatch(
+      /core-reads-the-registry-format-only: .*src\/core\/matches-requests\.ts → .*contract-registry\/src\/matching\/rest\.ts/,
+    );
+  });
+
+  it('hold for the source tree, the scripts, the workspace packages and the gate configuration', async () => {
+    const { code, output } = await depcruise('src', 'scripts', 'packages', 'contract-gate.config.ts');
     expect(output).toContain('no dependency violations found');
     expect(code).toBe(0);
   });

@@ -6,8 +6,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import { EVIDENCE_WINDOW } from '../core/lifecycle/deprecations.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { Caller } from '../core/shared/caller.js';
 import { projectRoot } from '../project-root.js';
 import type { Database } from '../store/database.js';

@@ -16,8 +16,8 @@
  * server uses (see src/cli/cli-support.ts); in a production install: `node dist/src/cli/usage-export.js <item>`.
  */
 import { parseArgs } from 'node:util';
+import { isRealDate } from '@order-api/contract-registry';
 import { createDeprecationService } from '../core/lifecycle/deprecations.js';
-import { isRealDate } from '../core/lifecycle/registry/deprecation-registry.js';
 import { exportUsage, signExport } from '../core/lifecycle/usage-export.js';
 import { evidenceSigningKey } from '../store/evidence-key-store.js';
 import { createSqlStore } from '../store/sql-store.js';

@@ -8,6 +8,8 @@
 import type { DescService } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { Tracer } from '@opentelemetry/api';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
+import { grpcMatcher } from '@order-api/contract-registry/matching';
 import { Health } from '../../generated/proto/grpc/health/v1/health_pb.js';
 import { ServerReflection } from '../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import { Inventory } from '../../generated/proto/inventory/v1/inventory_pb.js';
@@ -15,9 +17,7 @@ import type { StockWatch } from '../core/events/stock-watch.js';
 import type { Core } from '../core/index.js';
 import type { InventoryService } from '../core/inventory/inventory.js';
 import type { DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { ShapeRecorder } from '../core/lifecycle/shapes/shape-recorder.js';
-import { grpcMatcher } from '../deprecation-matching/grpc.js';
 import { apiKeyWrapper, internalTokenWrapper } from '../grpc/auth.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
 import { deprecationWrapper } from '../grpc/deprecation-interceptor.js';

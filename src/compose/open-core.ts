@@ -5,13 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
+import { publicKeyPem } from '@order-api/contract-registry';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createEventPolicy } from '../core/events/event-policy.js';
 import { createCore } from '../core/index.js';
 import { createInventoryService } from '../core/inventory/inventory.js';
-import { publicKeyPem } from '../core/lifecycle/evidence/evidence-signature.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import { createInventoryClient } from '../grpc/inventory-client.js';
 import { traceCore } from '../observability/trace-core.js';
 import { activeTracer } from '../observability/tracing.js';

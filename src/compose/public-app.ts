@@ -1,3 +1,4 @@
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
@@ -5,7 +6,6 @@ import type { Core } from '../core/index.js';
 import { requireMetricsReader } from '../core/keys/monitoring.js';
 import type { RateBudgetPolicy, RateLimiterPort } from '../core/keys/rate-budget.js';
 import type { DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { ShapeRecorder } from '../core/lifecycle/shapes/shape-recorder.js';
 import { createGraphQL, type GraphQLSettings } from '../graphql/create-graphql.js';
 import type { SubscriptionSettings } from '../graphql/subscriptions.js';

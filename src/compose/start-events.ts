@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
+import { eventItemIndex, registryTouchesEvents } from '@order-api/contract-registry/matching';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { UsageCount } from '../core/lifecycle/deprecation-policy.js';
 import { createDeliveryDeprecations } from '../core/lifecycle/event-deprecations.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { UsageRecorder } from '../core/lifecycle/usage/usage-recorder.js';
 import type { Store, WebhookStore } from '../core/ports/index.js';
-import { eventItemIndex, registryTouchesEvents } from '../deprecation-matching/events.js';
 import { versionMounts } from '../http/version-mounts.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createRateLimiter } from '../redis/rate-limiter.js';

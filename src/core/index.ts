@@ -3,6 +3,7 @@
  * and nowhere else. The core depends only on its ports (store, inventory), never on a driver or transport.
  */
 import { randomBytes } from 'node:crypto';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import { createProductService } from './catalog/index.js';
 import type { ResolveHost } from './events/index.js';
 import { createEventList, createWebhookLimits, createWebhookService } from './events/index.js';
@@ -10,7 +11,6 @@ import { createIdempotencyService } from './idempotency/index.js';
 import { createApiKeyService } from './keys/index.js';
 import { createBrownoutService } from './lifecycle/brownouts/index.js';
 import { createAdminLists, createDeprecatedUsageService, createDeprecationService } from './lifecycle/index.js';
-import type { DeprecationRegistry } from './lifecycle/registry/index.js';
 import { createRequestShapesService } from './lifecycle/shapes/index.js';
 import { createDraftService, createOrderService } from './orders/index.js';
 import type { InventoryPort, Store } from './ports/index.js';

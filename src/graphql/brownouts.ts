@@ -5,13 +5,10 @@
  * resolvers of the registry's deprecated fields and arguments are wrapped once, at start; the check is one
  * set lookup per resolved value of those fields only.
  */
+
+import type { DeprecationRegistry, GraphqlMatch, RegistryItem } from '@order-api/contract-registry';
 import { defaultFieldResolver, type GraphQLFieldResolver } from 'graphql';
 import type { BrownoutService } from '../core/lifecycle/brownouts/brownouts.js';
-import type {
-  DeprecationRegistry,
-  GraphqlMatch,
-  RegistryItem,
-} from '../core/lifecycle/registry/deprecation-registry.js';
 import { DomainError } from '../core/shared/errors.js';
 import type { GraphQLContext } from './context.js';
 

@@ -7,15 +7,15 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
+import { graphqlMatcher } from '@order-api/contract-registry/matching';
 import { GraphQLError } from 'graphql';
 import { createSchema, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller, Core } from '../core/index.js';
 import { createDeprecationPolicy, type DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { ShapeRecorder } from '../core/lifecycle/shapes/shape-recorder.js';
 import { unauthenticated } from '../core/shared/caller.js';
-import { graphqlMatcher } from '../deprecation-matching/graphql.js';
 import { bearerChallenge, callerFromAuthorization } from '../http/bearer.js';
 import { httpStatusOf } from '../http/http-status.js';
 import type { Metrics } from '../observability/metrics.js';

@@ -1,7 +1,8 @@
 /** The GraphQL form of a key's own use of deprecated and watched items (`User.deprecatedUsage`). */
+
+import { describeItem } from '@order-api/contract-registry';
 import type { DeprecatedUsage } from '../../generated/graphql/resolvers.js';
 import type { KeyUsage } from '../core/lifecycle/deprecated-usage.js';
-import { describeItem } from '../core/lifecycle/registry/deprecation-registry.js';
 
 /** Maps the core's key usage to the schema's `DeprecatedUsage`, member for member as REST's. */
 export function deprecatedUsageOf({ apiKeyId, from, to, items }: KeyUsage): DeprecatedUsage {

@@ -1,6 +1,6 @@
 /**
  * The GraphQL form of the deprecation policy (docs/decisions.md §7): the plugin collects what an operation
- * uses (src/deprecation-matching/graphql.ts: the fields it selects, the arguments, input fields and enum
+ * uses (packages/contract-registry/src/matching/graphql.ts: the fields it selects, the arguments, input fields and enum
  * values it sends) and applies what the core's policy decides:
  * - a withheld field, or a field given a refused argument, resolves to `null` with a `BROWNOUT` error at
  *   its path (./brownouts.ts wraps those resolvers); a refused input field or enum value, which no field
@@ -9,11 +9,12 @@
  *   reference link and announced brownout windows; a caller with a key also gets
  *   `extensions.deprecatedUsage`, the path of its own usage (so does a whole-operation `BROWNOUT` error).
  */
+
+import type { GraphqlMatcher } from '@order-api/contract-registry/matching';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { deprecatedUsagePath } from '../core/lifecycle/deprecated-usage.js';
 import type { DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
-import type { GraphqlMatcher } from '../deprecation-matching/graphql.js';
 import type { GraphQLContext } from './context.js';
 
 /** What the plugin needs. */

@@ -4,9 +4,10 @@
  * the input members and enum values that arrived through its variables, as schema coordinates. Its own hook,
  * apart from the deprecation signals, which stop early when no registry item is touched.
  */
+
+import { variableNamesUsed } from '@order-api/contract-registry/matching';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { variableNamesUsed } from '../deprecation-matching/graphql.js';
 import type { GraphQLContext } from './context.js';
 import { type OperationSignature, operationSignature } from './operation-signature.js';
 

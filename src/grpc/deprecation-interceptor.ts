@@ -1,6 +1,6 @@
 /**
  * The gRPC form of the deprecation policy (docs/decisions.md §7): the wrapper collects what a call
- * uses (src/deprecation-matching/grpc.ts: its rpc, the request fields it set, the reply fields its
+ * uses (packages/contract-registry/src/matching/grpc.ts: its rpc, the request fields it set, the reply fields its
  * answer carries) and applies what the core's policy decides:
  * - a refused rpc or request field fails the call with FAILED_PRECONDITION, an ErrorInfo whose reason is
  *   `BROWNOUT`, and `retry-after` (seconds to the window's end), before the handler runs;
@@ -13,10 +13,10 @@
  */
 import type { DescMethod, Message } from '@bufbuild/protobuf';
 import { ConnectError, type HandlerContext } from '@connectrpc/connect';
+import { brownoutHeader, type RegistryItem, signalOf } from '@order-api/contract-registry';
+import type { GrpcMatcher } from '@order-api/contract-registry/matching';
 import type { BrownoutWindow } from '../core/lifecycle/brownouts/brownouts.js';
 import type { DeprecationDecision, DeprecationPolicy, UsageCaller } from '../core/lifecycle/deprecation-policy.js';
-import { brownoutHeader, type RegistryItem, signalOf } from '../core/lifecycle/registry/deprecation-registry.js';
-import type { GrpcMatcher } from '../deprecation-matching/grpc.js';
 import { clientOf } from '../observability/metrics.js';
 import { keyCaller } from './auth.js';
 import { toConnectError } from './errors.js';

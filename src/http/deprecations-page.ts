@@ -3,7 +3,7 @@
  * each with its dated end, under an anchor equal to its id. The `Link: <…>; rel="deprecation"` of every
  * signal points at one of these anchors; the page is server-rendered, so an anchor resolves without script.
  */
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import { renderDeprecationsPage } from './deprecations-page.js';
 import { StaticAsset } from './static-asset.js';
 import { usagePage } from './usage-page.js';

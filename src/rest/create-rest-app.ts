@@ -3,12 +3,13 @@
  * (./pipeline.ts) in order, then the operation's handler. Domain errors become problem documents through
  * the one error catalog.
  */
+
+import type { DeprecationRegistry } from '@order-api/contract-registry';
+import { restMatcher } from '@order-api/contract-registry/matching';
 import { type ErrorHandler, Hono, type MiddlewareHandler } from 'hono';
 import type { Core } from '../core/index.js';
 import { createDeprecationPolicy, type DeprecationPolicy } from '../core/lifecycle/deprecation-policy.js';
-import type { DeprecationRegistry } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { ShapeRecorder } from '../core/lifecycle/shapes/shape-recorder.js';
-import { restMatcher } from '../deprecation-matching/rest.js';
 import { chain } from '../http/chain.js';
 import { clientOf } from '../observability/metrics.js';
 import type { RestContract } from './contract.js';

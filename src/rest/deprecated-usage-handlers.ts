@@ -3,9 +3,9 @@
  * and the request shapes it sent (`GET /v1/api-keys/{apiKeyId}/request-shapes`), each with its `me` form.
  */
 
+import { describeItem } from '@order-api/contract-registry';
 import type { Core } from '../core/index.js';
 import type { KeyUsage } from '../core/lifecycle/deprecated-usage.js';
-import { describeItem } from '../core/lifecycle/registry/deprecation-registry.js';
 import type { RequestShape, ShapeQuery } from '../core/lifecycle/shapes/request-shapes.js';
 import { pageJson } from './mappers.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';

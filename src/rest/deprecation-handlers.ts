@@ -1,10 +1,10 @@
 /** The retirement report: deprecated and watched items, their callers, and the notices sent to them. */
 
+import { describeItem } from '@order-api/contract-registry';
 import { brownoutRepresentation } from '../core/events/representations.js';
 import type { Core } from '../core/index.js';
 import type { BrownoutWindow } from '../core/lifecycle/brownouts/brownouts.js';
 import type { CallerReport, ItemReport, RecordedNotice } from '../core/lifecycle/deprecations.js';
-import { describeItem } from '../core/lifecycle/registry/deprecation-registry.js';
 import { pageJson } from './mappers.js';
 import { json, type RestHandlerGroup, type Schemas } from './respond.js';
 import { callerOf, listInput, pathId } from './validated-request.js';

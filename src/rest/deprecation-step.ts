@@ -1,6 +1,6 @@
 /**
  * The REST form of the deprecation policy (docs/decisions.md §7): the step collects what a request uses
- * (src/deprecation-matching/rest.ts) and applies what the core's policy decides, in HTTP terms:
+ * (packages/contract-registry/src/matching/rest.ts) and applies what the core's policy decides, in HTTP terms:
  * - a refused operation is `410 BROWNOUT`; a refused parameter or body member is `400 BROWNOUT` naming
  *   it, as the request would be once the member is gone; nothing runs;
  * - a withheld response property is left out of the 2xx answer, as its removal would, status unchanged;
@@ -9,18 +9,14 @@
  *   window is marked `withheld`); a caller with a key also gets `Link: </v1/api-keys/<id>/deprecations>;
  *   rel="related"`, its own usage, and a refusal names that path in the problem's `deprecatedUsage`.
  */
+
+import { brownoutHeader, type RegistryItem, type RestMatch, signalOf } from '@order-api/contract-registry';
+import type { ResponseItem, RestMatcher } from '@order-api/contract-registry/matching';
 import type { Context, Next } from 'hono';
 import type { BrownoutWindow } from '../core/lifecycle/brownouts/brownouts.js';
 import { deprecatedUsagePath } from '../core/lifecycle/deprecated-usage.js';
 import type { DeprecationDecision, DeprecationPolicy, ReceivedItem } from '../core/lifecycle/deprecation-policy.js';
-import {
-  brownoutHeader,
-  type RegistryItem,
-  type RestMatch,
-  signalOf,
-} from '../core/lifecycle/registry/deprecation-registry.js';
 import type { Violation } from '../core/shared/errors.js';
-import type { ResponseItem, RestMatcher } from '../deprecation-matching/rest.js';
 import type { ChainStep } from '../http/chain.js';
 import { BROWNOUT_OF_INPUT_STATUS } from '../http/http-status.js';
 import { catalogProblem } from '../http/problem.js';

@@ -2,7 +2,7 @@
  * What a REST request is made of, as names (docs/decisions.md §13): its operation, the query and header
  * parameters and body members it sent, the enum values and sort keys among them, and the members its answer
  * was asked to hold. Never a number, text, id or date. Each name is written as the release gate names the
- * item a change would touch (scripts/breaking/openapi-diff.ts), so impact analysis matches them as they are:
+ * item a change would touch (packages/contract-gate/src/breaking/openapi-diff.ts), so impact analysis matches them as they are:
  *   `GET /v1/orders`                            the operation
  *   `GET /v1/orders query:minAmount`            a parameter sent
  *   `GET /v1/orders query:status[]=PAID`        an enum value sent (`OrderStatus=PAID` under a named schema)
@@ -14,7 +14,7 @@
  * Read from the contract as written, once per operation.
  */
 
-import { atPointer } from '../deprecation-matching/json-pointer.js';
+import { atPointer } from '@order-api/contract-registry/matching';
 import type { ChainStep } from '../http/chain.js';
 import type { RestEnv } from './pipeline.js';
 

@@ -4,7 +4,7 @@
  * a string path parameter with a pattern (the deprecation item id) matches that pattern.
  */
 
-import { atPointer } from '../deprecation-matching/json-pointer.js';
+import { atPointer } from '@order-api/contract-registry/matching';
 import { type VersionMounts, versionMounts } from '../http/version-mounts.js';
 
 /** Where a request's path leads: an operation, a path without this method, or nowhere. */

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { generatePrivateKeyPem, parsePrivateKey } from '../core/lifecycle/evidence/evidence-signature.js';
+import { generatePrivateKeyPem, parsePrivateKey } from '@order-api/contract-registry';
 import type { Database } from './database.js';
 
 /**

@@ -3,12 +3,17 @@ import type { KeyObject } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  diffProto,
+  historyOf,
+  type ReleaseHistory,
+  type Retirement,
+  releaseFromDirectory,
+  runGate,
+} from '@order-api/contract-gate';
+import { signDocument } from '@order-api/contract-registry';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { type Retirement, runGate } from '../../scripts/breaking/gate.js';
-import { diffProto } from '../../scripts/breaking/proto-diff.js';
-import { historyOf, type ReleaseHistory, releaseFromDirectory } from '../../scripts/breaking/release-history.js';
-import { signDocument } from '../../src/core/lifecycle/evidence/evidence-signature.js';
 import {
   type Day,
   evidenceKeyPair,
@@ -370,7 +375,10 @@ describe('the command', () => {
     try {
       return {
         code: 0,
-        output: execFileSync('npx', ['tsx', 'scripts/contracts-breaking.ts', ...args], { cwd: root, encoding: 'utf8' }),
+        output: execFileSync('npx', ['tsx', 'packages/contract-gate/src/cli/breaking.ts', ...args], {
+          cwd: root,
+          encoding: 'utf8',
+        }),
       };
     } catch (error) {
       const failure = error as { status: number; stdout: string; stderr: string };
@@ -385,9 +393,9 @@ describe('the command', () => {
   it('fails the canary in every contract, so a broken rule set cannot pass silently', () => {
     const { code, output } = run(
       '--base',
-      'test/fixtures/breaking/canary-base',
+      'packages/contract-gate/test/fixtures/canary-base',
       '--head',
-      'test/fixtures/breaking/canary-head',
+      'packages/contract-gate/test/fixtures/canary-head',
     );
     expect(code).toBe(1);
     for (const contract of ['openapi', 'graphql', 'proto'])

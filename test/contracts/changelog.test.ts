@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { checkChangelog, parseChangelog, stampRelease } from '@order-api/contract-gate';
 import { describe, expect, it } from 'vitest';
-import { checkChangelog, parseChangelog, stampRelease } from '../../scripts/breaking/changelog.js';
 import { contractsRoutes } from '../../src/http/contracts-routes.js';
 import { docsRoutes } from '../../src/http/docs-routes.js';
 import { versionMounts } from '../../src/http/version-mounts.js';

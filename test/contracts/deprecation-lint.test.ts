@@ -14,7 +14,7 @@ async function lint(dir: string): Promise<{ code: number; output: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       'npx',
-      ['tsx', 'scripts/contracts-lint.ts', '--root', dir, '--only', 'deprecations'],
+      ['tsx', 'packages/contract-gate/src/cli/lint.ts', '--root', dir, '--only', 'deprecations'],
       { cwd: root },
     );
     return { code: 0, output: stdout + stderr };

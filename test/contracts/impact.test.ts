@@ -9,9 +9,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { impactTable } from '@order-api/contract-gate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { impactTable } from '../../scripts/impact/impact-table.js';
 import { openDatabase } from '../../src/store/open.js';
 import { createSqlStore } from '../../src/store/sql-store.js';
 import { testCore } from '../support/database.js';
@@ -96,7 +96,7 @@ async function impact(...args: string[]): Promise<{ code: number; output: string
   try {
     const { stdout } = await promisify(execFile)(
       'npx',
-      ['tsx', 'scripts/contracts-impact.ts', '--base', base, '--head', head, ...args],
+      ['tsx', 'packages/contract-gate/src/cli/impact.ts', '--base', base, '--head', head, ...args],
       { cwd: root, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' } },
     );
     return { code: 0, output: stdout };

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { graphqlRules, openapiRules, protoRules, type Rules, rulesOf } from '@order-api/contract-gate';
 import { buildSchema, isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { graphqlRules, openapiRules, protoRules, type Rules, rulesOf } from '../../scripts/rules/contract-rules.js';
-import { TWINS, twinsOf } from '../../scripts/rules/twins.js';
+import { TWINS, twinsOf } from '../../scripts/contract-twins.js';
 
 // One input of the core carries the same rule in every contract that takes it. A rule changed in
-// one contract and not in its twin fails here (scripts/rules/twins.ts names the twins).
+// one contract and not in its twin fails here (scripts/contract-twins.ts names the twins).
 const root = path.resolve(import.meta.dirname, '../..');
 const contracts = path.join(root, 'contracts');
 const sdl = readFileSync(path.join(contracts, 'schema.graphql'), 'utf8');

@@ -9,11 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gateHistory, HistoryError, makeRelease, ReleaseRefused, readReleaseHistory } from '@order-api/contract-gate';
+import { signDocument } from '@order-api/contract-registry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryError, readReleaseHistory } from '../../scripts/breaking/git-history.js';
-import { gateHistory } from '../../scripts/breaking/history-gate.js';
-import { makeRelease, ReleaseRefused } from '../../scripts/breaking/release.js';
-import { signDocument } from '../../src/core/lifecycle/evidence/evidence-signature.js';
 import { evidenceKeyPair, type UsageExportOptions, usageExportContent } from '../support/evidence.js';
 
 const project = path.resolve(import.meta.dirname, '../..');
@@ -110,7 +108,7 @@ async function blocking(): Promise<string[]> {
 /** The command, against a checkout: its exit code and output. */
 function command(script: string, ...args: string[]) {
   try {
-    const output = execFileSync('npx', ['tsx', path.join(project, 'scripts', script), ...args], {
+    const output = execFileSync('npx', ['tsx', path.join(project, 'packages/contract-gate/src/cli', script), ...args], {
       cwd: project,
       env,
       encoding: 'utf8',
@@ -176,7 +174,7 @@ describe('the baseline is the last release in git history', () => {
     edit('contracts/CHANGELOG.md', '### Added\n', '### Removed\n\n- REST: `Order.note`.\n\n### Added\n');
     commit('Remove Order.note, baseline too');
     expect(await blocking()).toContain('response-member-removed Order.note');
-    const { code, output } = command('contracts-breaking.ts', '--root', repo);
+    const { code, output } = command('breaking.ts', '--root', repo);
     expect(code).toBe(1);
     expect(output).toMatch(/BREAKING {2}\[response-member-removed\] .*Order\.note/);
   });
@@ -264,7 +262,7 @@ describe('the baseline is the last release in git history', () => {
   it('exits 2 naming what to fetch on a shallow clone, and without a release', () => {
     const shallow = path.join(scratch, 'shallow');
     execFileSync('git', ['clone', '-q', '--depth', '1', `file://${repo}`, shallow], { env });
-    const { code, output } = command('contracts-breaking.ts', '--root', shallow);
+    const { code, output } = command('breaking.ts', '--root', shallow);
     expect(code).toBe(2);
     expect(output).toContain('git fetch --unshallow');
     git('checkout', '-q', '--orphan', 'unreleased');
@@ -385,7 +383,7 @@ describe('a retirement, committed as a pull request would commit it', () => {
     await deprecationRelease('2026-11-02', '2027-02-15');
     removal(signed());
     expect(await refusal()).toBe('');
-    const { code, output } = command('contracts-breaking.ts', '--root', repo, '--today', TODAY);
+    const { code, output } = command('breaking.ts', '--root', repo, '--today', TODAY);
     expect(output).toMatch(/RETIRED/);
     expect(code).toBe(0);
   });
@@ -394,7 +392,7 @@ describe('a retirement, committed as a pull request would commit it', () => {
     await deprecationRelease('2026-11-02', '2027-02-15');
     removal(signed({}, evidenceKeyPair().privateKey));
     expect(await refusal()).toMatch(/signed by the key sha256:\w+, not by the evidence key/);
-    const { code, output } = command('contracts-breaking.ts', '--root', repo, '--today', TODAY);
+    const { code, output } = command('breaking.ts', '--root', repo, '--today', TODAY);
     expect(code).toBe(1);
     expect(output).toMatch(/retirement refused: .*key/i);
   });

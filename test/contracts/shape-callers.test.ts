@@ -7,10 +7,10 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ShapeReader } from '@order-api/contract-gate';
+import { analyzeImpact } from '@order-api/contract-gate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { analyzeImpact } from '../../scripts/impact/analyze.js';
-import type { ShapeReader } from '../../scripts/impact/shape-callers.js';
 import type { ShapeUse } from '../../src/core/ports/shapes.js';
 import { restShapes } from '../../src/rest/request-shapes.js';
 

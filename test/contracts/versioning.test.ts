@@ -1,10 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildRegistry, runGate } from '@order-api/contract-gate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runGate } from '../../scripts/breaking/gate.js';
-import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
 import { contractsDirectory, inventoryV2Proto, openapiWithV2, v2Changelog } from '../support/versioning-fixture.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

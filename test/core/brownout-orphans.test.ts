@@ -4,9 +4,10 @@
  * windows of items still deprecated are untouched. Over the real store (PGlite, or PostgreSQL with
  * TEST_DATABASE_URL), with a clock of its own.
  */
+
+import type { DeprecationRegistry, RegistryItem } from '@order-api/contract-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrownoutService } from '../../src/core/lifecycle/brownouts/brownouts.js';
-import type { DeprecationRegistry, RegistryItem } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import type { Caller } from '../../src/core/shared/caller.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 

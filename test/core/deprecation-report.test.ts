@@ -1,6 +1,6 @@
+import type { DeprecationRegistry, RegistryItem } from '@order-api/contract-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeprecationService } from '../../src/core/lifecycle/deprecations.js';
-import type { DeprecationRegistry, RegistryItem } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import type { UsageCount } from '../../src/core/ports/usage.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 import { codeOf, makeAdmin } from '../support/fixtures.js';

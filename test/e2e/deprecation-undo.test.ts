@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import type { RunningServer } from '../../src/main.js';
 import { expectContract, see } from '../support/contract.js';
 import { serverDatabase } from '../support/database.js';

@@ -164,7 +164,7 @@ afterAll(async () => {
 });
 
 const impact = (...args: string[]) =>
-  run('scripts/contracts-impact.ts', '--base', path.join(root, 'contracts'), '--head', head, ...args);
+  run('packages/contract-gate/src/cli/impact.ts', '--base', path.join(root, 'contracts'), '--head', head, ...args);
 
 /** Runs a script against the server's database; a trailing object sets more of its environment. */
 async function run(script: string, ...rest: Array<string | Record<string, string>>) {
@@ -236,7 +236,7 @@ describe('contracts:impact from a signed export', () => {
         '--evidence-key',
         keyFile,
       ];
-      const fromFile = await run('scripts/contracts-impact.ts', ...base, '--json', offline);
+      const fromFile = await run('packages/contract-gate/src/cli/impact.ts', ...base, '--json', offline);
       expect(fromFile.code, fromFile.output).toBe(1);
       const { impacts } = JSON.parse(fromFile.output) as {
         impacts: Array<{ item: string; callers: Array<{ apiKeyId: number }> | null }>;
@@ -248,7 +248,7 @@ describe('contracts:impact from a signed export', () => {
       expect(callersOf('inventory.v1.ReserveRequest.sku')).toEqual([keys.reserver.id]);
       // One count changed after signing: refused, exit 2.
       writeFileSync(exported, readFileSync(exported, 'utf8').replace('"count": 1', '"count": 7'));
-      const altered = await run('scripts/contracts-impact.ts', ...base, offline);
+      const altered = await run('packages/contract-gate/src/cli/impact.ts', ...base, offline);
       expect(altered.code).toBe(2);
       expect(altered.output).toContain('altered after it was signed');
     },
@@ -261,7 +261,7 @@ describe('contracts:breaking with the record', () => {
   it.runIf(database.env.DATABASE_URL)(
     'prints beside each breaking change how many callers it would break',
     async () => {
-      const gate = await run('scripts/contracts-breaking.ts', '--head', head);
+      const gate = await run('packages/contract-gate/src/cli/breaking.ts', '--head', head);
       expect(gate.code, gate.output).toBe(1);
       expect(gate.output).toMatch(/1 caller\(s\)\s+\[parameter-removed\] GET \/v1\/orders query:minAmount/);
       expect(gate.output).toMatch(/1 caller\(s\)\s+\[FIELD_REMOVED\] Order\.note/);
@@ -274,7 +274,7 @@ describe('contracts:breaking with the record', () => {
       expect((await run('src/cli/shape-export.ts', '--out', exported, { EVIDENCE_SIGNING_KEY: signing })).code).toBe(0);
       const offline = { DATABASE_URL: '', DATABASE_SCHEMA: '', DATA_DIR: path.join(scratch, 'no-such-data') };
       const flags = ['--head', head, '--usage', exported, '--evidence-key', keyFile];
-      const fromFile = await run('scripts/contracts-breaking.ts', ...flags, offline);
+      const fromFile = await run('packages/contract-gate/src/cli/breaking.ts', ...flags, offline);
       expect(fromFile.code, fromFile.output).toBe(1);
       expect(fromFile.output).toMatch(/1 caller\(s\)\s+\[parameter-removed\] GET \/v1\/orders query:minAmount/);
     },

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { openapiRules } from '@order-api/contract-gate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { openapiRules } from '../../scripts/rules/contract-rules.js';
 import type { RunningServer } from '../../src/main.js';
 import { checkedFetch } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { namesUsed } from '@order-api/contract-registry/matching';
 import { buildSchema, parse } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeprecationPolicy } from '../../src/core/lifecycle/deprecation-policy.js';
-import { namesUsed } from '../../src/deprecation-matching/graphql.js';
 import { createGraphQL } from '../../src/graphql/create-graphql.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { openTestDatabase, type TestDatabase, testCore } from '../support/database.js';

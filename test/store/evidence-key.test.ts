@@ -2,13 +2,10 @@
  * The key that signs usage exports, over the real store (PGlite, or PostgreSQL with TEST_DATABASE_URL):
  * generated once and kept, the same for every instance of one database, or given by EVIDENCE_SIGNING_KEY.
  */
+
+import { generatePrivateKeyPem, keyIdOf, parsePrivateKey } from '@order-api/contract-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import {
-  generatePrivateKeyPem,
-  keyIdOf,
-  parsePrivateKey,
-} from '../../src/core/lifecycle/evidence/evidence-signature.js';
 import { evidenceSigningKey } from '../../src/store/evidence-key-store.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -7,11 +7,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { checkRetirement, historyOf } from '@order-api/contract-gate';
+import type { DeprecationRegistry, RegistryItem } from '@order-api/contract-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { historyOf } from '../../scripts/breaking/release-history.js';
-import { checkRetirement } from '../../scripts/breaking/retirement.js';
 import { createDeprecationService } from '../../src/core/lifecycle/deprecations.js';
-import type { DeprecationRegistry, RegistryItem } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import { exportUsage, signExport } from '../../src/core/lifecycle/usage-export.js';
 import type { UsagePort } from '../../src/core/ports/usage.js';
 import { openTestDatabase, type TestDatabase } from '../support/database.js';

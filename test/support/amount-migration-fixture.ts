@@ -1,9 +1,9 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildRegistry } from '@order-api/contract-gate';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import { parse, stringify } from 'yaml';
-import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
-import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
 import { DEPRECATED_ON, SUNSET } from './deprecation-fixture.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

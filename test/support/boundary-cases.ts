@@ -1,11 +1,12 @@
 /**
- * Boundary cases generated from the contracts' input rules (scripts/rules/contract-rules.ts): for each rule
+ * Boundary cases generated from the contracts' input rules (packages/contract-gate/src/rules/contract-rules.ts): for each rule
  * of each member, a value at the bound and one past it, a valid and an invalid value of each format and
  * pattern, lists at and past their size, repeated values where they must be unique. Adding a rule to a
  * contract adds its cases; no value here is a copy of a bound (each is computed from the rule).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { graphqlRules, protoRules, type Rules } from '@order-api/contract-gate';
 import {
   buildSchema,
   type GraphQLInputType,
@@ -14,7 +15,6 @@ import {
   isListType,
   isNonNullType,
 } from 'graphql';
-import { graphqlRules, protoRules, type Rules } from '../../scripts/rules/contract-rules.js';
 
 const sdl = readFileSync(path.resolve(import.meta.dirname, '../../contracts/schema.graphql'), 'utf8');
 const schema = buildSchema(sdl);

@@ -1,10 +1,10 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildRegistry } from '@order-api/contract-gate';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
+import { restMatcher } from '@order-api/contract-registry/matching';
 import { parse, stringify } from 'yaml';
-import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
-import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
-import { restMatcher } from '../../src/deprecation-matching/rest.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

@@ -2,20 +2,18 @@
  * Signed evidence for tests of the retirement rules: a key standing for a deployment's evidence key, and
  * releases (as the gate's release history holds them) that commit its public half.
  */
-import type { ReleaseInfo } from '../../scripts/breaking/release-history.js';
-import {
-  generatePrivateKeyPem,
-  parsePrivateKey,
-  publicKeyPem,
-} from '../../src/core/lifecycle/evidence/evidence-signature.js';
-import type { DeprecationRegistry } from '../../src/core/lifecycle/registry/deprecation-registry.js';
+import type { ReleaseInfo } from '@order-api/contract-gate';
+import type { DeprecationRegistry } from '@order-api/contract-registry';
 import {
   type ExportBrownout,
   type ExportDay,
+  generatePrivateKeyPem,
   heldBy,
   incompleteReasons,
+  parsePrivateKey,
+  publicKeyPem,
   USAGE_EXPORT_FORMAT,
-} from '../../src/core/lifecycle/usage-export.js';
+} from '@order-api/contract-registry';
 
 /** A deployment's evidence key (private), and its public half as committed in contracts/evidence-key.pem. */
 export function evidenceKeyPair() {

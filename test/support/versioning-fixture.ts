@@ -1,8 +1,8 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildRegistry } from '@order-api/contract-gate';
 import { parse, stringify } from 'yaml';
-import { buildRegistry } from '../../scripts/deprecations/build-registry.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const fixtures = path.join(root, 'test/fixtures/versioning');

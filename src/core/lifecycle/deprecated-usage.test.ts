@@ -1,9 +1,9 @@
+import { registryItem } from '@order-api/contract-registry/testing';
 import { describe, expect, it } from 'vitest';
 import type { CallerUsage, UsageKind } from '../ports/usage.js';
 import type { Caller } from '../shared/caller.js';
 import type { ApiKey } from '../shared/model.js';
 import { createDeprecatedUsageService, deprecatedUsagePath } from './deprecated-usage.js';
-import { registryItem } from './registry/registry-item.fixture.js';
 
 const item = registryItem;
 

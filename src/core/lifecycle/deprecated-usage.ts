@@ -7,13 +7,13 @@
  * report's (`callerReports`), read for one key instead of one item.
  */
 
+import type { DeprecationRegistry, RegistryItem } from '@order-api/contract-registry';
 import { ownKeyId, requireOwnUser, requireReadableKey } from '../keys/index.js';
 import type { ApiKeyStore, UsagePort } from '../ports/index.js';
 import type { Caller } from '../shared/index.js';
 import { dayOf, daysBefore } from '../shared/index.js';
 import type { BrownoutService, BrownoutWindow } from './brownouts/index.js';
 import { type ItemState, readStates } from './deprecations.js';
-import type { DeprecationRegistry, RegistryItem } from './registry/index.js';
 import { type Counts, callerReports } from './usage/index.js';
 
 /** The UTC days a key's usage covers, today included. */

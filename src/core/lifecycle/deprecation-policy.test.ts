@@ -1,8 +1,8 @@
+import type { RegistryItem } from '@order-api/contract-registry';
+import { registryItem } from '@order-api/contract-registry/testing';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../shared/errors.js';
 import { createDeprecationPolicy, type ReceivedItem, type UsageCount } from './deprecation-policy.js';
-import type { RegistryItem } from './registry/deprecation-registry.js';
-import { registryItem } from './registry/registry-item.fixture.js';
 
 const item = (id: string, fields: Partial<RegistryItem> = {}): RegistryItem =>
   registryItem(id, { match: { on: 'property', schema: 'Order', path: ['amount'] }, ...fields });

@@ -14,35 +14,14 @@
  * The transports only apply the decision in their wire form.
  */
 
+import type { ReceivedItem, RegistryItem, RequestUses } from '@order-api/contract-registry';
 import type { UsageCaller, UsageKind } from '../ports/index.js';
 import type { DomainError } from '../shared/index.js';
 import type { BrownoutService, BrownoutWindow } from './brownouts/index.js';
-import type { RegistryItem } from './registry/index.js';
 import type { UsageRecorder } from './usage/index.js';
 
+export type { ReceivedItem, RequestUses } from '@order-api/contract-registry';
 export type { UsageCaller } from '../ports/index.js';
-
-/** A registry item the answer to a request carries or could carry. */
-export interface ReceivedItem {
-  item: RegistryItem;
-  /** Whether the answer carries it (false when the request left it out, as REST's `fields=` does). */
-  carried: boolean;
-  /** Whether the request named the item itself (a GraphQL selection, a REST `fields=` entry). */
-  named: boolean;
-}
-
-/** What one request used, as its transport collected it. */
-export interface RequestUses {
-  /** Items the request sent or called: its operation or rpc, parameters, body members, arguments, fields. */
-  sent: readonly RegistryItem[];
-  /** Response properties or fields its answer carries or could carry. */
-  received: readonly ReceivedItem[];
-  /**
-   * Members the request asked for by name (REST `include=` and `fields=`, GraphQL selections as
-   * `Type.field`): an item whose replacement is among them is read as a replacement use.
-   */
-  asked: ReadonlySet<string>;
-}
 
 /** One count to record: the item, what the use was. */
 export interface UsageCount {

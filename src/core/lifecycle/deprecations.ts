@@ -6,20 +6,18 @@
  * `overdue` (sunset passed, still used: return to the announcement step).
  */
 
+import type { DeprecationRegistry, ItemState, RegistryItem } from '@order-api/contract-registry';
 import type { UsageKind, UsagePort, UsageTotal } from '../ports/index.js';
 import type { Caller } from '../shared/index.js';
 import { DomainError, dayOf, daysBefore, requireAdmin } from '../shared/index.js';
 import type { BrownoutService, BrownoutWindow } from './brownouts/index.js';
 import { deprecationNotice, type NoticeInput } from './notices/index.js';
-import type { DeprecationRegistry, RegistryItem } from './registry/index.js';
 import { type CallerReport, callerReports } from './usage/index.js';
 
+export type { ItemState } from '@order-api/contract-registry';
 export type { RecordedNotice } from '../ports/index.js';
 export type { NoticeInput } from './notices/index.js';
 export type { CallerReport } from './usage/index.js';
-
-/** Where an item stands in its retirement. */
-export type ItemState = 'watched' | 'announced' | 'sunset-passed' | 'overdue';
 
 /** Uses in the last 1, 7 and 30 days (today counts as day 1). */
 export interface RecentUses {

@@ -1,7 +1,7 @@
+import { registryItem } from '@order-api/contract-registry/testing';
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../shared/events.js';
 import { carriedItems, createDeliveryDeprecations, type EventItemIndex } from './event-deprecations.js';
-import { registryItem } from './registry/registry-item.fixture.js';
 import type { UsageEvent } from './usage/usage-recorder.js';
 
 const updatedWebhook = registryItem('rest.orderUpdatedWebhook', {

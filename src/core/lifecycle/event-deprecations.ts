@@ -12,31 +12,17 @@
  * log and reconciliation stay whole), so the policy sees no window here and the counts are plain uses.
  */
 
+import { type EventItemIndex, type RegistryItem, signalOf } from '@order-api/contract-registry';
 import type { EventEnvelope } from '../shared/index.js';
 import { deprecatedUsagePath } from './deprecated-usage.js';
 import { createDeprecationPolicy, type UsageCount } from './deprecation-policy.js';
-import { type RegistryItem, signalOf } from './registry/index.js';
+
+export type { EventItemIndex } from '@order-api/contract-registry';
+
 import type { UsageRecorder } from './usage/index.js';
 
 /** The client name a delivery's uses are counted under. */
 export const WEBHOOK_CLIENT = 'webhooks';
-
-/** A payload member item and where it sits in the envelope (`*` = each array item). */
-export interface PayloadMember {
-  item: RegistryItem;
-  paths: ReadonlyArray<readonly string[]>;
-}
-
-/** The registry items deliveries of one event type can carry. */
-export interface EventTypeItems {
-  /** The event type itself (its webhook), when deprecated or watched. */
-  event: readonly RegistryItem[];
-  /** The payload members that are deprecated or watched. */
-  members: readonly PayloadMember[];
-}
-
-/** By event type; a type that no item touches is absent, and deliveries of it cost nothing. */
-export type EventItemIndex = ReadonlyMap<string, EventTypeItems>;
 
 /** The registry items a delivery of this envelope carries: its type's, and the members present in it. */
 export function carriedItems(index: EventItemIndex, envelope: Pick<EventEnvelope, 'type' | 'data'>): RegistryItem[] {

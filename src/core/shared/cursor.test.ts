@@ -1,5 +1,5 @@
+import { canonicalJson } from '@order-api/contract-registry';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical-json.js';
 import { createCursorCodec, filterDigest } from './cursor.js';
 import { DomainError } from './errors.js';
 import { formatSort, pageSize, parseSort } from './paging.js';

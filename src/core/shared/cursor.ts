@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '@order-api/contract-registry';
 import { DomainError } from './errors.js';
 
 /** The sort-key values of the last item of a page: strings, numbers, or ISO timestamps. */

@@ -5,10 +5,10 @@
  *
  * What other rooms of the core may use; the rest of the room is its own (rule rooms-meet-at-their-index, .dependency-cruiser.cjs).
  */
+
+export { canonicalJson, dayOf, daysBefore } from '@order-api/contract-registry';
 export { actingFor, type Caller, canSee, requireAdmin, requireCaller, unauthenticated } from './caller.js';
-export { canonicalJson } from './canonical-json.js';
 export { type CursorCodec, createCursorCodec, type KeyValues } from './cursor.js';
-export { dayOf, daysBefore } from './days.js';
 export { fromMinor, minorAtLeast } from './decimal-amounts.js';
 export { DomainError, type ErrorCode, errorCatalog, invalidInput, userNotFound } from './errors.js';
 export {

@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '@order-api/contract-registry';
 import { DomainError, type Violation } from './errors.js';
 
 /**

@@ -7,11 +7,11 @@
  * so every instance blocks the same windows. The check on the request path is a map lookup.
  */
 
+import type { DeprecationRegistry, RegistryItem } from '@order-api/contract-registry';
 import type { BrownoutStore, BrownoutWindow } from '../../ports/index.js';
 import type { Caller } from '../../shared/index.js';
 import { DomainError, invalidInput, requireAdmin } from '../../shared/index.js';
 import { brownoutMails } from '../notices/index.js';
-import type { DeprecationRegistry, RegistryItem } from '../registry/index.js';
 import { orphanRetirer } from './brownout-orphans.js';
 
 export type { BrownoutWindow } from '../../ports/index.js';

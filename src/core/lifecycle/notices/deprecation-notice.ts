@@ -3,9 +3,9 @@
  * notice-mail.ts, which the brownout service imports, so that it does not depend on the event policy).
  */
 
+import type { RegistryItem } from '@order-api/contract-registry';
 import type { NoticeRequest } from '../../ports/index.js';
 import { daysBefore } from '../../shared/index.js';
-import type { RegistryItem } from '../registry/index.js';
 import { announcementOf, deprecationMail } from './notice-mail.js';
 
 /** The callers a notice about an item goes to used it on this UTC day or later: the 30 days up to `at`. */

@@ -3,8 +3,8 @@
  * the transaction of the user's event and queued there (sent by the mail dispatcher, src/mail).
  */
 
+import type { RegistryItem } from '@order-api/contract-registry';
 import type { BrownoutWindow, ComposeMail } from '../../ports/index.js';
-import type { RegistryItem } from '../registry/index.js';
 
 /** The composer of a brownout window's notice mails, when the server mails. */
 export const brownoutMails = (

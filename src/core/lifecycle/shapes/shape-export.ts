@@ -1,37 +1,19 @@
 /**
- * The signed export of the request-shape record (docs/decisions.md §13): every row of the last `days` UTC
- * days, the signatures they name, and the record's coverage, signed with the server's evidence key (as the
- * usage export is, ./evidence-signature.ts). A contract owner without access to the production database
- * runs impact analysis on a branch from it (`npm run contracts:impact -- --usage <file>`); the reader below
- * answers impact's reads from the file, after its signature was checked against the evidence key.
+ * Writes the signed export of the request-shape record (docs/decisions.md §13): every row of the last `days`
+ * UTC days, the signatures they name, and the record's coverage, signed with the server's evidence key (as
+ * the usage export is). Its format, and the reader impact analysis answers from
+ * (`npm run contracts:impact -- --usage <file>`), are the contract registry's
+ * (packages/contract-registry/src/shape-export.ts).
  */
 import type { KeyObject } from 'node:crypto';
-import type { ShapeCoverage, ShapePort, ShapeProtocol, ShapeSignature, ShapeUse } from '../../ports/index.js';
+import {
+  SHAPE_EXPORT_FORMAT,
+  type ShapeExport,
+  type ShapeExportContent,
+  signDocument,
+} from '@order-api/contract-registry';
+import type { ShapePort } from '../../ports/index.js';
 import { dayOf, daysBefore } from '../../shared/index.js';
-import { type Signed, signatureProblem, signDocument } from '../evidence/index.js';
-
-/** The format name and version impact accepts. */
-export const SHAPE_EXPORT_FORMAT = 'order-api.shape-export/1';
-
-/** One row, as the export carries it (times as ISO text). */
-export interface ExportedShape extends Omit<ShapeUse, 'firstSeen' | 'lastSeen'> {
-  firstSeen: string;
-  lastSeen: string;
-}
-
-/** The export before it is signed. */
-export interface ShapeExportContent {
-  format: typeof SHAPE_EXPORT_FORMAT;
-  /** The first and last UTC day it covers. */
-  from: string;
-  to: string;
-  rows: ExportedShape[];
-  signatures: ShapeSignature[];
-  coverage: ShapeCoverage[];
-}
-
-/** A signed export. */
-export type ShapeExport = ShapeExportContent & Signed;
 
 /** Reads the record of the last `days` UTC days (today included), unsigned. */
 export async function exportShapes(
@@ -57,38 +39,4 @@ export async function exportShapes(
 /** Signs an export with the evidence key. */
 export function signShapeExport(content: ShapeExportContent, privateKey: KeyObject): ShapeExport {
   return signDocument(content, privateKey);
-}
-
-/**
- * The reads impact needs, answered from a signed export; throws when it is not one, not signed by
- * `publicKeyText` (the evidence key, SPKI PEM), or altered.
- */
-export function shapeExportReader(
-  document: Record<string, unknown>,
-  publicKeyText: string,
-): Pick<ShapePort, 'uses' | 'signatures' | 'coverage'> {
-  if (document.format !== SHAPE_EXPORT_FORMAT) throw new Error(`not a ${SHAPE_EXPORT_FORMAT} file`);
-  const problem = signatureProblem(document, publicKeyText);
-  if (problem) throw new Error(`the shape export cannot be trusted: ${problem}`);
-  const content = document as unknown as ShapeExport;
-  const rows: ShapeUse[] = content.rows.map((row) => ({
-    ...row,
-    firstSeen: new Date(row.firstSeen),
-    lastSeen: new Date(row.lastSeen),
-  }));
-  const texts = new Map(content.signatures.map((entry) => [entry.hash, entry]));
-  return {
-    async uses({ sinceDay, protocol, shapes, prefix }) {
-      const wanted = shapes ? new Set(shapes) : undefined;
-      return rows.filter(
-        (row) =>
-          row.day >= sinceDay &&
-          (protocol === undefined || row.protocol === (protocol as ShapeProtocol)) &&
-          (wanted === undefined || wanted.has(row.shape)) &&
-          (prefix === undefined || row.shape.startsWith(prefix)),
-      );
-    },
-    signatures: async (hashes) => hashes.flatMap((hash) => texts.get(hash) ?? []),
-    coverage: async (sinceDay) => content.coverage.filter((day) => day.day >= sinceDay),
-  };
 }

@@ -1,5 +1,8 @@
 /** The callers report of one item: usage rows folded per caller, client and day. */
+import type { CallerSummary } from '@order-api/contract-registry';
 import type { CallerUsage, RecordedNotice, UsageKind } from '../../ports/index.js';
+
+export type { CallerSummary } from '@order-api/contract-registry';
 
 /** Counts of one caller, one client or one day. */
 export interface Counts {
@@ -87,17 +90,6 @@ export function callerReports(rows: CallerUsage[], notices: RecordedNotice[]): C
     return report;
   });
   return callers.sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime() || a.apiKeyId - b.apiKeyId);
-}
-
-/** A caller in short, as the usage export and impact analysis list the callers still using an item. */
-export interface CallerSummary {
-  apiKeyId: number;
-  owner: string | null;
-  email: string | null;
-  clients: string[];
-  uses: number;
-  brownoutHits: number;
-  lastSeen: string;
 }
 
 /** The callers that used the item or tried it in a brownout, in short, most recent first. */

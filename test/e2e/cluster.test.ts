@@ -46,9 +46,17 @@ describe('cluster mode (WORKERS)', () => {
     'serves from two worker processes, replaces one that dies, and drains them all on SIGTERM',
     async () => {
       const database = serverDatabase('order-api');
-      const server = await spawnServer(database, { WORKERS: '2' });
+      // A placement budget far above the default 2 s: what is proven is the drain, and a new worker on a
+      // busy machine answered 504 (UPSTREAM_TIMEOUT, its budget spent) instead of 201.
+      const server = await spawnServer(database, { WORKERS: '2', REQUEST_TIMEOUT_MS: '20000' });
       try {
-        await until(() => pidsOf(server.logs, 'cluster serving').length > 0, 'both workers');
+        // The primary logs `cluster serving` on the workers' IPC messages; a worker's own log line may reach
+        // the shared stdout after that (it did on a busy machine), so both are awaited.
+        await until(
+          () =>
+            pidsOf(server.logs, 'cluster serving').length > 0 && pidsOf(server.logs, 'order api listening').length >= 2,
+          'both workers',
+        );
         const primary = server.child.pid as number;
         const workers = pidsOf(server.logs, 'order api listening');
         // Two serving processes, neither the primary, which alone migrated the database.

@@ -47,8 +47,9 @@ describe.each(GRPC_HOSTS)('WatchStock on the %s host', (host) => {
 
   it('sends the current stock, then each change as it commits, and stops at the deadline', async () => {
     const [sku] = skus as [string];
-    // Room for a commit held back behind another file's transaction on a shared PostgreSQL server.
-    const watch = client.stream<StockChange>('WatchStock', { sku }, { deadlineMs: 3000 });
+    // Room for a commit held back behind another file's transaction on a shared PostgreSQL server, and for
+    // three calls and their changes on a machine whose cores are kept busy (3 s ran out there after one).
+    const watch = client.stream<StockChange>('WatchStock', { sku }, { deadlineMs: 8000 });
     const [initial] = await watch.next(1);
     expect(initial).toMatchObject({
       initial: true,
@@ -72,7 +73,7 @@ describe.each(GRPC_HOSTS)('WatchStock on the %s host', (host) => {
   });
 
   it('watches every SKU when none is named, and refuses what a unary call would refuse', async () => {
-    const watch = client.stream<StockChange>('WatchStock', { sku: '' }, { deadlineMs: 3000 });
+    const watch = client.stream<StockChange>('WatchStock', { sku: '' }, { deadlineMs: 8000 });
     const initial = await watch.next(skus.length);
     expect(initial.map((change) => change.stock.sku)).toEqual(skus);
     await client.reply('AdjustStock', { sku: skus[1], delta: -1 });

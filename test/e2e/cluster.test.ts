@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { serverDatabase, testDatabaseUrl } from '../support/database.js';
-import { loadRequest, prepareOrders } from '../support/load.js';
+import { loadRequest, loadRequestsWritten, prepareOrders } from '../support/load.js';
 import { requires } from '../support/requires.js';
 import { spawnServer } from '../support/spawned-server.js';
 
@@ -46,9 +46,9 @@ describe('cluster mode (WORKERS)', () => {
     'serves from two worker processes, replaces one that dies, and drains them all on SIGTERM',
     async () => {
       const database = serverDatabase('order-api');
-      // A placement budget far above the default 2 s: what is proven is the drain, and a new worker on a
-      // busy machine answered 504 (UPSTREAM_TIMEOUT, its budget spent) instead of 201.
-      const server = await spawnServer(database, { WORKERS: '2', REQUEST_TIMEOUT_MS: '20000' });
+      // spawnServer's placement budget is far above the default 2 s: what is proven is the drain, and a new
+      // worker on a busy machine answered 504 (UPSTREAM_TIMEOUT, its budget spent) instead of 201.
+      const server = await spawnServer(database, { WORKERS: '2' });
       try {
         // The primary logs `cluster serving` on the workers' IPC messages; a worker's own log line may reach
         // the shared stdout after that (it did on a busy machine), so both are awaited.
@@ -71,10 +71,14 @@ describe('cluster mode (WORKERS)', () => {
         expect(workers).not.toContain(replacement);
         expect((await loadRequest(server.httpUrl, target, 'read')).status).toBe(200);
 
-        // Orders sent on kept-alive connections the workers have accepted (each answered a read) as the
-        // primary is signalled are all answered; then every process is gone.
+        // Orders written to kept-alive connections the workers have accepted (each answered a read) before the
+        // primary is signalled are all answered; then every process is gone. The signal waits for the writes:
+        // an order fetch has not yet written when a draining worker closes its idle connection is the
+        // client's to retry (on a busy machine one was written that late, and failed).
         await Promise.all(Array.from({ length: 4 }, () => loadRequest(server.httpUrl, target, 'read')));
+        const writtenBefore = loadRequestsWritten();
         const inFlight = Array.from({ length: 4 }, () => loadRequest(server.httpUrl, target, 'order'));
+        await until(() => loadRequestsWritten() - writtenBefore === 4, 'the four orders written');
         server.child.kill('SIGTERM');
         expect(await server.exited).toBe(0);
         const answered = await Promise.all(inFlight);

@@ -40,7 +40,10 @@ describe.runIf(
 )('PostgreSQL restarting under write load', () => {
   it('never ends the process, stores every acknowledged order once, leaves no key stuck and stock exact', async () => {
     database = serverDatabase('order-api');
-    server = await spawnServer(database, { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) });
+    server = await spawnServer(database, {
+      IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
+      REQUEST_TIMEOUT_MS: '2000',
+    });
     const { httpUrl } = server;
     const target = await prepareOrders(httpUrl);
 

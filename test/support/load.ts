@@ -10,6 +10,9 @@ const LOAD_ID_HEADER = 'x-load-id';
 
 /** When each load request's headers were written to a connection, and whether that connection had served one. */
 const written = new Map<string, { at: number; reused: boolean }>();
+let writes = 0;
+/** How many load requests fetch has written to a connection so far, in this process. */
+export const loadRequestsWritten = () => writes;
 const usedSockets = new WeakSet<object>();
 diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
   const { request, socket } = message as { request: { headers: string | string[] }; socket: object };
@@ -21,7 +24,10 @@ diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
       ? headers[at + 1]
       : undefined
     : new RegExp(`^${LOAD_ID_HEADER}: *(\\S+)`, 'im').exec(headers)?.[1];
-  if (loadId !== undefined) written.set(loadId, { at: Date.now(), reused: usedSockets.has(socket) });
+  if (loadId !== undefined) {
+    written.set(loadId, { at: Date.now(), reused: usedSockets.has(socket) });
+    writes += 1;
+  }
   usedSockets.add(socket);
 });
 

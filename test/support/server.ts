@@ -24,6 +24,9 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     // Off unless a test is about it: every test's requests come from one address and a few keys.
     RATE_LIMIT_ENABLED: 'false',
+    // Ten times the default placement budget (within the default 30 s lease): a test proves its rule, not
+    // that a busy machine places an order within 2 s. Tests of the budget set their own.
+    REQUEST_TIMEOUT_MS: '20000',
     ...databaseEnv,
     ...env,
   });

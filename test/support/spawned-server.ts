@@ -38,6 +38,8 @@ export async function spawnServer(database: ServerDatabase, env: Record<string, 
       // Load tests place hundreds of orders with one key from one address.
       RATE_LIMIT_ENABLED: 'false',
       SEED_DEMO: 'false',
+      // Ten times the default placement budget (within the default 30 s lease), as `startTestServer` has it.
+      REQUEST_TIMEOUT_MS: '20000',
       ADMIN_API_KEY: SPAWNED_ADMIN_KEY,
       ...database.env,
       ...env,

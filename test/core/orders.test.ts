@@ -364,6 +364,11 @@ describe('listing orders', () => {
     const search = async (q: string) =>
       (await core.orders.list(carol, { filters: { q }, size: 100, withTotal: true })).items.map((order) => order.id);
     expect(await search('gift WRAP')).toEqual([first?.id]);
+    // The index finds the term's words; the whole term, in order and with its signs, decides.
+    expect(await search('ift wrap, 10')).toEqual([first?.id]);
+    expect(await search('wrap gift')).toEqual([]);
+    expect(await search('gift  wrap')).toEqual([]);
+    expect(await search('wrap 100')).toEqual([]);
     expect(await search('100%')).toEqual([first?.id]);
     expect(await search('no such words')).toEqual([]);
     // `%` and `_` are not wildcards: '1_0' would match '100' if they were.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { createPgDatabase } from '../../src/store/database.js';
@@ -51,7 +52,11 @@ export async function scratchDataSet(url: string, prefix: string) {
  */
 export async function importBuild(dist: string) {
   const from = (file: string) => import(path.resolve(dist, 'src', file));
-  const { startServer } = (await from('server.js')) as typeof import('../../src/compose/server.js');
+  // The composition root moved from src/server.ts to src/compose/server.ts; a build from before (ab.ts) has the first.
+  const composed = existsSync(path.resolve(dist, 'src', 'compose', 'server.js'));
+  const { startServer } = (await from(
+    composed ? 'compose/server.js' : 'server.js',
+  )) as typeof import('../../src/compose/server.js');
   const { loadConfig } = (await from('config.js')) as typeof import('../../src/config.js');
   const { resolvers } = (await from('graphql/resolvers.js')) as typeof import('../../src/graphql/resolvers.js');
   const { createLoaders } = (await from('graphql/context.js')) as typeof import('../../src/graphql/context.js');

@@ -364,7 +364,7 @@ describe('listing orders', () => {
     const search = async (q: string) =>
       (await core.orders.list(carol, { filters: { q }, size: 100, withTotal: true })).items.map((order) => order.id);
     expect(await search('gift WRAP')).toEqual([first?.id]);
-    // The index finds the term's words; the whole term, in order and with its signs, decides.
+    // The whole term decides, its words in order and with its signs: not each word on its own.
     expect(await search('ift wrap, 10')).toEqual([first?.id]);
     expect(await search('wrap gift')).toEqual([]);
     expect(await search('gift  wrap')).toEqual([]);

@@ -26,6 +26,17 @@ const databaseFree = [
 ];
 
 /**
+ * The long proofs that spawn servers and wait on real time (kill -9 rounds, drains, webhook deliveries
+ * across restarts, rate budgets over two instances, the usage evidence across a kill): CI's embedded run
+ * leaves them out with `TEST_LONG_PROOFS=false`, because its PostgreSQL run proves them, on the database
+ * production runs. A plain `npm test` runs them on whichever database it has (docs/testing.md).
+ */
+const longProofs = [
+  'test/e2e/{crash,usage-crash,shutdown}.test.ts',
+  'test/e2e/{event-delivery-proofs,rate-budget}.test.ts',
+];
+
+/**
  * One copy of graphql for the code under test and graphql-yoga (two copies make instanceof GraphQLError
  * fail, masking errors); the workspace packages from their sources, as tsconfig.json's `paths` maps them
  * for tsc and tsx (a production build reads their compiled dist/ instead).
@@ -48,7 +59,11 @@ export default defineConfig({
   resolve: { alias: aliases },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    ...(process.env.TEST_DATABASE_ONLY === 'true' ? { exclude: [...configDefaults.exclude, ...databaseFree] } : {}),
+    exclude: [
+      ...configDefaults.exclude,
+      ...(process.env.TEST_DATABASE_ONLY === 'true' ? databaseFree : []),
+      ...(process.env.TEST_LONG_PROOFS === 'false' ? longProofs : []),
+    ],
     // One migrated embedded database directory per run, which tests copy instead of creating their own.
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,

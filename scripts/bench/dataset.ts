@@ -1,22 +1,26 @@
 import type { Database } from '../../src/store/database.js';
+import { insertOrdersInBulk } from '../../test/support/bulk-orders.js';
 
 /**
  * Fills an empty, migrated database with a large data set in a few set-based statements: `users` users,
  * 50 products with stock, and `orders` orders of one item each, 315 ms apart up to now (a later order has
- * a higher id, as placed ones do), in every state; one order in 10 has a note, one in 100,000 a rare one (`rare parcel`). The kept order counts
- * (migration 0026) are filled in one pass after the orders, their triggers off while the rows go in.
+ * a higher id, as placed ones do), in every state; one order in 10 has a note, one in 100,000 a rare one
+ * (`rare parcel`). The three kept order counts (migration 0026) are recounted after the orders, their
+ * trigger off while the rows go in (`insertOrdersInBulk`).
  * Returns the ids of an admin user and a customer with orders.
  */
 export async function loadDataset(db: Database, { users = 1_000, orders = 100_000 } = {}) {
   await db.exec(`
-    ALTER TABLE orders DISABLE TRIGGER order_counts_on_insert_or_delete;
     INSERT INTO users (name, email, address)
     SELECT 'User ' || g, 'user' || g || '@bench.example', '{"zipCode":"04524","line1":"1 Bench Road","line2":null}'::jsonb
       FROM generate_series(1, ${users}) g;
     INSERT INTO products (name, sku, price_minor)
     SELECT 'Product ' || g, 'BENCH-' || g, 100 + g * 37 FROM generate_series(1, 50) g;
     INSERT INTO stock (sku, on_hand) SELECT sku, 1000000 FROM products;
-    INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code, created_at, updated_at,
+  `);
+  await insertOrdersInBulk(
+    db,
+    `INSERT INTO orders (id, user_id, status, amount_minor, shipping_address, note, coupon_code, created_at, updated_at,
                         search_text)
     SELECT g, 1 + (g % ${users}),
            (ARRAY['PENDING','PAID','SHIPPED','DELIVERED','CANCELED'])[1 + g % 5],
@@ -28,14 +32,13 @@ export async function loadDataset(db: Database, { users = 1_000, orders = 100_00
            date_trunc('milliseconds', now() - ((${orders} - g) * interval '315 milliseconds')),
            concat_ws(E'\n', CASE WHEN g % 100000 = 7 THEN 'rare parcel' WHEN g % 10 = 0 THEN 'leave at the door' END,
                      'Product ' || (1 + g % 50))
-      FROM generate_series(1, ${orders}) g;
+      FROM generate_series(1, ${orders}) g`,
+  );
+  await db.exec(`
     SELECT setval('orders_id_seq', ${orders});
     INSERT INTO order_items (order_id, product_id, sku, quantity, unit_price_minor, amount_minor)
     SELECT o.id, p.id, p.sku, 1 + o.id % 3, p.price_minor, p.price_minor * (1 + o.id % 3)
       FROM orders o JOIN products p ON p.id = 1 + o.id % 50; -- the product its search text names
-    ALTER TABLE orders ENABLE TRIGGER order_counts_on_insert_or_delete;
-    INSERT INTO order_counts (shard, status, count) SELECT (id % 16)::smallint, status, count(*) FROM orders GROUP BY 1, 2;
-    INSERT INTO order_user_counts (user_id, status, count) SELECT user_id, status, count(*) FROM orders GROUP BY 1, 2;
     ANALYZE;
   `);
   return { adminUserId: 1, customerUserId: 2 };

@@ -465,8 +465,10 @@ export type OrderFilter = {
   minAmount?: InputMaybe<Scalars['Float']['input']>;
   /**
    * Case-insensitive text in an item's product name or the order's note; 1 to 200 characters. A term of three
-   * or more characters is found by index (milliseconds at any size when it is rare or absent); one of one or
-   * two characters is bounded by the read budget (past it, an error coded `DATABASE_UNAVAILABLE`).
+   * or more characters is found by index (milliseconds at any size when it is absent, a cost that grows with
+   * the orders it is in when it is rare). Bounded by the read budget (past it, an error coded
+   * `DATABASE_UNAVAILABLE`): a term of one or two characters, and a term in a few percent of the orders
+   * sorted by anything but `createdAt` (`sort`) when its orders lie far along that sort.
    */
   q?: InputMaybe<Scalars['String']['input']>;
   /** Orders in any of these states; 1 to 100 values, a value given twice counts once. */

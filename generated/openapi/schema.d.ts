@@ -2959,10 +2959,12 @@ export interface components {
         HasCoupon: boolean;
         /**
          * @description Case-insensitive text found in an item's product name or in the order's note; a customer's search
-         *     stays within their own orders. A term of three or more characters is found by index: a rare or
-         *     absent one answers in milliseconds however many orders there are. A term of one or two characters
-         *     has no index to use; its page is bounded by the read budget (past it, `503 DATABASE_UNAVAILABLE`
-         *     with `Retry-After`).
+         *     stays within their own orders. A term of three or more characters is found by index: an absent one
+         *     answers in milliseconds however many orders there are, a rare one at a cost that grows with the
+         *     orders it is in. Two kinds of search have no index to serve them, and their page is bounded by the
+         *     read budget (past it, `503 DATABASE_UNAVAILABLE` with `Retry-After`): a term of one or two
+         *     characters, and a term in a few percent of the orders sorted by anything but `createdAt` when its
+         *     orders lie far along that sort (a cheap product's name with `sort=-amount`).
          */
         Q: string;
         /**
@@ -3135,10 +3137,12 @@ export interface operations {
                 hasCoupon?: components["parameters"]["HasCoupon"];
                 /**
                  * @description Case-insensitive text found in an item's product name or in the order's note; a customer's search
-                 *     stays within their own orders. A term of three or more characters is found by index: a rare or
-                 *     absent one answers in milliseconds however many orders there are. A term of one or two characters
-                 *     has no index to use; its page is bounded by the read budget (past it, `503 DATABASE_UNAVAILABLE`
-                 *     with `Retry-After`).
+                 *     stays within their own orders. A term of three or more characters is found by index: an absent one
+                 *     answers in milliseconds however many orders there are, a rare one at a cost that grows with the
+                 *     orders it is in. Two kinds of search have no index to serve them, and their page is bounded by the
+                 *     read budget (past it, `503 DATABASE_UNAVAILABLE` with `Retry-After`): a term of one or two
+                 *     characters, and a term in a few percent of the orders sorted by anything but `createdAt` when its
+                 *     orders lie far along that sort (a cheap product's name with `sort=-amount`).
                  */
                 q?: components["parameters"]["Q"];
                 /**

@@ -40,7 +40,8 @@ export function scaleShapes(): Shape[] {
   for (const [label, q] of [
     ['common', 'product'],
     ['in 1 of 50', 'Product 42'],
-    ['rare', 'rare parcel'],
+    ['in 1 of 100,000', 'rare parcel'],
+    ['in 20 orders at any size', 'lost parcel'],
     ['absent', 'no such parcel'],
   ] as const) {
     each(`q=${q} (${label})`, { q }, ['-createdAt', '-amount']);

@@ -3,7 +3,7 @@ import { Code, ConnectError, createContextKey, type Interceptor } from '@connect
 import type { Caller } from '../core/shared/caller.js';
 import { toConnectError } from './errors.js';
 import { requestHeaderOf } from './grpc-js-context.js';
-import type { CallWrapper } from './service-wrappers.js';
+import { type CallWrapper, callOn } from './service-wrappers.js';
 
 /** The metadata key a caller sends its issued API key in, to be named in deprecation reports. */
 export const API_KEY_HEADER = 'x-api-key';
@@ -33,10 +33,10 @@ export function internalTokenWrapper(token: string): CallWrapper {
   const valid = tokenCheck(token);
   return (method, next) => {
     if (OPEN_SERVICES.has(method.parent.typeName)) return next;
-    return async (request, context) => {
-      if (!valid(requestHeaderOf(context, 'authorization'))) throw unauthenticated();
-      return next(request, context);
-    };
+    return (request, context) =>
+      valid(requestHeaderOf(context, 'authorization'))
+        ? callOn(next, request, context)
+        : Promise.reject(unauthenticated());
   };
 }
 
@@ -58,15 +58,17 @@ export function internalTokenInterceptor(token: string): Interceptor {
  * counts by it, and an open `WatchStock` re-checks it while it delivers.
  */
 export function apiKeyWrapper(authenticate: (secret: string) => Promise<Caller>): CallWrapper {
-  return (_method, next) => async (request, context) => {
+  return (_method, next) => (request, context) => {
     const secret = requestHeaderOf(context, API_KEY_HEADER);
-    if (secret) {
-      try {
-        context.values.set(keyCaller, await authenticate(secret.trim()));
-      } catch (error) {
+    if (!secret) return callOn(next, request, context);
+    return authenticate(secret.trim()).then(
+      (caller) => {
+        context.values.set(keyCaller, caller);
+        return next(request, context);
+      },
+      (error: unknown) => {
         throw toConnectError(error);
-      }
-    }
-    return next(request, context);
+      },
+    );
   };
 }

@@ -32,6 +32,8 @@ const stockMessage = (stock: Stock): StockMessage =>
     available: stock.onHand - stock.reserved,
   });
 
+const stockReply = (stock: Stock) => ({ stock: stockMessage(stock) });
+
 const reservationMessage = (reservation: Reservation): ReservationMessage =>
   create(ReservationSchema, {
     orderId: String(reservation.orderId),
@@ -143,14 +145,9 @@ export function inventoryService(
       withinDeadline(context, async () => {
         return { reservations: (await inventory.release(request.orderId, request.sku)).map(reservationMessage) };
       }),
-    getStock: (request, context) =>
-      withinDeadline(context, async () => {
-        return { stock: stockMessage(await inventory.stock(request.sku)) };
-      }),
+    getStock: (request, context) => withinDeadline(context, () => inventory.stock(request.sku).then(stockReply)),
     adjustStock: (request, context) =>
-      withinDeadline(context, async (options) => {
-        return { stock: stockMessage(await inventory.adjust(request.sku, request.delta, options)) };
-      }),
+      withinDeadline(context, (options) => inventory.adjust(request.sku, request.delta, options).then(stockReply)),
     async *watchStock(request, context) {
       if (!watchStock) throw new ConnectError('WatchStock is not served on this transport', Code.Unimplemented);
       // The watch ends at the caller's deadline or cancellation (the context's signal) or at the drain.

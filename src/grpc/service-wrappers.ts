@@ -43,12 +43,11 @@ export function wrapService<S extends DescService>(
   for (const method of service.methods) {
     const handler = (implementation as Record<string, AnyHandler | undefined>)[method.localName];
     if (!handler || (method.methodKind !== 'unary' && method.methodKind !== 'server_streaming')) continue;
+    const asReply = (reply: unknown) =>
+      isMessage(reply, method.output) ? reply : create(method.output, reply as never);
     let call: UnaryCall =
       method.methodKind === 'unary'
-        ? async (request, context) => {
-            const reply = await handler(request, context);
-            return isMessage(reply, method.output) ? reply : create(method.output, reply as never);
-          }
+        ? (request, context) => callOn(handler as UnaryCall, request, context).then(asReply)
         : async (request, context) => {
             const out = context.values.get(streamOut) as Handoff<Message>;
             for await (const message of handler(request, context) as AsyncIterable<Message>) {
@@ -60,6 +59,18 @@ export function wrapService<S extends DescService>(
     wrapped[method.localName] = method.methodKind === 'unary' ? call : streamThrough(call);
   }
   return wrapped as Partial<ServiceImpl<S>>;
+}
+
+/**
+ * `next(request, context)`, with a synchronous throw as a rejection: the wrappers chain promises rather
+ * than async frames (one frame fewer per wrapper on every call), and a wrapper must still see every failure.
+ */
+export function callOn(next: UnaryCall, request: Message, context: HandlerContext): Promise<Message> {
+  try {
+    return Promise.resolve(next(request, context));
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** A server-streaming handler that runs `chain` and yields the messages its innermost call hands out. */

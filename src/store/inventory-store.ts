@@ -72,10 +72,7 @@ const WATCHED_STOCK = `
 /** Stock and reservations in PostgreSQL; a reservation locks its stock row so concurrent ones queue. */
 export function inventoryStore(db: Database, events: Outbox): Store['inventory'] {
   return {
-    async stock(sku) {
-      const rows = await db.query('SELECT * FROM stock WHERE sku = $1', [sku]);
-      return rows[0] && toStock(rows[0]);
-    },
+    stock: (sku) => db.query('SELECT * FROM stock WHERE sku = $1', [sku]).then((rows) => rows[0] && toStock(rows[0])),
     watchedStock: async (sku) => (await watchedStocks(db, null, sku, 1))[0],
     watchedStocks: (afterSku, limit) => watchedStocks(db, afterSku, null, limit),
     reserve: (orderId, lines, expiresAt, beforeCommit) =>

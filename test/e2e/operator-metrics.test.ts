@@ -29,17 +29,36 @@ const graphql = (body: unknown, userAgent = 'metrics-test/1.0') =>
     body: JSON.stringify(body),
   });
 
-/** Two failing Inventory calls on `on`'s internal port show in its metrics, per method and code, timed. */
+/**
+ * Inventory calls on `on`'s internal port show in its metrics, per method and code, timed: two failing
+ * ones, then answered ones (counted between scrapes, so a second scrape adds only the calls since).
+ */
 async function expectGrpcCounted(on: RunningServer) {
   const inventory = createClient(Inventory, createGrpcTransport({ baseUrl: on.grpcUrl }));
   await expect(inventory.getStock({ sku: 'NO-SUCH-SKU' })).rejects.toThrow();
   await expect(inventory.reserve({ orderId: '', sku: 'X', quantity: 1 })).rejects.toThrow();
-  const text = await scrape(on);
+  let text = await scrape(on);
   const labels = 'grpc_service="inventory.v1.Inventory"';
   expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="NOT_FOUND"} 1`);
   expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="Reserve",grpc_code="INVALID_ARGUMENT"} 1`);
   expect(text).toMatch(
     /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 1/,
+  );
+  expect(text).not.toContain(`grpc_method="GetStock",grpc_code="OK"`);
+  const created = await fetch(`${on.httpUrl}/v1/products`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Counted', sku: 'METRICS-1', price: 2, stock: 5 }),
+  });
+  expect(created.status).toBe(201);
+  for (let call = 0; call < 3; call++) await inventory.getStock({ sku: 'METRICS-1' });
+  text = await scrape(on);
+  expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="OK"} 3`);
+  await inventory.getStock({ sku: 'METRICS-1' });
+  text = await scrape(on);
+  expect(text).toContain(`grpc_server_handled_total{${labels},grpc_method="GetStock",grpc_code="OK"} 4`);
+  expect(text).toMatch(
+    /grpc_server_handling_seconds_count\{grpc_service="inventory.v1.Inventory",grpc_method="GetStock"\} 5/,
   );
 }
 

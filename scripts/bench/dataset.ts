@@ -5,11 +5,15 @@ import { insertOrdersInBulk } from '../../test/support/bulk-orders.js';
  * Fills an empty, migrated database with a large data set in a few set-based statements: `users` users,
  * 50 products with stock, and `orders` orders of one item each, 315 ms apart up to now (a later order has
  * a higher id, as placed ones do), in every state; one order in 10 has a note, one in 100,000 a rare one
- * (`rare parcel`), and 20 orders whatever the size another (`lost parcel`). The three kept order counts (migration 0026) are recounted after the orders, their
- * trigger off while the rows go in (`insertOrdersInBulk`).
+ * (`rare parcel`), and 20 orders whatever the size another (`lost parcel`). The three kept order counts
+ * (migration 0026) are recounted after the orders, their trigger off while the rows go in
+ * (`insertOrdersInBulk`).
  * Returns the ids of an admin user and a customer with orders.
  */
 export async function loadDataset(db: Database, { users = 1_000, orders = 100_000 } = {}) {
+  // The order's note, which its search text holds too.
+  const note = `CASE WHEN g % 100000 = 7 THEN 'rare parcel' WHEN g % ${Math.max(12, Math.floor(orders / 20))} = 11
+                     THEN 'lost parcel' WHEN g % 10 = 0 THEN 'leave at the door' END`;
   await db.exec(`
     INSERT INTO users (name, email, address)
     SELECT 'User ' || g, 'user' || g || '@bench.example', '{"zipCode":"04524","line1":"1 Bench Road","line2":null}'::jsonb
@@ -26,13 +30,11 @@ export async function loadDataset(db: Database, { users = 1_000, orders = 100_00
            (ARRAY['PENDING','PAID','SHIPPED','DELIVERED','CANCELED'])[1 + g % 5],
            (100 + (g % 50 + 1) * 37) * (1 + g % 3),
            '{"zipCode":"04524","line1":"1 Bench Road","line2":null}'::jsonb,
-           CASE WHEN g % 100000 = 7 THEN 'rare parcel' WHEN g % ${Math.max(12, Math.floor(orders / 20))} = 11 THEN 'lost parcel'
-                WHEN g % 10 = 0 THEN 'leave at the door' END,
+           ${note},
            CASE WHEN g % 7 = 0 THEN 'TEN' END,
            date_trunc('milliseconds', now() - ((${orders} - g) * interval '315 milliseconds')),
            date_trunc('milliseconds', now() - ((${orders} - g) * interval '315 milliseconds')),
-           concat_ws(E'\n', CASE WHEN g % 100000 = 7 THEN 'rare parcel' WHEN g % ${Math.max(12, Math.floor(orders / 20))} = 11 THEN 'lost parcel'
-                                  WHEN g % 10 = 0 THEN 'leave at the door' END,
+           concat_ws(E'\n', ${note},
                      'Product ' || (1 + g % 50))
       FROM generate_series(1, ${orders}) g`,
   );

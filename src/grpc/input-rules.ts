@@ -10,6 +10,7 @@ import { createValidator } from '@bufbuild/protovalidate';
 import { DomainError, type Violation } from '../core/shared/errors.js';
 import { NUL_CHARACTER_MESSAGE } from '../core/shared/text.js';
 import { toConnectError } from './errors.js';
+import { patternMatch } from './pattern-match.js';
 import type { CallWrapper } from './service-wrappers.js';
 
 /**
@@ -25,8 +26,11 @@ export const validateRequests: CallWrapper = (method, next) => (request, context
   return next(request, context);
 };
 
-/** One validator for the process: it compiles each message's rules once, on first use. */
-const validator = createValidator();
+/**
+ * One validator for the process: it compiles each message's rules once, on first use. Its patterns run on
+ * the engine ./pattern-match.ts chooses for each.
+ */
+const validator = createValidator({ regexMatch: patternMatch });
 
 /** Throws `VALIDATION_FAILED` naming every broken rule of `message`; returns it when it keeps them all. */
 export function checkedRequest<Desc extends DescMessage>(

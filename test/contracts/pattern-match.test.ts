@@ -39,9 +39,10 @@ function textsNear(pattern: string) {
       const index = at % (text.length + 1);
       return text.slice(0, index) + extra + text.slice(index);
     }),
-    fc
-      .tuple(matching, fc.nat())
-      .map(([text, at]) => text.slice(0, at % (text.length + 1)) + text.slice((at % (text.length + 1)) + 1)),
+    fc.tuple(matching, fc.nat()).map(([text, at]) => {
+      const index = at % Math.max(text.length, 1);
+      return text.slice(0, index) + text.slice(index + 1);
+    }),
     fc.string({ unit: 'binary', maxLength: 80 }),
   );
 }
